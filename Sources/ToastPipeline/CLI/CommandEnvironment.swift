@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The outside world of one run: standard streams, environment variables and the wall
+/// clock. The real one comes from the process; tests pass their own.
+public struct CommandEnvironment {
+    public var standardInput: any ByteSource
+    public var standardOutput: any ByteSink
+    /// Whether standard output is a terminal (for `--color auto`).
+    public var standardOutputIsTerminal: Bool
+    /// Writes one line (without its newline) to standard error.
+    public var writeError: (String) -> Void
+    public var variables: [String: String]
+    /// Microseconds on a monotonic clock.
+    public var wallClock: () -> Microseconds
+
+    public init(standardInput: any ByteSource, standardOutput: any ByteSink, standardOutputIsTerminal: Bool = false,
+                writeError: @escaping (String) -> Void, variables: [String: String] = [:],
+                wallClock: @escaping () -> Microseconds = CommandEnvironment.monotonicMicroseconds) {
+        self.standardInput = standardInput
+        self.standardOutput = standardOutput
+        self.standardOutputIsTerminal = standardOutputIsTerminal
+        self.writeError = writeError
+        self.variables = variables
+        self.wallClock = wallClock
+    }
+
+    /// The process's own streams and environment.
+    public static func process() -> CommandEnvironment {
+        let output = FileDescriptorSink.standardOutput()
+        var variables: [String: String] = [:]
+        if let noColor = getenv("NO_COLOR") { variables["NO_COLOR"] = String(cString: noColor) }
+        return CommandEnvironment(
+            standardInput: FileDescriptorSource(fd: STDIN_FILENO),
+            standardOutput: output,
+            standardOutputIsTerminal: output.isTerminal,
+            writeError: { line in
+                var text = line + "\n"
+                text.withUTF8 { bytes in
+                    var offset = 0
+                    while offset < bytes.count {
+                        let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                        if written <= 0 { if errno == EINTR { continue } else { return } }
+                        offset += written
+                    }
+                }
+            },
+            variables: variables)
+    }
+
+    public static func monotonicMicroseconds() -> Microseconds {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Microseconds(now.tv_sec) * 1_000_000 + Microseconds(now.tv_nsec / 1_000)
+    }
+}

@@ -1,0 +1,203 @@
+/// Everything the command line says (SPEC §7).
+public struct CommandLineOptions: Equatable, Sendable {
+    public enum InputFormat: String, Sendable, CaseIterable { case json, text }
+    public enum ClockMode: String, Sendable, CaseIterable { case stream, wall }
+    public enum ColorMode: String, Sendable, CaseIterable { case auto, always, never }
+
+    public var input: InputFormat = .json
+    public var format: OutputFormat = .text
+    public var output: String?
+    public var fsync = false
+    public var deadLetter: String?
+    public var clock: ClockMode = .stream
+    public var drain = true
+    public var strict = false
+    public var stats = false
+    public var verbose = false
+    public var color: ColorMode = .auto
+    public var lua = LuaOptions()
+    public var events: String?
+    public var maxLineBytes = 1 << 20
+    public var help = false
+    public var version = false
+    /// The scripts, in the order given.
+    public var scripts: [String] = []
+
+    public init() {}
+}
+
+/// A command line that cannot be run: exit 2, with a usage line.
+public struct UsageError: Error, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// One option: the table that drives both the parser and `--help`.
+struct OptionSpec: Sendable {
+    let name: String
+    /// The value's placeholder; nil for a flag.
+    let value: String?
+    let help: String
+    let apply: @Sendable (inout CommandLineOptions, String) throws -> Void
+}
+
+extension CommandLineOptions {
+    static let usage = "Usage: toastscript [OPTIONS] [SCRIPT.lua ...] < events.jsonl"
+
+    static let specs: [OptionSpec] = [
+        OptionSpec(name: "--input", value: "json|text", help: "input format: JSON Lines (default), or one message per line") {
+            $0.input = try choice($1, "--input")
+        },
+        OptionSpec(name: "--events", value: "FILE", help: "read events from FILE instead of stdin") {
+            $0.events = $1
+        },
+        OptionSpec(name: "--format", value: "text|json|speech", help: "record format (default: text)") {
+            $0.format = try choice($1, "--format")
+        },
+        OptionSpec(name: "--output", value: "FILE", help: "append records to FILE instead of stdout") {
+            $0.output = $1
+        },
+        OptionSpec(name: "--fsync", value: nil, help: "sync --output to disk at the end") { options, _ in
+            options.fsync = true
+        },
+        OptionSpec(name: "--dead-letter", value: "FILE", help: "append every rejected input line to FILE") {
+            $0.deadLetter = $1
+        },
+        OptionSpec(name: "--clock", value: "stream|wall", help: "time from the events' \"at\" (default) or from the wall clock") {
+            $0.clock = try choice($1, "--clock")
+        },
+        OptionSpec(name: "--no-drain", value: nil, help: "end at the last event instead of running the timers out") { options, _ in
+            options.drain = false
+        },
+        OptionSpec(name: "--strict", value: nil, help: "stop at the first rejected line or script error") { options, _ in
+            options.strict = true
+        },
+        OptionSpec(name: "--stats", value: nil, help: "print counts per stage on stderr at exit") { options, _ in
+            options.stats = true
+        },
+        OptionSpec(name: "--verbose", value: nil, help: "show drops in --format text") { options, _ in
+            options.verbose = true
+        },
+        OptionSpec(name: "--color", value: "auto|always|never", help: "color text records (auto: on a terminal, unless NO_COLOR)") {
+            $0.color = try choice($1, "--color")
+        },
+        OptionSpec(name: "--unsafe-lua", value: nil, help: "open every Lua library to scripts (no sandbox)") { options, _ in
+            options.lua.unsafe = true
+        },
+        OptionSpec(name: "--lua-budget", value: "N", help: "instructions per rule or hook call (default 10000000, 0: none)") {
+            $0.lua.instructionBudget = try count($1, "--lua-budget")
+        },
+        OptionSpec(name: "--lua-memory", value: "MB", help: "memory cap of the Lua state in MB (default 256, 0: none)") {
+            $0.lua.memoryLimitMB = try count($1, "--lua-memory")
+        },
+        OptionSpec(name: "--max-line-bytes", value: "N", help: "reject input lines longer than N bytes (default 1048576)") {
+            $0.maxLineBytes = try count($1, "--max-line-bytes", minimum: 1)
+        },
+        OptionSpec(name: "--help", value: nil, help: "show this help") { options, _ in options.help = true },
+        OptionSpec(name: "--version", value: nil, help: "show the version") { options, _ in options.version = true },
+    ]
+
+    private static func choice<T: RawRepresentable & CaseIterable>(_ text: String, _ option: String) throws -> T
+    where T.RawValue == String {
+        guard let value = T(rawValue: text) else {
+            let allowed = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw UsageError("\(option) must be one of \(allowed), not '\(text)'")
+        }
+        return value
+    }
+
+    private static func count(_ text: String, _ option: String, minimum: Int = 0) throws -> Int {
+        guard let value = Int(text), value >= minimum else {
+            throw UsageError("\(option) takes a whole number ≥ \(minimum), not '\(text)'")
+        }
+        return value
+    }
+
+    /// Reads the arguments after the program name: `--opt value`, `--opt=value`, and `--`
+    /// before scripts whose names start with `-`.
+    public static func parse(_ arguments: [String]) throws -> CommandLineOptions {
+        var options = CommandLineOptions()
+        var index = 0
+        var onlyScripts = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyScripts || !argument.hasPrefix("-") || argument == "-" {
+                options.scripts.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyScripts = true
+                continue
+            }
+            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            guard let spec = specs.first(where: { $0.name == name }) else {
+                var message = "unknown option '\(name)'"
+                if let suggestion = closestOption(to: name) { message += "; did you mean '\(suggestion)'?" }
+                throw UsageError(message)
+            }
+            if spec.value == nil {
+                guard parts.count == 1 else { throw UsageError("\(name) takes no value") }
+                try spec.apply(&options, "")
+            } else if parts.count == 2 {
+                try spec.apply(&options, String(parts[1]))
+            } else {
+                guard index < arguments.count else { throw UsageError("\(name) needs a value (\(spec.value!))") }
+                try spec.apply(&options, arguments[index])
+                index += 1
+            }
+        }
+        return options
+    }
+
+    /// The known option nearest to a mistyped one, if near enough to suggest.
+    static func closestOption(to name: String) -> String? {
+        let scored = specs.map { ($0.name, editDistance(name, $0.name)) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, name.count / 3) else { return nil }
+        return best.0
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8), b = Array(b.utf8)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
+    /// `--help`: the usage line and one line per option.
+    public static var helpText: String {
+        var lines = [
+            "toastscript: run toast events through Lua rules and a toast host, and print what users would see.",
+            "",
+            usage,
+            "",
+            "Options:",
+        ]
+        let width = specs.map { $0.name.count + ($0.value.map { $0.count + 1 } ?? 0) }.max() ?? 0
+        for spec in specs {
+            let left = spec.name + (spec.value.map { " " + $0 } ?? "")
+            lines.append("  " + left + String(repeating: " ", count: width - left.count + 2) + spec.help)
+        }
+        lines += [
+            "",
+            "Exit status: 0 all went well; 1 a failure (a script that does not load, output that cannot",
+            "be written); 2 a usage error; 65 input lines were rejected or script calls failed.",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

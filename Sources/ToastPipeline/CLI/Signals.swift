@@ -1,0 +1,24 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// SIGINT and SIGTERM end the run after the current event, with every record written
+/// (SPEC §8 "Signals"); a closed output pipe is noticed as a failed write, not a signal.
+enum Signals {
+    /// The signal that asked the run to stop, or 0.
+    nonisolated(unsafe) static var received: Int32 = 0
+
+    /// Installs the handlers, without `SA_RESTART`, so a blocked read returns at once.
+    static func install() {
+        signal(SIGPIPE, SIG_IGN)
+        for number in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in Signals.received = number }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0
+            sigaction(number, &action, nil)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// `--stats`: what the run did, for a person, on stderr (SPEC §4).
+struct StatisticsReport {
+    let statistics: PipelineStatistics
+    let linesRead: Int
+    let blankLines: Int
+    let rejectedLines: Int
+    let scriptErrors: Int
+    let linesWritten: Int
+    let elapsed: Microseconds
+
+    var lines: [String] {
+        var lines = ["toastscript: stats"]
+        func row(_ name: String, _ value: String) {
+            lines.append("  " + name + String(repeating: " ", count: max(1, 16 - name.count)) + value)
+        }
+        row("lines read", "\(linesRead) (\(blankLines) blank)")
+        row("events", "\(statistics.events)")
+        row("rejected lines", "\(rejectedLines)")
+        row("late events", "\(statistics.lateEvents)")
+        row("script errors", "\(scriptErrors)")
+        row("toasts in", "\(statistics.toastsIn)")
+        for stage in statistics.stages {
+            var text = "in \(stage.entered)"
+            if stage.name == BuiltInStage.host {
+                text += ", presented \(stage.presented)"
+                if !stage.dismissed.isEmpty { text += ", dismissed " + Self.counts(stage.dismissed) }
+            } else {
+                text += ", passed \(stage.passed)"
+            }
+            if !stage.dropped.isEmpty { text += ", dropped " + Self.counts(stage.dropped) }
+            row("stage " + stage.name, text)
+        }
+        row("records", "\(statistics.records) (\(linesWritten) lines written)")
+        let seconds = Double(max(elapsed, 1)) / 1_000_000
+        row("events/s", "\(Int((Double(statistics.events) / seconds).rounded()))")
+        return lines
+    }
+
+    private static func counts(_ byReason: [String: Int]) -> String {
+        byReason.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+    }
+}

@@ -1,0 +1,66 @@
+/// A setting as a script wrote it, before it is checked: what `config{...}` hands over
+/// from Lua, kept free of Lua so stages and plugins can read it without the runtime.
+public indirect enum ConfigValue {
+    case bool(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case table(ConfigTable)
+    /// A function from the script, e.g. a role's `announce`.
+    case function(ScriptFunction)
+
+    /// The word for this value's type in error messages.
+    public var typeName: String {
+        switch self {
+        case .bool: return "a boolean"
+        case .integer, .number: return "a number"
+        case .string: return "a string"
+        case .table: return "a table"
+        case .function: return "a function"
+        }
+    }
+}
+
+/// A table from a script: its named fields and its list part (`{1, 2, 3}`).
+public struct ConfigTable {
+    public var fields: [String: ConfigValue]
+    public var list: [ConfigValue]
+
+    public init(fields: [String: ConfigValue] = [:], list: [ConfigValue] = []) {
+        self.fields = fields
+        self.list = list
+    }
+
+    public subscript(name: String) -> ConfigValue? {
+        get { fields[name] }
+        set { fields[name] = newValue }
+    }
+
+    /// `other` merged into this one key by key; lists and non-table values replace whole
+    /// (SPEC §8 "Config merging").
+    public func merging(_ other: ConfigTable) -> ConfigTable {
+        var merged = self
+        for (name, value) in other.fields {
+            if case .table(let newTable) = value, !newTable.fields.isEmpty, newTable.list.isEmpty,
+               case .table(let oldTable)? = merged.fields[name] {
+                merged.fields[name] = .table(oldTable.merging(newTable))
+            } else {
+                merged.fields[name] = value
+            }
+        }
+        return merged
+    }
+}
+
+/// A script function that Swift code may call, e.g. to render an announcement.
+public final class ScriptFunction {
+    /// Where the function was defined, `FILE:LINE`, for messages.
+    public let place: String
+    /// Calls the function with a toast; nil when the call failed (the runtime reports why).
+    public let callWithToast: (Toast) -> JSONValue?
+
+    public init(place: String, callWithToast: @escaping (Toast) -> JSONValue?) {
+        self.place = place
+        self.callWithToast = callWithToast
+    }
+}

@@ -1,0 +1,155 @@
+/// Everything `config{...}` sets, checked and typed: what the pipeline is built from.
+public struct PipelineSettings {
+    /// nil: the stage is removed (`dedup = false`).
+    public var dedup: DedupSettings? = DedupSettings()
+    public var rateLimit: RateLimitSettings? = RateLimitSettings()
+    public var queue = QueueSettings()
+    public var roles = RoleTable.builtIn
+    /// The stages before the host, in order (SPEC §3).
+    public var stages: [String] = BuiltInStage.defaultOrder
+    /// The tables set for stages that are not built in (plugins), by stage name.
+    public var stageTables: [String: ConfigTable] = [:]
+
+    public init() {}
+}
+
+/// The names of the built-in stages.
+public enum BuiltInStage {
+    public static let rules = "rules"
+    public static let dedup = "dedup"
+    public static let rateLimit = "rate_limit"
+    public static let priority = "priority"
+    public static let style = "style"
+    public static let announce = "announce"
+    public static let host = "host"
+
+    /// `rules → dedup → rate_limit → priority → style → announce`, then the host.
+    public static let defaultOrder = [rules, dedup, rateLimit, priority, style, announce]
+}
+
+/// Collects the `config{...}` calls of all scripts: each call merges into the earlier ones
+/// (SPEC §8 "Config merging") and is checked at once, so a bad setting is reported at the
+/// call that made it, before any input is read.
+public struct SettingsBuilder {
+    /// The names a `stages` list may use besides the built-in ones (plugin stages).
+    public let pluginStages: [String]
+    public private(set) var merged = ConfigTable()
+    public private(set) var settings = PipelineSettings()
+
+    public init(pluginStages: [String] = []) {
+        self.pluginStages = pluginStages
+    }
+
+    static let topLevelNames = ["dedup", "rate_limit", "queue", "roles", "stages"]
+
+    /// Merges one `config{...}` table; on error nothing changes.
+    public mutating func apply(_ table: ConfigTable) throws {
+        let candidate = merged.merging(table)
+        settings = try decode(candidate)
+        merged = candidate
+    }
+
+    /// Defines or changes one role, as `role(name, spec)` does.
+    public mutating func applyRole(_ name: String, _ spec: ConfigTable) throws {
+        try apply(ConfigTable(fields: ["roles": .table(ConfigTable(fields: [name: .table(spec)]))]))
+    }
+
+    private func decode(_ tree: ConfigTable) throws -> PipelineSettings {
+        var settings = PipelineSettings()
+        let root = SettingsReader(tree, path: "config")
+        if !tree.list.isEmpty { throw ConfigError("config takes a table of named settings, not a list") }
+        for name in tree.fields.keys.sorted()
+        where !Self.topLevelNames.contains(name) && !pluginStages.contains(name) {
+            let known = (Self.topLevelNames + pluginStages).joined(separator: ", ")
+            throw ConfigError("unknown setting \(name) (known: \(known))")
+        }
+        settings.dedup = try Self.optionalStage(tree["dedup"], name: "dedup", DedupSettings()) { value, reader in
+            try value.apply(reader)
+        }
+        settings.rateLimit = try Self.optionalStage(tree["rate_limit"], name: "rate_limit", RateLimitSettings()) {
+            value, reader in try value.apply(reader)
+        }
+        switch tree["queue"] {
+        case nil, .bool(true)?: break
+        case .bool(false)?: throw ConfigError("queue cannot be false: the host cannot be removed")
+        default:
+            guard let reader = try root.table("queue") else { break }
+            try settings.queue.apply(reader)
+        }
+        if let roles = try root.table("roles") {
+            settings.roles = try Self.roles(roles)
+        }
+        if let stages = try root.stringList("stages") {
+            settings.stages = try checkedOrder(stages)
+        }
+        for name in pluginStages {
+            switch tree[name] {
+            case nil: break
+            case .table(let table)?: settings.stageTables[name] = table
+            case let value?: throw ConfigError("\(name) must be a table of settings, not \(value.typeName)")
+            }
+        }
+        return settings
+    }
+
+    /// `false` removes a stage; `true` or a table keeps it (with the table's settings).
+    private static func optionalStage<S>(_ value: ConfigValue?, name: String, _ defaults: S,
+                                         apply: (inout S, SettingsReader) throws -> Void) throws -> S? {
+        var settings = defaults
+        switch value {
+        case nil, .bool(true)?: return settings
+        case .bool(false)?: return nil
+        case .table(let table)?:
+            try apply(&settings, SettingsReader(table, path: name))
+            return settings
+        case let other?:
+            throw ConfigError("\(name) must be a table, true or false, not \(other.typeName)")
+        }
+    }
+
+    private static func roles(_ reader: SettingsReader) throws -> RoleTable {
+        var table = RoleTable.builtIn
+        if !reader.table.list.isEmpty { throw ConfigError("roles must be a table of roles by name, not a list") }
+        for name in reader.table.fields.keys.sorted() {
+            guard let spec = try reader.table(name) else { continue }
+            guard !name.isEmpty else { throw ConfigError("a role needs a non-empty name") }
+            var style = table[name] ?? table.newRoleBase
+            if table[name] == nil { style.announcement = nil }
+            try spec.rejectUnknown(allowed: ["symbol", "glyph", "color", "label", "priority", "announce"])
+            if let value = try spec.string("symbol") { style.symbol = value }
+            if let value = try spec.string("glyph") { style.glyph = value }
+            if let value = try spec.string("color") { style.color = value }
+            if let value = try spec.string("label") { style.label = value }
+            if let value = try spec.integer("priority") { style.priority = value }
+            switch spec.table["announce"] {
+            case nil: break
+            case .string(let template)?: style.announcement = .template(template)
+            case .function(let function)?:
+                style.announcement = .custom { toast in function.callWithToast(toast)?.stringValue }
+            case let value?:
+                throw ConfigError("\(spec.path).announce must be a template string or a function, not \(value.typeName)")
+            }
+            table.define(name, as: style)
+        }
+        return table
+    }
+
+    private func checkedOrder(_ names: [String]) throws -> [String] {
+        let known = BuiltInStage.defaultOrder + pluginStages
+        var order: [String] = []
+        for (index, name) in names.enumerated() {
+            if name == BuiltInStage.host {
+                guard index == names.count - 1 else {
+                    throw ConfigError("stages: host must be the last stage")
+                }
+                continue
+            }
+            guard known.contains(name) else {
+                throw ConfigError("stages: unknown stage \(quoted(name)) (known: \((known + [BuiltInStage.host]).joined(separator: ", ")))")
+            }
+            guard !order.contains(name) else { throw ConfigError("stages: \(quoted(name)) is listed twice") }
+            order.append(name)
+        }
+        return order
+    }
+}

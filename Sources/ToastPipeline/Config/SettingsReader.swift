@@ -1,0 +1,97 @@
+/// Typed reads from one settings table, with errors that name the setting's full path
+/// (`queue.limit must be a whole number ≥ 0, not a string`). Built-in stages and plugin
+/// stages read their `config{...}` tables through it.
+public struct SettingsReader {
+    public let table: ConfigTable
+    /// The path of this table, e.g. `dedup`, for messages.
+    public let path: String
+
+    public init(_ table: ConfigTable, path: String) {
+        self.table = table
+        self.path = path
+    }
+
+    private func fail(_ name: String, _ expected: String, _ value: ConfigValue) -> ConfigError {
+        ConfigError("\(path).\(name) must be \(expected), not \(value.typeName)")
+    }
+
+    /// Fails on a setting this table does not know, naming the ones it does.
+    public func rejectUnknown(allowed: [String]) throws {
+        for name in table.fields.keys.sorted() where !allowed.contains(name) {
+            throw ConfigError("unknown setting \(path).\(name) (known: \(allowed.joined(separator: ", ")))")
+        }
+        if !table.list.isEmpty {
+            throw ConfigError("\(path) must be a table of named settings, not a list")
+        }
+    }
+
+    public func bool(_ name: String) throws -> Bool? {
+        guard let value = table[name] else { return nil }
+        guard case .bool(let flag) = value else { throw fail(name, "true or false", value) }
+        return flag
+    }
+
+    public func string(_ name: String) throws -> String? {
+        guard let value = table[name] else { return nil }
+        guard case .string(let text) = value else { throw fail(name, "a string", value) }
+        return text
+    }
+
+    public func number(_ name: String) throws -> Double? {
+        guard let value = table[name] else { return nil }
+        switch value {
+        case .integer(let number): return Double(number)
+        case .number(let number) where number.isFinite: return number
+        default: throw fail(name, "a finite number", value)
+        }
+    }
+
+    /// A whole number of at least `minimum`.
+    public func integer(_ name: String, minimum: Int = Int.min) throws -> Int? {
+        guard let value = table[name] else { return nil }
+        let result: Int?
+        switch value {
+        case .integer(let number): result = Int(exactly: number)
+        case .number(let number): result = Int(exactly: number)
+        default: result = nil
+        }
+        let expected = minimum == Int.min ? "a whole number" : "a whole number ≥ \(minimum)"
+        guard let result else { throw fail(name, expected, value) }
+        guard result >= minimum else { throw ConfigError("\(path).\(name) must be \(expected), not \(result)") }
+        return result
+    }
+
+    /// Seconds, as microseconds; `minimum` is in seconds and `exclusive` makes it `>`.
+    public func seconds(_ name: String, minimum: Double = 0, exclusive: Bool = false) throws -> Microseconds? {
+        guard let seconds = try number(name) else { return nil }
+        let expected = "a number of seconds \(exclusive ? ">" : "≥") \(formatted(minimum))"
+        guard exclusive ? seconds > minimum : seconds >= minimum,
+              let micros = StreamTime.microseconds(fromSeconds: seconds) else {
+            throw ConfigError("\(path).\(name) must be \(expected), not \(formatted(seconds))")
+        }
+        return micros
+    }
+
+    /// A list of strings, e.g. `{"message", "role"}`.
+    public func stringList(_ name: String) throws -> [String]? {
+        guard let value = table[name] else { return nil }
+        guard case .table(let list) = value, list.fields.isEmpty else {
+            throw fail(name, "a list of strings", value)
+        }
+        return try list.list.map { element in
+            guard case .string(let text) = element else { throw fail(name, "a list of strings", element) }
+            return text
+        }
+    }
+
+    /// A nested table, e.g. one role in `roles`.
+    public func table(_ name: String) throws -> SettingsReader? {
+        guard let value = table[name] else { return nil }
+        guard case .table(let nested) = value else { throw fail(name, "a table", value) }
+        return SettingsReader(nested, path: "\(path).\(name)")
+    }
+
+    private func formatted(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+}

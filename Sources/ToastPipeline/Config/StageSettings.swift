@@ -1,0 +1,82 @@
+/// Settings of `dedup` (SPEC §3): a toast whose key passed less than `window` ago is dropped.
+public struct DedupSettings: Equatable, Sendable {
+    /// 0: no time limit; a remembered key is a duplicate for as long as it is remembered.
+    public var window: Microseconds = 5 * StreamTime.perSecond
+    /// The fields that make a toast's key when it has no `key` of its own.
+    public var fields: [String] = ["message", "subtitle", "role"]
+    /// How many keys are remembered, the least recently passed forgotten first.
+    public var cache: Int = 4096
+
+    public init() {}
+
+    static let names = ["window", "fields", "cache"]
+
+    mutating func apply(_ reader: SettingsReader) throws {
+        try reader.rejectUnknown(allowed: Self.names)
+        if let value = try reader.seconds("window") { window = value }
+        if let value = try reader.stringList("fields") { fields = value }
+        if let value = try reader.integer("cache", minimum: 0) { cache = value }
+    }
+}
+
+/// Settings of `rate_limit` (SPEC §3): at most `limit` toasts per group in `window`.
+public struct RateLimitSettings: Equatable, Sendable {
+    public var limit: Int = 10
+    public var window: Microseconds = 10 * StreamTime.perSecond
+    /// The field whose value groups toasts; toasts without it share one group.
+    public var key: String = "source"
+    /// Whether each run of drops ends in one "N more" toast.
+    public var summary: Bool = false
+
+    public init() {}
+
+    static let names = ["limit", "window", "key", "summary"]
+
+    mutating func apply(_ reader: SettingsReader) throws {
+        try reader.rejectUnknown(allowed: Self.names)
+        if let value = try reader.integer("limit", minimum: 0) { limit = value }
+        if let value = try reader.seconds("window", minimum: 0, exclusive: true) { window = value }
+        if let value = try reader.string("key") { key = value }
+        if let value = try reader.bool("summary") { summary = value }
+    }
+}
+
+/// Settings of the host's queue (SPEC §3 host).
+public struct QueueSettings: Equatable, Sendable {
+    /// The policy of a toast that sets none.
+    public var policy: Policy = .enqueue
+    /// How many toasts may wait; 0 keeps nothing waiting.
+    public var limit: Int = 3
+    /// How many `stack` toasts may be visible at once.
+    public var maxVisible: Int = 3
+    /// The duration of a toast that sets none; nil: no timeout.
+    public var duration: Microseconds? = 3 * StreamTime.perSecond
+    /// Whether a toast with the newest toast's message and role is dropped as a repeat.
+    public var dropRepeats: Bool = true
+
+    public init() {}
+
+    static let names = ["policy", "limit", "max_visible", "duration", "drop_repeats"]
+
+    mutating func apply(_ reader: SettingsReader) throws {
+        try reader.rejectUnknown(allowed: Self.names)
+        if let name = try reader.string("policy") {
+            guard let value = Policy(rawValue: name) else {
+                throw ConfigError("queue.policy must be \"enqueue\", \"replace\" or \"stack\", not \(quoted(name))")
+            }
+            policy = value
+        }
+        if let value = try reader.integer("limit", minimum: 0) { limit = value }
+        if let value = try reader.integer("max_visible", minimum: 1) { maxVisible = value }
+        switch reader.table["duration"] {
+        case nil: break
+        case .bool(false)?: duration = nil
+        case .string("short")?: duration = 2 * StreamTime.perSecond
+        case .string("long")?: duration = 3_500_000
+        default:
+            let micros = try reader.seconds("duration")
+            duration = micros == 0 ? nil : micros
+        }
+        if let value = try reader.bool("drop_repeats") { dropRepeats = value }
+    }
+}

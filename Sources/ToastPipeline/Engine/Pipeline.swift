@@ -1,0 +1,219 @@
+/// The whole flow of toasts, on the stream clock:
+///
+///     event ─▶ rules ─▶ dedup ─▶ rate_limit ─▶ priority ─▶ style ─▶ announce ─▶ host ─▶ records
+///               │         │          │                                          │
+///               └─────────┴──────────┴──────────── drop records ────────────────┘
+///
+/// Follow one toast: a show event at `at: 2` first moves the clock to 2, firing every timer
+/// due by then. The toast enters the first stage; each stage passes it (perhaps changed) or
+/// drops it, which writes a `drop` record. One that passes them all is admitted by the host,
+/// which shows it now or later (`present`) and dismisses it on a timeout or an interaction
+/// (`dismiss`). Toasts that stages or scripts bring in wait until the current step is done,
+/// then enter at their stage. At the end, `finish` drains the clock so every toast ends.
+public final class Pipeline: HostEnvironment {
+    public let settings: PipelineSettings
+    public let stageNames: [String]
+    private let stages: [any ToastStage]
+    private var contexts: [StageContext] = []
+    private let output: any RecordWriter
+    private var timers = TimerQueue<PipelineTimer>()
+    /// Toasts brought in during a step, with the stage each enters at.
+    private var pending: [(toast: Toast, stage: Int)] = []
+    private var pendingStart = 0
+    private var isRunningPending = false
+    /// How deep inside `handle`, a timer or `finish` we are: toasts emitted there wait.
+    private var stepDepth = 0
+    public let generatedIDs: GeneratedIDs
+
+    public private(set) var now: Microseconds = 0
+    /// The input line being handled, for toasts brought in while handling it.
+    public private(set) var currentLine = 0
+    public private(set) var statistics: PipelineStatistics
+
+    /// The last stage; built on first use, as it needs the pipeline as its environment.
+    public private(set) lazy var host = Host(settings: settings.queue, environment: self)
+
+    enum PipelineTimer {
+        case host(HostTimer)
+        case stage(Int, token: Int)
+    }
+
+    /// A pipeline of `stages` (in order, named as in `config{ stages = ... }`) before the
+    /// host, writing records to `output`.
+    public init(settings: PipelineSettings, stages: [(name: String, stage: any ToastStage)],
+                output: any RecordWriter, generatedIDs: GeneratedIDs = GeneratedIDs()) {
+        self.settings = settings
+        self.generatedIDs = generatedIDs
+        self.stageNames = stages.map(\.name)
+        self.stages = stages.map(\.stage)
+        self.output = output
+        self.statistics = PipelineStatistics(stageNames: stages.map(\.name))
+        self.contexts = stages.enumerated().map { index, entry in
+            StageContext(stageName: entry.name, position: index, pipeline: self)
+        }
+    }
+
+    // MARK: Driving
+
+    /// Handles one event at its time (or now, when it has none or is late).
+    public func handle(_ event: Event) {
+        stepDepth += 1
+        defer { stepDepth -= 1 }
+        var time = event.at ?? now
+        if time < now {
+            time = now
+            statistics.lateEvents += 1
+        }
+        advance(to: time)
+        statistics.events += 1
+        currentLine = event.line
+        switch event.kind {
+        case .show(var toast):
+            toast.at = now
+            statistics.toastsIn += 1
+            run(toast, from: 0)
+        case .tick:
+            break
+        default:
+            host.interact(event.kind)
+        }
+        runPending()
+    }
+
+    /// Moves the clock to `time`, firing every timer due at or before it in order.
+    public func advance(to time: Microseconds) {
+        while let timer = timers.popDue(atOrBefore: time) {
+            fire(timer)
+        }
+        if time > now { now = time }
+    }
+
+    /// When the next timer that still means something is due.
+    public var nextTimerDue: Microseconds? {
+        while let timer = timers.next {
+            if isLive(timer.payload) { return timer.due }
+            _ = timers.popNext()
+        }
+        return nil
+    }
+
+    /// Ends the run: with `drain`, the clock runs on through every timer; then every toast
+    /// still in the host ends with `host_removed` (SPEC §2).
+    public func finish(drain: Bool) {
+        stepDepth += 1
+        defer { stepDepth -= 1 }
+        repeat {
+            if drain {
+                while let timer = timers.popNext() { fire(timer) }
+            } else {
+                timers.removeAll()
+            }
+            host.removeAll()
+            runPending()
+        } while !host.isEmpty || (drain && !timers.isEmpty)
+    }
+
+    private func fire(_ timer: TimerQueue<PipelineTimer>.Timer) {
+        guard isLive(timer.payload) else { return }
+        stepDepth += 1
+        defer { stepDepth -= 1 }
+        if timer.due > now { now = timer.due }
+        switch timer.payload {
+        case .host(let hostTimer):
+            host.timerFired(hostTimer)
+        case .stage(let index, let token):
+            stages[index].timerFired(token: token, context: contexts[index])
+        }
+        runPending()
+    }
+
+    private func isLive(_ payload: PipelineTimer) -> Bool {
+        if case .host(let hostTimer) = payload { return host.isLive(hostTimer) }
+        return true
+    }
+
+    // MARK: Toasts
+
+    private func run(_ incoming: Toast, from start: Int) {
+        var toast = incoming
+        for index in start..<stages.count {
+            statistics.stages[index].entered += 1
+            switch stages[index].process(&toast, context: contexts[index]) {
+            case .pass:
+                statistics.stages[index].passed += 1
+            case .drop(let drop):
+                statistics.stages[index].dropped[drop.reason.rawValue, default: 0] += 1
+                write(.drop(toast, at: now, drop))
+                return
+            }
+        }
+        statistics.stages[stages.count].entered += 1
+        host.admit(toast)
+    }
+
+    /// Brings a new toast in at the first stage, once the current step is done, as a
+    /// script's `emit` does.
+    public func emit(_ toast: Toast) {
+        enqueue(toast, atStage: 0)
+        if stepDepth == 0 { runPending() }
+    }
+
+    func enqueue(_ toast: Toast, atStage stage: Int) {
+        var toast = toast
+        toast.at = now
+        if toast.inputLine == 0 { toast.inputLine = currentLine }
+        pending.append((toast, stage))
+    }
+
+    private func runPending() {
+        guard !isRunningPending else { return }
+        isRunningPending = true
+        while pendingStart < pending.count {
+            let next = pending[pendingStart]
+            pendingStart += 1
+            statistics.toastsIn += 1
+            run(next.toast, from: next.stage)
+        }
+        pending.removeAll(keepingCapacity: true)
+        pendingStart = 0
+        isRunningPending = false
+    }
+
+    /// The next id for a toast that `emit` or a summary brings in: `e<N>`.
+    public func nextGeneratedID() -> String {
+        generatedIDs.next()
+    }
+
+    /// A toast with the defaults of a show event (SPEC §8 "Summaries"), the next `e<N>` id
+    /// and the current time.
+    public func makeGeneratedToast(message: String, role: String = "info") -> Toast {
+        Toast(id: nextGeneratedID(), message: message, role: role, duration: settings.queue.duration,
+              policy: settings.queue.policy, at: now, inputLine: currentLine)
+    }
+
+    func scheduleStageTimer(stage: Int, token: Int, at time: Microseconds) {
+        timers.schedule(.stage(stage, token: token), at: max(time, now))
+    }
+
+    // MARK: HostEnvironment
+
+    public func schedule(_ timer: HostTimer, at time: Microseconds) {
+        timers.schedule(.host(timer), at: time)
+    }
+
+    public func write(_ record: Record) {
+        statistics.records += 1
+        let hostIndex = stages.count
+        switch record {
+        case .present:
+            statistics.stages[hostIndex].presented += 1
+        case .dismiss(_, _, let reason, _):
+            statistics.stages[hostIndex].dismissed[reason.rawValue, default: 0] += 1
+        case .drop(_, _, let drop) where drop.stage == "host":
+            statistics.stages[hostIndex].dropped[drop.reason.rawValue, default: 0] += 1
+        case .drop:
+            break
+        }
+        output.write(record)
+    }
+}

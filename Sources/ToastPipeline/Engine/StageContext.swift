@@ -1,0 +1,40 @@
+/// What a stage may see and do besides deciding a toast's fate: the clock, the roles,
+/// new toasts and timers. One context belongs to one stage of one pipeline.
+public final class StageContext {
+    /// The stage's name in `stages`.
+    public let stageName: String
+    /// The stage's position; emitted toasts enter just after it.
+    let position: Int
+    unowned let pipeline: Pipeline
+
+    init(stageName: String, position: Int, pipeline: Pipeline) {
+        self.stageName = stageName
+        self.position = position
+        self.pipeline = pipeline
+    }
+
+    /// The current time on the stream clock.
+    public var now: Microseconds { pipeline.now }
+
+    /// The roles the run knows.
+    public var roles: RoleTable { pipeline.settings.roles }
+
+    /// The settings of the run.
+    public var settings: PipelineSettings { pipeline.settings }
+
+    /// A new toast with the defaults of a show event, the next `e<N>` id and the current time.
+    public func makeToast(message: String, role: String = "info") -> Toast {
+        pipeline.makeGeneratedToast(message: message, role: role)
+    }
+
+    /// Brings a new toast in; it enters the pipeline just after this stage, once the
+    /// current step is done.
+    public func emit(_ toast: Toast) {
+        pipeline.enqueue(toast, atStage: position + 1)
+    }
+
+    /// Calls this stage's `timerFired(token:context:)` at `time` on the stream clock.
+    public func setTimer(at time: Microseconds, token: Int) {
+        pipeline.scheduleStageTimer(stage: position, token: token, at: time)
+    }
+}

@@ -1,0 +1,65 @@
+/// Stage factories by name: what `config{ stages = {...} }` can place. The CLI starts from
+/// the built-in stages and a custom `main.swift` registers its own; every pipeline has its
+/// own registry, so two pipelines in one process never see each other's stages.
+public struct StageRegistry {
+    /// What a factory gets: the run's settings and the stage's own `config{ <name> = {...} }`.
+    public struct FactoryInput {
+        public let settings: PipelineSettings
+        /// The stage's own table (empty when the scripts set none).
+        public let table: SettingsReader
+        /// The rules stage of the run, which the scripts fill.
+        public let rules: RulesStage
+    }
+
+    public typealias Factory = (FactoryInput) throws -> (any ToastStage)?
+
+    private var factories: [String: Factory] = [:]
+    /// Names of stages registered beyond the built-in ones, in registration order.
+    public private(set) var pluginNames: [String] = []
+
+    /// The built-in stages of SPEC §3, but the host.
+    public static var builtIn: StageRegistry {
+        var registry = StageRegistry()
+        registry.factories = [
+            BuiltInStage.rules: { $0.rules },
+            BuiltInStage.dedup: { input in input.settings.dedup.map { DedupStage(settings: $0) } },
+            BuiltInStage.rateLimit: { input in input.settings.rateLimit.map { RateLimitStage(settings: $0) } },
+            BuiltInStage.priority: { _ in PriorityStage() },
+            BuiltInStage.style: { _ in StyleStage() },
+            BuiltInStage.announce: { _ in AnnounceStage() },
+        ]
+        return registry
+    }
+
+    public init() {}
+
+    /// Adds a stage under `name`. A name may be registered once; `host` and the built-in
+    /// names are taken.
+    public mutating func register(_ name: String, factory: @escaping Factory) throws {
+        guard name != BuiltInStage.host else { throw ConfigError("stage name \"host\" is taken by the host") }
+        guard factories[name] == nil else { throw ConfigError("a stage named \(quoted(name)) is already registered") }
+        guard !name.isEmpty, !SettingsBuilder.topLevelNames.contains(name) else {
+            throw ConfigError("\(quoted(name)) cannot name a stage")
+        }
+        factories[name] = factory
+        pluginNames.append(name)
+    }
+
+    /// Whether a stage is registered under `name`.
+    public func contains(_ name: String) -> Bool {
+        factories[name] != nil
+    }
+
+    /// The stages of `settings.stages`, in order; stages whose settings remove them
+    /// (`dedup = false`) are left out.
+    public func makeStages(settings: PipelineSettings, rules: RulesStage) throws -> [(name: String, stage: any ToastStage)] {
+        try settings.stages.compactMap { name in
+            guard let factory = factories[name] else {
+                throw ConfigError("stages: unknown stage \(quoted(name))")
+            }
+            let table = SettingsReader(settings.stageTables[name] ?? ConfigTable(), path: name)
+            let input = FactoryInput(settings: settings, table: table, rules: rules)
+            return try factory(input).map { (name, $0) }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+/// Timers on the stream clock: a binary heap ordered by due time, then by the order they
+/// were set (SPEC §2: timers due at the same time fire in the order they were set).
+public struct TimerQueue<Payload> {
+    public struct Timer {
+        public var due: Microseconds
+        /// Position in the order of setting, for ties.
+        public var sequence: UInt64
+        public var payload: Payload
+
+        func firesBefore(_ other: Timer) -> Bool {
+            due != other.due ? due < other.due : sequence < other.sequence
+        }
+    }
+
+    private var heap: [Timer] = []
+    private var nextSequence: UInt64 = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { heap.isEmpty }
+    public var count: Int { heap.count }
+
+    /// The timer that fires next, if any.
+    public var next: Timer? { heap.first }
+
+    public mutating func schedule(_ payload: Payload, at due: Microseconds) {
+        heap.append(Timer(due: due, sequence: nextSequence, payload: payload))
+        nextSequence += 1
+        siftUp(heap.count - 1)
+    }
+
+    /// Removes and returns the next timer if it is due at or before `time`.
+    public mutating func popDue(atOrBefore time: Microseconds) -> Timer? {
+        guard let first = heap.first, first.due <= time else { return nil }
+        return popNext()
+    }
+
+    /// Removes and returns the next timer.
+    public mutating func popNext() -> Timer? {
+        guard !heap.isEmpty else { return nil }
+        let first = heap[0]
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            siftDown(0)
+        }
+        return first
+    }
+
+    public mutating func removeAll() {
+        heap.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        let timer = heap[child]
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard timer.firesBefore(heap[parent]) else { break }
+            heap[child] = heap[parent]
+            child = parent
+        }
+        heap[child] = timer
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        let timer = heap[parent]
+        let count = heap.count
+        while true {
+            var child = 2 * parent + 1
+            guard child < count else { break }
+            if child + 1 < count && heap[child + 1].firesBefore(heap[child]) { child += 1 }
+            guard heap[child].firesBefore(timer) else { break }
+            heap[parent] = heap[child]
+            parent = child
+        }
+        heap[parent] = timer
+    }
+}

@@ -1,0 +1,253 @@
+/// The last stage: the waiting line and the screen (SPEC §3 host).
+///
+/// A toast that reaches the host is first checked against the newest toast in the host
+/// (repeats), then placed by its policy: `replace` is shown at once, `enqueue` and `stack`
+/// join the waiting line, ordered by priority, then arrival. After every change the head of
+/// the line is promoted while it may be shown, and the line is cut to `limit` by evicting
+/// the lowest-priority, oldest toast. Visible toasts leave by timeout or interaction.
+public final class Host {
+    public let settings: QueueSettings
+    unowned let environment: any HostEnvironment
+
+    /// Visible toasts, in the order they were presented.
+    private var visible: [HostedToast] = []
+    /// The waiting line: priority descending, then arrival order.
+    private var waiting: [HostedToast] = []
+    /// Toasts still in their `after` delay, in the order they were admitted.
+    private var delayed: [HostedToast] = []
+    private var nextSerial = 0
+    private var nextArrivalOrder = 0
+
+    public init(settings: QueueSettings, environment: any HostEnvironment) {
+        self.settings = settings
+        self.environment = environment
+    }
+
+    public var visibleCount: Int { visible.count }
+    public var waitingCount: Int { waiting.count }
+    public var delayedCount: Int { delayed.count }
+    public var isEmpty: Bool { visible.isEmpty && waiting.isEmpty && delayed.isEmpty }
+
+    /// The ids of the visible toasts, in the order they were presented.
+    public var visibleIDs: [String] { visible.map(\.toast.id) }
+    /// The ids of the waiting toasts, in line order.
+    public var waitingIDs: [String] { waiting.map(\.toast.id) }
+
+    private var now: Microseconds { environment.now }
+
+    // MARK: Toasts coming in
+
+    /// Takes a toast that passed every stage: it arrives now, or after its delay.
+    public func admit(_ toast: Toast) {
+        let entry = HostedToast(toast: toast, serial: nextSerial, priority: toast.priority ?? 0)
+        nextSerial += 1
+        if toast.after > 0 {
+            delayed.append(entry)
+            environment.schedule(.arrival(serial: entry.serial), at: now + toast.after)
+        } else {
+            arrive(entry)
+        }
+    }
+
+    /// Whether a timer still means something (not cancelled by what happened since).
+    public func isLive(_ timer: HostTimer) -> Bool {
+        switch timer {
+        case .arrival(let serial):
+            return delayed.contains { $0.serial == serial }
+        case .timeout(let serial, let generation):
+            return visible.contains { $0.serial == serial && $0.timeoutGeneration == generation && !$0.isPaused }
+        }
+    }
+
+    public func timerFired(_ timer: HostTimer) {
+        switch timer {
+        case .arrival(let serial):
+            guard let index = delayed.firstIndex(where: { $0.serial == serial }) else { return }
+            arrive(delayed.remove(at: index))
+        case .timeout(let serial, let generation):
+            guard let index = visible.firstIndex(where: { $0.serial == serial }),
+                  visible[index].timeoutGeneration == generation, !visible[index].isPaused else { return }
+            dismiss(at: index, reason: .timeout)
+            settle()
+        }
+    }
+
+    private func arrive(_ incoming: HostedToast) {
+        var entry = incoming
+        entry.arrivalTime = now
+        entry.arrivalOrder = nextArrivalOrder
+        nextArrivalOrder += 1
+        if settings.dropRepeats, let newest = newestToast,
+           newest.message == entry.toast.message, newest.role == entry.toast.role {
+            drop(entry, reason: .repeat)
+            return
+        }
+        if entry.toast.policy == .replace {
+            endVisible(reason: .replacement)
+            present(entry)
+        } else {
+            let position = waiting.lastIndex { $0.priority >= entry.priority }.map { $0 + 1 } ?? 0
+            waiting.insert(entry, at: position)
+        }
+        settle()
+    }
+
+    /// The waiting toast that reached the host last, else the most recently presented
+    /// visible one (SPEC §8 "Host").
+    private var newestToast: Toast? {
+        if let latest = waiting.max(by: { $0.arrivalOrder < $1.arrivalOrder }) { return latest.toast }
+        return visible.last?.toast
+    }
+
+    // MARK: Promotion and eviction
+
+    /// Promotes the head of the line while it may be shown, then evicts down to `limit`;
+    /// again while an eviction took the head.
+    private func settle() {
+        while true {
+            while let head = waiting.first, mayPresent(head) {
+                waiting.removeFirst()
+                if head.toast.policy == .replace { endVisible(reason: .replacement) }
+                present(head)
+            }
+            var evictedHead = false
+            while waiting.count > settings.limit {
+                let victim = evictionVictim()
+                if victim == 0 { evictedHead = true }
+                drop(waiting.remove(at: victim), reason: .evicted)
+            }
+            guard evictedHead else { return }
+        }
+    }
+
+    private func mayPresent(_ head: HostedToast) -> Bool {
+        switch head.toast.policy {
+        case .enqueue: return visible.isEmpty
+        case .stack: return visible.count < settings.maxVisible
+        case .replace: return true
+        }
+    }
+
+    /// The lowest priority waiting toast, the oldest among equals: the first of the last
+    /// run of equal priorities, since the line is sorted.
+    private func evictionVictim() -> Int {
+        var index = waiting.count - 1
+        let lowest = waiting[index].priority
+        while index > 0 && waiting[index - 1].priority == lowest { index -= 1 }
+        return index
+    }
+
+    private func present(_ incoming: HostedToast) {
+        var entry = incoming
+        entry.presentedAt = now
+        visible.append(entry)
+        environment.write(.present(entry.toast, at: now, waited: now - entry.arrivalTime))
+        startTimeout(ofVisibleAt: visible.count - 1)
+    }
+
+    private func startTimeout(ofVisibleAt index: Int) {
+        visible[index].timeoutGeneration += 1
+        visible[index].isPaused = false
+        guard let duration = visible[index].toast.duration else { return }
+        environment.schedule(.timeout(serial: visible[index].serial, generation: visible[index].timeoutGeneration),
+                             at: now + duration)
+    }
+
+    // MARK: Endings
+
+    private func dismiss(at index: Int, reason: DismissReason) {
+        let entry = visible.remove(at: index)
+        environment.write(.dismiss(entry.toast, at: now, reason: reason, shown: now - entry.presentedAt))
+    }
+
+    private func drop(_ entry: HostedToast, reason: DropReason) {
+        environment.write(.drop(entry.toast, at: now, Drop(stage: "host", reason: reason)))
+    }
+
+    private func endVisible(reason: DismissReason) {
+        while !visible.isEmpty { dismiss(at: 0, reason: reason) }
+    }
+
+    /// Ends every toast in one step: visible ones (dismissed with `visibleReason`) in the
+    /// order presented, then waiting ones in line order, then delayed ones in the order
+    /// admitted (dropped with `hiddenReason`), per SPEC §8 "Bulk endings".
+    private func endAll(visibleReason: DismissReason, hiddenReason: DropReason) {
+        endVisible(reason: visibleReason)
+        let hidden = waiting + delayed
+        waiting.removeAll()
+        delayed.removeAll()
+        for entry in hidden { drop(entry, reason: hiddenReason) }
+    }
+
+    /// The end of the run: everything left ends with `host_removed`.
+    public func removeAll() {
+        endAll(visibleReason: .hostRemoved, hiddenReason: .hostRemoved)
+    }
+
+    // MARK: Interactions
+
+    /// Applies an interaction event (SPEC §1); an interaction whose target is not visible
+    /// changes nothing, except that `dismiss` also cancels waiting and delayed toasts.
+    public func interact(_ kind: Event.Kind) {
+        switch kind {
+        case .show, .tick:
+            return
+        case .dismissAll:
+            endAll(visibleReason: .programmatic, hiddenReason: .cancelled)
+        case .dismiss(let target):
+            if let index = visibleIndex(target) {
+                dismiss(at: index, reason: .programmatic)
+            } else if let id = target, let index = waiting.firstIndex(where: { $0.toast.id == id }) {
+                drop(waiting.remove(at: index), reason: .cancelled)
+            } else if let id = target, let index = delayed.firstIndex(where: { $0.toast.id == id }) {
+                drop(delayed.remove(at: index), reason: .cancelled)
+            }
+        case .tap(let target):
+            if let index = visibleIndex(target), visible[index].toast.dismissOnTap {
+                dismiss(at: index, reason: .tap)
+            }
+        case .longPress(let target):
+            if let index = visibleIndex(target), visible[index].toast.dismissOnLongPress {
+                dismiss(at: index, reason: .longPress)
+            }
+        case .swipe(let target):
+            if let index = visibleIndex(target), visible[index].toast.swipe {
+                dismiss(at: index, reason: .swipe)
+            }
+        case .drag(let target, let phase, let dy):
+            guard let index = visibleIndex(target) else { return }
+            switch phase {
+            case .begin:
+                if !visible[index].isPaused {
+                    visible[index].isPaused = true
+                    visible[index].timeoutGeneration += 1
+                }
+            case .end:
+                if visible[index].toast.swipe && Self.isPastThreshold(dy, placement: visible[index].toast.placement) {
+                    dismiss(at: index, reason: .swipe)
+                } else {
+                    startTimeout(ofVisibleAt: index)
+                }
+            }
+        }
+        settle()
+    }
+
+    /// The drag distance that dismisses: 30 points towards the toast's edge.
+    static let dragThreshold = 30.0
+
+    static func isPastThreshold(_ dy: Double, placement: Placement) -> Bool {
+        switch placement {
+        case .top: return dy <= -dragThreshold
+        case .bottom: return dy >= dragThreshold
+        case .center: return abs(dy) >= dragThreshold
+        }
+    }
+
+    /// A visible target: the most recently presented one with `id`, or with no id the most
+    /// recently presented one.
+    private func visibleIndex(_ id: String?) -> Int? {
+        guard let id else { return visible.indices.last }
+        return visible.lastIndex { $0.toast.id == id }
+    }
+}

@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where input bytes come from: a file descriptor (stdin, `--events FILE`) or memory.
+public protocol ByteSource: AnyObject {
+    /// Reads into `buffer`: the count read, 0 at the end, or a failure.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome
+    /// Waits until a read would not block, at most `milliseconds` (-1: no limit);
+    /// false when the time ran out first.
+    func waitUntilReadable(milliseconds: Int32) -> Bool
+    /// Whether a read now would have to wait for more input.
+    var wouldBlock: Bool { get }
+}
+
+public enum ReadOutcome: Equatable {
+    case bytes(Int)
+    case end
+    /// A signal arrived while waiting.
+    case interrupted
+    case failed(String)
+}
+
+/// Input from a file descriptor.
+public final class FileDescriptorSource: ByteSource {
+    public let fd: Int32
+    private let ownsDescriptor: Bool
+
+    public init(fd: Int32, ownsDescriptor: Bool = false) {
+        self.fd = fd
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    /// Opens `path` for reading, or throws with the system's reason.
+    public static func opening(_ path: String) throws -> FileDescriptorSource {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw SinkOpenError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        return FileDescriptorSource(fd: fd, ownsDescriptor: true)
+    }
+
+    deinit {
+        if ownsDescriptor { close(fd) }
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
+        let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+        if count > 0 { return .bytes(count) }
+        if count == 0 { return .end }
+        if errno == EINTR || errno == EAGAIN { return .interrupted }
+        return .failed(String(cString: strerror(errno)))
+    }
+
+    public func waitUntilReadable(milliseconds: Int32) -> Bool {
+        var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&request, 1, milliseconds) != 0
+    }
+
+    public var wouldBlock: Bool {
+        var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&request, 1, 0) == 0
+    }
+}
+
+/// Input held in memory: for tests and embedding.
+public final class MemorySource: ByteSource {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    public convenience init(_ text: String) {
+        self.init(Array(text.utf8))
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
+        guard offset < bytes.count else { return .end }
+        let count = min(buffer.count, bytes.count - offset)
+        bytes.withUnsafeBytes { source in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<(offset + count)]))
+        }
+        offset += count
+        return .bytes(count)
+    }
+
+    public func waitUntilReadable(milliseconds: Int32) -> Bool { true }
+
+    public var wouldBlock: Bool { false }
+}

@@ -1,0 +1,292 @@
+/// Turns input lines into events: JSON Lines (SPEC §1) or plain text (`--input text`).
+///
+/// It checks every field a type owns, fills in defaults, and numbers the shows without an
+/// `id` (`t<N>`, counting rejected shows too). One decoder reads one stream.
+public struct EventDecoder {
+    /// Roles a show may name: the built-in ones and those the scripts defined.
+    public var roles: RoleTable
+    /// `queue.policy`, for shows that set none.
+    public var defaultPolicy: Policy
+    /// `queue.duration`, for shows that set none (nil: no timeout).
+    public var defaultDuration: Microseconds?
+    /// Lines so far that were JSON objects of type `show`, rejected ones included.
+    public private(set) var showCount = 0
+
+    public init(roles: RoleTable = .builtIn, defaultPolicy: Policy = .enqueue,
+                defaultDuration: Microseconds? = 3 * StreamTime.perSecond) {
+        self.roles = roles
+        self.defaultPolicy = defaultPolicy
+        self.defaultDuration = defaultDuration
+    }
+
+    /// Whether a line holds nothing but spaces, tabs and `\r` (SPEC §8 "Lines").
+    public static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+    }
+
+    /// A plain-text line as a show whose message is the line, less a trailing `\r`.
+    public mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
+        guard isValidUTF8(line) else { return .failure(InputRejection(line: number, reason: "not valid UTF-8")) }
+        showCount += 1
+        var end = line.count
+        if end > 0 && line[end - 1] == 0x0D { end -= 1 }
+        let message = String(decoding: UnsafeBufferPointer(rebasing: line[0..<end]), as: UTF8.self)
+        var toast = Toast(id: "t\(showCount)", message: message, duration: defaultDuration,
+                          policy: defaultPolicy, inputLine: number)
+        toast.inputLine = number
+        return .success(Event(.show(toast), line: number))
+    }
+
+    /// One JSON Lines line as an event.
+    public mutating func decodeJSON(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
+        guard isValidUTF8(line) else { return .failure(InputRejection(line: number, reason: "not valid UTF-8")) }
+        var scanner = JSONScanner(line)
+        let fields: EventFields
+        do {
+            scanner.skipWhitespace()
+            guard scanner.current == UInt8(ascii: "{") else {
+                _ = try scanner.parseValue()
+                try Self.expectEnd(&scanner)
+                return .failure(InputRejection(line: number, reason: "not a JSON object"))
+            }
+            fields = try EventFields.read(from: &scanner)
+            try Self.expectEnd(&scanner)
+        } catch let error as JSONSyntaxError {
+            return .failure(InputRejection(line: number, reason: error.message))
+        } catch {
+            return .failure(InputRejection(line: number, reason: "\(error)"))
+        }
+        do {
+            return .success(try event(from: fields, line: number))
+        } catch let error as FieldError {
+            return .failure(InputRejection(line: number, reason: error.message))
+        } catch {
+            return .failure(InputRejection(line: number, reason: "\(error)"))
+        }
+    }
+
+    private static func expectEnd(_ scanner: inout JSONScanner) throws {
+        scanner.skipWhitespace()
+        guard scanner.isAtEnd else { throw scanner.unexpected(expecting: "the end of the line") }
+    }
+
+    private mutating func event(from fields: EventFields, line: Int) throws -> Event {
+        let type = try fields.string("type", fields.type) ?? "show"
+        if type == "show" { showCount += 1 }
+        let at = try fields.time("at", fields.at, fields.atMicros)
+        let id = try fields.string("id", fields.id)
+        let kind: Event.Kind
+        switch type {
+        case "show": kind = .show(try show(from: fields, id: id, line: line))
+        case "dismiss": kind = .dismiss(target: id)
+        case "dismiss_all": kind = .dismissAll
+        case "tap": kind = .tap(target: id)
+        case "long_press": kind = .longPress(target: id)
+        case "swipe": kind = .swipe(target: id)
+        case "tick": kind = .tick
+        case "drag":
+            guard let phaseName = try fields.string("phase", fields.phase) else {
+                throw FieldError("drag needs a 'phase' (begin or end)")
+            }
+            guard let phase = DragPhase(rawValue: phaseName) else {
+                throw FieldError("unknown drag phase \(quoted(phaseName)) (begin or end)")
+            }
+            let dy = try fields.number("dy", fields.dy) ?? 0
+            kind = .drag(target: id, phase: phase, dy: dy)
+        default:
+            throw FieldError("unknown type \(quoted(type)) (show, dismiss, dismiss_all, tap, long_press, swipe, drag, tick)")
+        }
+        return Event(kind, at: at, line: line)
+    }
+
+    private func show(from fields: EventFields, id: String?, line: Int) throws -> Toast {
+        guard let message = try fields.string("message", fields.message) else {
+            throw FieldError("missing message")
+        }
+        guard !message.isEmpty else { throw FieldError("field 'message' must not be empty") }
+        var toast = Toast(id: id ?? "t\(showCount)", message: message, duration: defaultDuration,
+                          policy: defaultPolicy, inputLine: line)
+        toast.subtitle = try fields.string("subtitle", fields.subtitle)
+        if let role = try fields.string("role", fields.role) {
+            guard roles.contains(role) else {
+                throw FieldError("unknown role \(quoted(role)) (known: \(roles.names.joined(separator: ", ")))")
+            }
+            toast.role = role
+        }
+        if let duration = fields.duration {
+            toast.duration = try Self.duration(duration, micros: fields.durationMicros)
+        }
+        if let after = try fields.time("after", fields.after, fields.afterMicros) {
+            guard after >= 0 else { throw FieldError("field 'after' must not be negative") }
+            toast.after = after
+        }
+        if let name = try fields.string("placement", fields.placement) {
+            guard let placement = Placement(rawValue: name) else {
+                throw FieldError("unknown placement \(quoted(name)) (top, center, bottom)")
+            }
+            toast.placement = placement
+        }
+        if let name = try fields.string("policy", fields.policy) {
+            guard let policy = Policy(rawValue: name) else {
+                throw FieldError("unknown policy \(quoted(name)) (enqueue, replace, stack)")
+            }
+            toast.policy = policy
+        }
+        toast.priority = try fields.integer("priority", fields.priority)
+        toast.source = try fields.string("source", fields.source)
+        toast.key = try fields.string("key", fields.key)
+        if let value = try fields.bool("dismiss_on_tap", fields.dismissOnTap) { toast.dismissOnTap = value }
+        if let value = try fields.bool("dismiss_on_long_press", fields.dismissOnLongPress) {
+            toast.dismissOnLongPress = value
+        }
+        if let value = try fields.bool("swipe", fields.swipe) { toast.swipe = value }
+        toast.extra = fields.extra
+        return toast
+    }
+
+    /// `duration`: seconds > 0, `"short"`, `"long"`; `null` or `0`: no timeout.
+    static func duration(_ value: JSONValue, micros: Microseconds?) throws -> Microseconds? {
+        switch value {
+        case .null: return nil
+        case .string("short"): return 2 * StreamTime.perSecond
+        case .string("long"): return 3_500_000
+        case .integer, .number:
+            guard let micros else { throw FieldError("field 'duration' is out of range") }
+            guard micros >= 0 else { throw FieldError("field 'duration' must not be negative") }
+            return micros == 0 ? nil : micros
+        default:
+            throw FieldError("field 'duration' must be a number of seconds, \"short\" or \"long\"")
+        }
+    }
+}
+
+/// A field with a value of the wrong type or out of range.
+struct FieldError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+func quoted(_ text: String) -> String {
+    "\"\(text)\""
+}
+
+/// The members of one event object, sorted into the fields SPEC §1 names and the rest.
+/// Values are checked only once the event's type is known (SPEC §8 "Fields of other types").
+struct EventFields {
+    var type, at, id: JSONValue?
+    var message, subtitle, role, duration, after, placement, policy, priority, source, key: JSONValue?
+    var dismissOnTap, dismissOnLongPress, swipe: JSONValue?
+    var phase, dy: JSONValue?
+    var atMicros, durationMicros, afterMicros: Microseconds?
+    /// Every member that is not a show field, in order (a show's `extra`).
+    var extra: [JSONMember] = []
+
+    static func read(from scanner: inout JSONScanner) throws -> EventFields {
+        var fields = EventFields()
+        try scanner.expect(UInt8(ascii: "{"), "'{'")
+        scanner.skipWhitespace()
+        if scanner.current == UInt8(ascii: "}") {
+            scanner.index += 1
+            return fields
+        }
+        while true {
+            scanner.skipWhitespace()
+            guard scanner.current == UInt8(ascii: "\"") else { throw scanner.unexpected(expecting: "a member name") }
+            let name = try scanner.parseString()
+            try scanner.expect(UInt8(ascii: ":"), "':'")
+            try fields.readValue(named: name, from: &scanner)
+            guard try scanner.endOfMember(closing: UInt8(ascii: "}")) else { return fields }
+        }
+    }
+
+    private mutating func readValue(named name: String, from scanner: inout JSONScanner) throws {
+        switch name {
+        case "at": (at, atMicros) = try Self.timeValue(&scanner)
+        case "duration": (duration, durationMicros) = try Self.timeValue(&scanner)
+        case "after": (after, afterMicros) = try Self.timeValue(&scanner)
+        case "type": type = try scanner.parseValue(depth: 1)
+        case "id": id = try scanner.parseValue(depth: 1)
+        case "message": message = try scanner.parseValue(depth: 1)
+        case "subtitle": subtitle = try scanner.parseValue(depth: 1)
+        case "role": role = try scanner.parseValue(depth: 1)
+        case "placement": placement = try scanner.parseValue(depth: 1)
+        case "policy": policy = try scanner.parseValue(depth: 1)
+        case "priority": priority = try scanner.parseValue(depth: 1)
+        case "source": source = try scanner.parseValue(depth: 1)
+        case "key": key = try scanner.parseValue(depth: 1)
+        case "dismiss_on_tap": dismissOnTap = try scanner.parseValue(depth: 1)
+        case "dismiss_on_long_press": dismissOnLongPress = try scanner.parseValue(depth: 1)
+        case "swipe": swipe = try scanner.parseValue(depth: 1)
+        default:
+            let value = try scanner.parseValue(depth: 1)
+            if name == "phase" { phase = value }
+            if name == "dy" { dy = value }
+            if let existing = extra.firstIndex(where: { $0.name == name }) {
+                extra[existing].value = value
+            } else {
+                extra.append(JSONMember(name, value))
+            }
+        }
+    }
+
+    /// A value that may be a time: numbers also give their exact microseconds.
+    private static func timeValue(_ scanner: inout JSONScanner) throws -> (JSONValue, Microseconds?) {
+        scanner.skipWhitespace()
+        if let byte = scanner.current, byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
+            let number = try scanner.parseNumber()
+            return (number.jsonValue, number.microseconds)
+        }
+        return (try scanner.parseValue(depth: 1), nil)
+    }
+
+    // MARK: Typed access (null is absent, SPEC §8 "Null")
+
+    func string(_ name: String, _ value: JSONValue?) throws -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        default: throw FieldError("field '\(name)' must be a string")
+        }
+    }
+
+    func bool(_ name: String, _ value: JSONValue?) throws -> Bool? {
+        switch value {
+        case nil, .null?: return nil
+        case .bool(let flag)?: return flag
+        default: throw FieldError("field '\(name)' must be true or false")
+        }
+    }
+
+    func number(_ name: String, _ value: JSONValue?) throws -> Double? {
+        switch value {
+        case nil, .null?: return nil
+        case .integer(let number)?: return Double(number)
+        case .number(let number)?: return number
+        default: throw FieldError("field '\(name)' must be a number")
+        }
+    }
+
+    func integer(_ name: String, _ value: JSONValue?) throws -> Int? {
+        switch value {
+        case nil, .null?: return nil
+        case .integer(let number)?:
+            guard let result = Int(exactly: number) else { throw FieldError("field '\(name)' is out of range") }
+            return result
+        case .number(let number)?:
+            guard number.rounded() == number else { throw FieldError("field '\(name)' must be an integer") }
+            guard let result = Int(exactly: number) else { throw FieldError("field '\(name)' is out of range") }
+            return result
+        default: throw FieldError("field '\(name)' must be an integer")
+        }
+    }
+
+    func time(_ name: String, _ value: JSONValue?, _ micros: Microseconds?) throws -> Microseconds? {
+        switch value {
+        case nil, .null?: return nil
+        case .integer?, .number?:
+            guard let micros else { throw FieldError("field '\(name)' is out of range") }
+            return micros
+        default: throw FieldError("field '\(name)' must be a number of seconds")
+        }
+    }
+}

@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Splits input into lines without copying them: reads large blocks, finds newlines with
+/// `memchr`, and hands out each line as a view into its buffer.
+///
+/// Line numbers count physical lines from 1. A line longer than `maxLineBytes` is skipped
+/// to its end and reported once, so one huge line cannot take all memory.
+public final class LineReader {
+    public enum Item {
+        /// A line without its `\n`; the bytes are valid until the next call.
+        case line(UnsafeBufferPointer<UInt8>, number: Int)
+        /// A line over the limit; its bytes were skipped.
+        case tooLong(number: Int, length: Int)
+        /// Nothing arrived within the wait limit.
+        case timedOut
+        /// A signal arrived while waiting.
+        case interrupted
+        case failed(String)
+        case end
+    }
+
+    private let source: any ByteSource
+    public let maxLineBytes: Int
+    private var buffer: UnsafeMutableRawBufferPointer
+    private var start = 0
+    private var end = 0
+    private var atEnd = false
+    /// Bytes of an over-long line skipped so far; nil when not skipping.
+    private var skipping: Int?
+    public private(set) var lineNumber = 0
+    static let blockSize = 1 << 18
+
+    public init(source: any ByteSource, maxLineBytes: Int = 1 << 20) {
+        self.source = source
+        self.maxLineBytes = maxLineBytes
+        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(maxLineBytes, 1) + LineReader.blockSize,
+                                                        alignment: 16)
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    /// The next line or what stopped it. `beforeBlocking` runs when a read would have to wait
+    /// (flush output there); `waitLimit` bounds that wait in milliseconds (nil: none).
+    public func next(waitLimit: Int32? = nil, beforeBlocking: () -> Void = {}) -> Item {
+        while true {
+            if let item = bufferedItem() { return item }
+            if atEnd { return finalItem() }
+            // Make room: move the partial line to the front.
+            if start > 0 {
+                if end > start {
+                    memmove(buffer.baseAddress!, buffer.baseAddress! + start, end - start)
+                }
+                end -= start
+                start = 0
+            }
+            if source.wouldBlock {
+                beforeBlocking()
+                if let waitLimit, !source.waitUntilReadable(milliseconds: waitLimit) { return .timedOut }
+            }
+            let space = UnsafeMutableRawBufferPointer(rebasing: buffer[end..<buffer.count])
+            switch source.read(into: space) {
+            case .bytes(let count): end += count
+            case .end: atEnd = true
+            case .interrupted: return .interrupted
+            case .failed(let reason): return .failed(reason)
+            }
+        }
+    }
+
+    /// A complete line already in the buffer, or the end of an over-long one.
+    private func bufferedItem() -> Item? {
+        let base = buffer.baseAddress!
+        guard end > start else { return nil }
+        if let newline = memchr(base + start, 0x0A, end - start) {
+            let lineEnd = base.distance(to: newline)
+            lineNumber += 1
+            defer { start = lineEnd + 1 }
+            if let skipped = skipping {
+                skipping = nil
+                return .tooLong(number: lineNumber, length: skipped + lineEnd - start)
+            }
+            if lineEnd - start > maxLineBytes {
+                return .tooLong(number: lineNumber, length: lineEnd - start)
+            }
+            let bytes = UnsafeBufferPointer(start: (base + start).assumingMemoryBound(to: UInt8.self), count: lineEnd - start)
+            return .line(bytes, number: lineNumber)
+        }
+        // No newline: past the limit, drop what is buffered and keep skipping.
+        if end - start > maxLineBytes {
+            skipping = (skipping ?? 0) + (end - start)
+            start = 0
+            end = 0
+        }
+        return nil
+    }
+
+    /// What remains at the end of input: a last line without a newline, or nothing.
+    private func finalItem() -> Item {
+        if let skipped = skipping {
+            skipping = nil
+            lineNumber += 1
+            let length = skipped + end - start
+            start = end
+            return .tooLong(number: lineNumber, length: length)
+        }
+        guard end > start else { return .end }
+        lineNumber += 1
+        let bytes = UnsafeBufferPointer(start: (buffer.baseAddress! + start).assumingMemoryBound(to: UInt8.self),
+                                        count: end - start)
+        start = end
+        return .line(bytes, number: lineNumber)
+    }
+}

@@ -1,0 +1,11 @@
+/// A rule written in Lua: `rule(fn)` or `rule(name, fn)`.
+struct LuaRule: ToastRule {
+    let name: String
+    /// The function, in the registry.
+    let reference: Int32
+    unowned let runtime: LuaRuntime
+
+    func apply(to toast: inout Toast, context: StageContext) -> RuleOutcome {
+        runtime.runRule(self, on: &toast)
+    }
+}

@@ -1,0 +1,332 @@
+import CLua
+
+/// The scripting front end: one Lua 5.4 state that runs every script once at start and
+/// then serves their rules, hooks, roles and `emit` to the pipeline (SPEC §5).
+///
+/// Scripts talk to it through globals (`config`, `rule`, `role`, `on`, `emit`, `now`,
+/// `log`). Swift functions behind them never raise a Lua error themselves: they hand the
+/// message to a C trampoline, so no `longjmp` crosses a Swift frame. Every call into Lua
+/// runs protected, within the instruction budget and the memory cap.
+public final class LuaRuntime: RecordWriter {
+    let state: LuaState
+    public let options: LuaOptions
+    public private(set) var settingsBuilder: SettingsBuilder
+    /// The rules the scripts registered, in order.
+    public private(set) var rules: [any ToastRule] = []
+    private var hooks: [String: [Int32]] = [:]
+    /// The pipeline the scripts' `emit` and `now` talk to, once there is one.
+    public private(set) weak var pipeline: Pipeline?
+    public let generatedIDs: GeneratedIDs
+    /// Toasts emitted while the scripts loaded; they enter when the pipeline starts.
+    private var emittedBeforeStart: [Toast] = []
+    /// Script calls that failed (SPEC §4: the run ends with 65).
+    public private(set) var errorCount = 0
+    /// Receives each script error as one line, `FILE:LINE: message (input line N)`.
+    public var reportError: (String) -> Void = { _ in }
+    /// Receives what `log` and `print` write.
+    public var writeLog: (String) -> Void = { _ in }
+
+    /// A runtime whose `stages` settings may name `pluginStages` besides the built-in ones.
+    public init(options: LuaOptions = LuaOptions(), pluginStages: [String] = [],
+                generatedIDs: GeneratedIDs = GeneratedIDs()) throws {
+        guard let state = LuaState(memoryLimit: options.memoryLimitMB * 1_048_576) else {
+            throw ScriptLoadError(message: "cannot create a Lua state")
+        }
+        self.state = state
+        self.options = options
+        self.settingsBuilder = SettingsBuilder(pluginStages: pluginStages)
+        self.generatedIDs = generatedIDs
+        state.owner = Unmanaged.passUnretained(self).toOpaque()
+        if options.unsafe { state.openAllLibraries() } else { state.openSandboxedLibraries() }
+        installGlobals()
+    }
+
+    public var settings: PipelineSettings { settingsBuilder.settings }
+
+    /// The Lua library's release, e.g. `Lua 5.4.6`.
+    public static var luaRelease: String { String(cString: clua_release()) }
+
+    private var budget: Int32 { Int32(clamping: options.instructionBudget) }
+
+    // MARK: Loading
+
+    /// Runs one script file's top level. Throws `FILE:LINE: message` when it does not load
+    /// or its top level fails.
+    public func load(scriptAt path: String) throws {
+        if let message = state.loadFile(path, allowBinary: options.unsafe) {
+            throw ScriptLoadError(message: message)
+        }
+        if case .failure(let message) = state.call(argumentCount: 0, resultCount: 0, budget: budget) {
+            throw ScriptLoadError(message: message)
+        }
+    }
+
+    /// Runs a chunk of Lua text, named `name` in messages (tests, `-e`-style use).
+    public func load(source: String, name: String) throws {
+        let status = source.withCString { luaL_loadbufferx(state.L, $0, strlen($0), "=\(name)", "t") }
+        guard status == LUA_OK else {
+            let message = state.string(at: -1) ?? "cannot load \(name)"
+            clua_pop(state.L, 1)
+            throw ScriptLoadError(message: message)
+        }
+        if case .failure(let message) = state.call(argumentCount: 0, resultCount: 0, budget: budget) {
+            throw ScriptLoadError(message: message)
+        }
+    }
+
+    /// Connects `emit` and `now` to the pipeline and lets in what was emitted at load time.
+    public func attach(to pipeline: Pipeline) {
+        self.pipeline = pipeline
+        let early = emittedBeforeStart
+        emittedBeforeStart = []
+        for toast in early { pipeline.emit(toast) }
+    }
+
+    /// Whether any script hooks records of this kind.
+    public var hasHooks: Bool { !hooks.isEmpty }
+
+    // MARK: Calls into Lua
+
+    func runRule(_ rule: LuaRule, on toast: inout Toast) -> RuleOutcome {
+        let L = state.L
+        let top = state.top
+        defer { lua_settop(L, top) }
+        let roles = settings.roles
+        state.pushToast(toast, roles: roles)
+        let table = state.top
+        state.pushReference(rule.reference)
+        lua_pushvalue(L, table)
+        guard case .success = callFailing(argumentCount: 1, resultCount: 2) else { return .keep }
+        let first = table + 1
+        do {
+            switch lua_type(L, first) {
+            case LUA_TNIL where lua_type(L, first + 1) == LUA_TNIL:
+                toast = try state.toast(fromTableAt: table, original: toast, defaults: keepDefaults, roles: roles)
+            case LUA_TBOOLEAN where lua_toboolean(L, first) != 0 && lua_type(L, first + 1) == LUA_TNIL:
+                toast = try state.toast(fromTableAt: table, original: toast, defaults: keepDefaults, roles: roles)
+            case LUA_TBOOLEAN where lua_toboolean(L, first) == 0:
+                switch lua_type(L, first + 1) {
+                case LUA_TNIL: return .drop(note: nil)
+                case LUA_TSTRING: return .drop(note: state.string(at: first + 1))
+                default: throw LuaBridgeError("a rule that returns false may add a string, not \(state.typeName(at: first + 1))")
+                }
+            case LUA_TTABLE where lua_type(L, first + 1) == LUA_TNIL:
+                toast = try state.toast(fromTableAt: first, original: toast, defaults: showDefaults, roles: roles)
+            default:
+                let second = lua_type(L, first + 1) == LUA_TNIL ? "" : ", \(state.typeName(at: first + 1))"
+                throw LuaBridgeError("rule returned \(state.typeName(at: first))\(second); expected nothing, true, false (and a reason) or a table")
+            }
+        } catch let error as LuaBridgeError {
+            report("\(ruleName(rule)): \(error.message)")
+        } catch {
+            report("\(ruleName(rule)): \(error)")
+        }
+        return .keep
+    }
+
+    private func ruleName(_ rule: LuaRule) -> String {
+        rule.name.contains(":") ? "rule at \(rule.name)" : "rule \(quoted(rule.name))"
+    }
+
+    /// A kept toast's table holds every field it had, so a field that is gone was removed.
+    private var keepDefaults: Toast {
+        var defaults = showDefaults
+        defaults.duration = nil
+        return defaults
+    }
+
+    /// What a show event without fields would have (a replacement starts from it).
+    private var showDefaults: Toast {
+        Toast(id: "", message: "", duration: settings.queue.duration, policy: settings.queue.policy)
+    }
+
+    /// Calls the function and arguments on the stack; reports a failure as a script error.
+    private func callFailing(argumentCount: Int32, resultCount: Int32) -> LuaCallResult {
+        let result = state.call(argumentCount: argumentCount, resultCount: resultCount, budget: budget)
+        if case .failure(let message) = result { report(message) }
+        return result
+    }
+
+    /// Counts and reports one script error.
+    private func report(_ message: String) {
+        errorCount += 1
+        let line = pipeline?.currentLine ?? 0
+        reportError(line > 0 ? "\(message) (input line \(line))" : message)
+    }
+
+    /// Runs the hooks for a record (SPEC §5 `on`).
+    public func write(_ record: Record) {
+        guard let functions = hooks[record.kindName], !functions.isEmpty else { return }
+        var encoded: [UInt8] = []
+        _ = JSONRecordEncoder().encode(record, into: &encoded)
+        let info: JSONValue = encoded.withUnsafeBufferPointer { bytes in
+            var scanner = JSONScanner(bytes)
+            return (try? scanner.parseValue()) ?? .null
+        }
+        let L = state.L
+        let top = state.top
+        defer { lua_settop(L, top) }
+        for function in functions {
+            state.pushReference(function)
+            state.pushToast(record.toast, roles: settings.roles)
+            state.push(info)
+            _ = callFailing(argumentCount: 2, resultCount: 0)
+        }
+    }
+
+    /// Calls a script function of a toast that should return a string (a role's `announce`).
+    func callForText(_ reference: Int32, place: String, toast: Toast) -> JSONValue? {
+        let L = state.L
+        let top = state.top
+        defer { lua_settop(L, top) }
+        state.pushReference(reference)
+        state.pushToast(toast, roles: settings.roles)
+        guard case .success = callFailing(argumentCount: 1, resultCount: 1) else { return nil }
+        guard let text = state.string(at: -1) else {
+            report("announce function at \(place) returned \(state.typeName(at: -1)), not a string")
+            return nil
+        }
+        return .string(text)
+    }
+
+    // MARK: Globals
+
+    private func installGlobals() {
+        state.setGlobalFunction("config", { L in LuaRuntime.from(L)?.config() ?? 0 })
+        state.setGlobalFunction("rule", { L in LuaRuntime.from(L)?.rule() ?? 0 })
+        state.setGlobalFunction("role", { L in LuaRuntime.from(L)?.role() ?? 0 })
+        state.setGlobalFunction("on", { L in LuaRuntime.from(L)?.on() ?? 0 })
+        state.setGlobalFunction("emit", { L in LuaRuntime.from(L)?.emit() ?? 0 })
+        state.setGlobalFunction("now", { L in LuaRuntime.from(L)?.now() ?? 0 })
+        state.setGlobalFunction("__toastscript_log", { L in LuaRuntime.from(L)?.logLine() ?? 0 })
+        // log and print convert in Lua, so a failing __tostring stays a Lua error.
+        let source = """
+            local write, tostring, select, concat = __toastscript_log, tostring, select, table.concat
+            __toastscript_log = nil
+            function log(...)
+              local parts = {}
+              for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+              write(concat(parts, "\\t"))
+            end
+            print = log
+            """
+        if luaL_loadstring(state.L, source) == LUA_OK {
+            _ = state.call(argumentCount: 0, resultCount: 0, budget: 0)
+        }
+    }
+
+    private static func from(_ L: OpaquePointer?) -> LuaRuntime? {
+        guard let L, let owner = LuaState.owner(of: L) else { return nil }
+        return Unmanaged<LuaRuntime>.fromOpaque(owner).takeUnretainedValue()
+    }
+
+    /// Leaves `message` for the trampoline to raise with the caller's `FILE:LINE:`.
+    private func raise(_ message: String) -> Int32 {
+        state.push(message)
+        return Int32(CLUA_RAISE_WHERE)
+    }
+
+    private func scriptFunction(at index: Int32) -> ScriptFunction {
+        let place = state.definitionPlace(ofFunctionAt: index)
+        lua_pushvalue(state.L, index)
+        let reference = state.makeReference()
+        return ScriptFunction(place: place) { [unowned self] toast in
+            self.callForText(reference, place: place, toast: toast)
+        }
+    }
+
+    private func config() -> Int32 {
+        guard state.type(at: 1) == LUA_TTABLE else {
+            return raise("config expects a table, not \(state.typeName(at: 1))")
+        }
+        do {
+            let value = try state.configValue(at: 1, path: "config") { scriptFunction(at: $0) }
+            guard case .table(let table) = value else { return 0 }
+            try settingsBuilder.apply(table)
+        } catch let error as ConfigError {
+            return raise("config: \(error.message)")
+        } catch {
+            return raise("config: \(error)")
+        }
+        return 0
+    }
+
+    private func rule() -> Int32 {
+        let L = state.L
+        let name: String
+        let functionIndex: Int32
+        if state.type(at: 1) == LUA_TSTRING, state.type(at: 2) == LUA_TFUNCTION {
+            name = state.string(at: 1) ?? ""
+            functionIndex = 2
+        } else if state.type(at: 1) == LUA_TFUNCTION {
+            name = state.definitionPlace(ofFunctionAt: 1)
+            functionIndex = 1
+        } else {
+            return raise("rule expects (function) or (name, function)")
+        }
+        lua_pushvalue(L, functionIndex)
+        rules.append(LuaRule(name: name, reference: state.makeReference(), runtime: self))
+        return 0
+    }
+
+    private func role() -> Int32 {
+        guard let name = state.string(at: 1), !name.isEmpty, state.type(at: 2) == LUA_TTABLE else {
+            return raise("role expects (name, table)")
+        }
+        do {
+            let value = try state.configValue(at: 2, path: "role \(quoted(name))") { scriptFunction(at: $0) }
+            guard case .table(let spec) = value else { return 0 }
+            try settingsBuilder.applyRole(name, spec)
+        } catch let error as ConfigError {
+            return raise("role: \(error.message)")
+        } catch {
+            return raise("role: \(error)")
+        }
+        return 0
+    }
+
+    private func on() -> Int32 {
+        guard let event = state.string(at: 1), ["present", "dismiss", "drop"].contains(event),
+              state.type(at: 2) == LUA_TFUNCTION else {
+            return raise("on expects (\"present\" | \"dismiss\" | \"drop\", function)")
+        }
+        lua_pushvalue(state.L, 2)
+        hooks[event, default: []].append(state.makeReference())
+        return 0
+    }
+
+    private func emit() -> Int32 {
+        guard state.type(at: 1) == LUA_TTABLE else {
+            return raise("emit expects a table, not \(state.typeName(at: 1))")
+        }
+        let now = pipeline?.now ?? 0
+        var original = showDefaults
+        original.at = now
+        original.inputLine = pipeline?.currentLine ?? 0
+        state.push("id")
+        let hasID = lua_rawget(state.L, 1) != LUA_TNIL
+        clua_pop(state.L, 1)
+        var toast: Toast
+        do {
+            toast = try state.toast(fromTableAt: 1, original: original, defaults: showDefaults, roles: settings.roles)
+        } catch let error as LuaBridgeError {
+            return raise("emit: \(error.message)")
+        } catch {
+            return raise("emit: \(error)")
+        }
+        if !hasID { toast.id = generatedIDs.next() }
+        if let pipeline { pipeline.emit(toast) } else { emittedBeforeStart.append(toast) }
+        state.push(toast.id)
+        return 1
+    }
+
+    private func now() -> Int32 {
+        lua_pushnumber(state.L, StreamTime.seconds(pipeline?.now ?? 0))
+        return 1
+    }
+
+    private func logLine() -> Int32 {
+        writeLog(state.string(at: 1) ?? "")
+        return 0
+    }
+}

@@ -1,0 +1,174 @@
+import CLua
+
+/// One `lua_State`, owned: every use of Lua's C API lives in this folder, and this type is
+/// the core of it. The state is closed when the value goes away.
+///
+/// Methods that touch the stack leave it as they found it unless they say they push.
+final class LuaState {
+    let L: OpaquePointer
+    private let context: UnsafeMutablePointer<clua_context>
+
+    /// A new state whose allocations are capped at `memoryLimit` bytes while scripts run
+    /// (0: no cap).
+    init?(memoryLimit: Int) {
+        context = UnsafeMutablePointer<clua_context>.allocate(capacity: 1)
+        context.initialize(to: clua_context(used: 0, limit: max(0, memoryLimit), enforcing: 0,
+                                            budget_exceeded: 0, owner: nil))
+        guard let state = clua_newstate(context) else {
+            context.deallocate()
+            return nil
+        }
+        L = state
+    }
+
+    deinit {
+        lua_close(L)
+        context.deallocate()
+    }
+
+    /// The object that Swift functions called from Lua find through the state.
+    var owner: UnsafeMutableRawPointer? {
+        get { context.pointee.owner }
+        set { context.pointee.owner = newValue }
+    }
+
+    static func owner(of L: OpaquePointer) -> UnsafeMutableRawPointer? {
+        clua_getcontext(L).pointee.owner
+    }
+
+    var top: Int32 { lua_gettop(L) }
+
+    /// Bytes in use by the state.
+    var memoryInUse: Int { Int(context.pointee.used) }
+
+    /// Whether the last call ran out of instructions.
+    var budgetExceeded: Bool { context.pointee.budget_exceeded != 0 }
+
+    // MARK: Libraries
+
+    /// The sandbox of SPEC §5: the base library without `dofile`, `loadfile` and binary
+    /// chunks, plus `string`, `table`, `math`, `utf8`, and `os.time`, `os.date`, `os.clock`.
+    func openSandboxedLibraries() {
+        for name in ["_G", "string", "table", "math", "utf8", "os"] { clua_openlib(L, name) }
+        let top = self.top
+        defer { lua_settop(L, top) }
+        clua_getglobaltable(L)
+        for name in ["dofile", "loadfile"] {
+            lua_pushnil(L)
+            lua_setfield(L, -2, name)
+        }
+        // os: only the clock and date functions.
+        lua_createtable(L, 0, 3)
+        _ = lua_getfield(L, -2, "os")
+        for name in ["time", "date", "clock"] {
+            _ = lua_getfield(L, -1, name)
+            lua_setfield(L, -3, name)
+        }
+        lua_settop(L, -2)
+        lua_setfield(L, -2, "os")
+        // load: text chunks only.
+        let wrapper = """
+            local load = load
+            return function(chunk, name, mode, env) return load(chunk, name, "t", env) end
+            """
+        if luaL_loadstring(L, wrapper) == LUA_OK, clua_pcall(L, 0, 1, 0) == LUA_OK {
+            lua_setfield(L, -2, "load")
+        }
+    }
+
+    /// All of Lua's standard libraries (`--unsafe-lua`).
+    func openAllLibraries() {
+        luaL_openlibs(L)
+    }
+
+    // MARK: Globals
+
+    /// Sets global `name` to a Swift function.
+    func setGlobalFunction(_ name: String, _ function: clua_SwiftFunction) {
+        clua_pushswiftfunction(L, function, 0)
+        lua_setglobal(L, name)
+    }
+
+    // MARK: Calls
+
+    /// Loads a script file (text only unless `allowBinary`) and pushes the chunk;
+    /// on failure returns the message and pushes nothing.
+    func loadFile(_ path: String, allowBinary: Bool) -> String? {
+        let status = luaL_loadfilex(L, path, allowBinary ? "bt" : "t")
+        guard status != LUA_OK else { return nil }
+        let message = string(at: -1) ?? "cannot load \(path)"
+        clua_pop(L, 1)
+        return message
+    }
+
+    /// Calls the function below `argumentCount` arguments on the stack, within `budget`
+    /// instructions and the memory cap. Pops function and arguments; pushes `resultCount`
+    /// results on success, nothing on failure.
+    func call(argumentCount: Int32, resultCount: Int32, budget: Int32) -> LuaCallResult {
+        let functionIndex = top - argumentCount
+        clua_pushmsghandler(L)
+        clua_insert(L, functionIndex)
+        clua_begincall(L, budget)
+        let status = clua_pcall(L, argumentCount, resultCount, functionIndex)
+        clua_endcall(L)
+        if status == LUA_OK {
+            clua_remove(L, functionIndex)
+            return .success
+        }
+        let message: String
+        if status == LUA_ERRMEM {
+            message = "not enough memory (the script's memory cap was reached)"
+        } else {
+            message = string(at: -1) ?? "(error object is not a string)"
+        }
+        lua_settop(L, functionIndex - 1)
+        return .failure(message)
+    }
+
+    // MARK: Reading values
+
+    /// The string at `index` (not converting numbers); nil for other types.
+    func string(at index: Int32) -> String? {
+        guard lua_type(L, index) == LUA_TSTRING else { return nil }
+        var length = 0
+        guard let pointer = clua_tolstring(L, index, &length) else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    func type(at index: Int32) -> Int32 { lua_type(L, index) }
+
+    func typeName(at index: Int32) -> String {
+        String(cString: lua_typename(L, lua_type(L, index)))
+    }
+
+    /// `FILE:LINE` of the Lua function at `index`.
+    func definitionPlace(ofFunctionAt index: Int32) -> String {
+        var debug = lua_Debug()
+        lua_pushvalue(L, index)
+        guard lua_getinfo(L, ">S", &debug) != 0 else { return "?" }
+        let source = withUnsafeBytes(of: &debug.short_src) { raw in
+            String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+        }
+        return "\(source):\(debug.linedefined)"
+    }
+
+    /// Stores the value at the top in the registry; pops it.
+    func makeReference() -> Int32 {
+        luaL_ref(L, clua_registryindex())
+    }
+
+    func pushReference(_ reference: Int32) {
+        _ = lua_rawgeti(L, clua_registryindex(), lua_Integer(reference))
+    }
+
+    func releaseReference(_ reference: Int32) {
+        luaL_unref(L, clua_registryindex(), reference)
+    }
+}
+
+enum LuaCallResult: Equatable {
+    case success
+    /// The error message, with its place where Lua knew one.
+    case failure(String)
+}

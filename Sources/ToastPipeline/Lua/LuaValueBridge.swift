@@ -1,0 +1,139 @@
+import CLua
+
+/// Lua values ↔ Swift values, each ambiguity decided once:
+/// - integers stay integers, floats stay floats (`2.0` is written `2` on output anyway);
+/// - a table whose keys are exactly 1…n is a list/array; an empty table is an object;
+///   any other table is an object whose number keys become strings;
+/// - nesting is limited, so a cyclic table is an error, not a hang.
+extension LuaState {
+    static let maxNesting = 100
+
+    /// The value at `index` as a setting; functions become `ScriptFunction`s via `function`.
+    func configValue(at index: Int32, path: String, depth: Int = 0,
+                     function: (Int32) -> ScriptFunction) throws -> ConfigValue {
+        let index = lua_absindex(L, index)
+        switch lua_type(L, index) {
+        case LUA_TBOOLEAN: return .bool(lua_toboolean(L, index) != 0)
+        case LUA_TNUMBER:
+            var isInteger: Int32 = 0
+            let integer = clua_tointeger(L, index, &isInteger)
+            if lua_isinteger(L, index) != 0 && isInteger != 0 { return .integer(Int64(integer)) }
+            return .number(clua_tonumber(L, index, nil))
+        case LUA_TSTRING: return .string(string(at: index) ?? "")
+        case LUA_TFUNCTION: return .function(function(index))
+        case LUA_TTABLE:
+            guard depth < LuaState.maxNesting else { throw ConfigError("\(path) is nested too deeply (or refers to itself)") }
+            var table = ConfigTable()
+            var listed: [Int: ConfigValue] = [:]
+            let top = self.top
+            defer { lua_settop(L, top) }
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                switch lua_type(L, -2) {
+                case LUA_TSTRING:
+                    let name = string(at: -2) ?? ""
+                    table.fields[name] = try configValue(at: -1, path: "\(path).\(name)", depth: depth + 1, function: function)
+                case LUA_TNUMBER where lua_isinteger(L, -2) != 0:
+                    let key = Int(clua_tointeger(L, -2, nil))
+                    listed[key] = try configValue(at: -1, path: "\(path)[\(key)]", depth: depth + 1, function: function)
+                default:
+                    throw ConfigError("\(path) has a key of type \(typeName(at: -2)); use names or a list")
+                }
+                clua_pop(L, 1)
+            }
+            if !listed.isEmpty {
+                guard listed.keys.min() == 1, listed.keys.max() == listed.count else {
+                    throw ConfigError("\(path) has a list with holes")
+                }
+                table.list = (1...listed.count).map { listed[$0]! }
+            }
+            return .table(table)
+        default:
+            throw ConfigError("\(path) cannot be \(typeName(at: index))")
+        }
+    }
+
+    /// The value at `index` as JSON; throws a message for functions and other values JSON
+    /// cannot hold.
+    func jsonValue(at index: Int32, path: String, depth: Int = 0) throws -> JSONValue {
+        let index = lua_absindex(L, index)
+        switch lua_type(L, index) {
+        case LUA_TNIL: return .null
+        case LUA_TBOOLEAN: return .bool(lua_toboolean(L, index) != 0)
+        case LUA_TNUMBER:
+            if lua_isinteger(L, index) != 0 { return .integer(Int64(clua_tointeger(L, index, nil))) }
+            let number = clua_tonumber(L, index, nil)
+            guard number.isFinite else { throw LuaBridgeError("field '\(path)' is not a finite number") }
+            return .number(number)
+        case LUA_TSTRING: return .string(string(at: index) ?? "")
+        case LUA_TTABLE:
+            guard depth < LuaState.maxNesting else {
+                throw LuaBridgeError("field '\(path)' is nested too deeply (or refers to itself)")
+            }
+            var members: [JSONMember] = []
+            var listed: [Int64: JSONValue] = [:]
+            var onlyIntegerKeys = true
+            let top = self.top
+            defer { lua_settop(L, top) }
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                let value = try jsonValue(at: -1, path: path, depth: depth + 1)
+                switch lua_type(L, -2) {
+                case LUA_TSTRING:
+                    onlyIntegerKeys = false
+                    members.append(JSONMember(string(at: -2) ?? "", value))
+                case LUA_TNUMBER where lua_isinteger(L, -2) != 0:
+                    let key = Int64(clua_tointeger(L, -2, nil))
+                    listed[key] = value
+                    members.append(JSONMember(String(key), value))
+                default:
+                    throw LuaBridgeError("field '\(path)' has a key of type \(typeName(at: -2))")
+                }
+                clua_pop(L, 1)
+            }
+            if onlyIntegerKeys && !listed.isEmpty && listed.keys.min() == 1 && listed.keys.max() == Int64(listed.count) {
+                return .array((1...Int64(listed.count)).map { listed[$0]! })
+            }
+            members.sort { $0.name < $1.name }
+            return .object(members)
+        default:
+            throw LuaBridgeError("field '\(path)' cannot hold a \(typeName(at: index))")
+        }
+    }
+
+    /// Pushes a JSON value (null as nil).
+    func push(_ value: JSONValue) {
+        switch value {
+        case .null: lua_pushnil(L)
+        case .bool(let flag): lua_pushboolean(L, flag ? 1 : 0)
+        case .integer(let number): lua_pushinteger(L, lua_Integer(number))
+        case .number(let number): lua_pushnumber(L, number)
+        case .string(let text): push(text)
+        case .array(let elements):
+            lua_createtable(L, Int32(elements.count), 0)
+            for (offset, element) in elements.enumerated() {
+                push(element)
+                lua_rawseti(L, -2, lua_Integer(offset + 1))
+            }
+        case .object(let members):
+            lua_createtable(L, 0, Int32(members.count))
+            for member in members {
+                push(member.value)
+                lua_setfield(L, -2, member.name)
+            }
+        }
+    }
+
+    func push(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            _ = bytes.withMemoryRebound(to: CChar.self) { lua_pushlstring(L, $0.baseAddress, $0.count) }
+        }
+    }
+}
+
+/// A Lua value that cannot become what Swift needs; the message names the field.
+struct LuaBridgeError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,35 @@
+/// One input line that was understood: a toast to show, or something that happens to toasts.
+public struct Event {
+    public var kind: Kind
+    /// When it happens on the stream clock; nil: at the clock's current time.
+    public var at: Microseconds?
+    /// The physical input line it came from (1-based); 0 when not from input.
+    public var line: Int
+
+    public init(_ kind: Kind, at: Microseconds? = nil, line: Int = 0) {
+        self.kind = kind
+        self.at = at
+        self.line = line
+    }
+
+    /// What the event does (SPEC §1). A nil target means the most recently presented toast
+    /// that is still visible.
+    public enum Kind {
+        case show(Toast)
+        case dismiss(target: String?)
+        case dismissAll
+        case tap(target: String?)
+        case longPress(target: String?)
+        case swipe(target: String?)
+        case drag(target: String?, phase: DragPhase, dy: Double)
+        case tick
+    }
+}
+
+/// The two ends of a drag gesture.
+public enum DragPhase: String, Sendable {
+    /// The finger comes down: the toast's timeout pauses.
+    case begin
+    /// The finger lifts: past the threshold it dismisses, otherwise the toast snaps back.
+    case end
+}

@@ -1,0 +1,86 @@
+/// One output line: what happened to a toast, and when (SPEC §4).
+///
+/// Every toast that comes in ends in exactly one `drop`, or in one `present` followed by
+/// one `dismiss`.
+public enum Record {
+    /// The toast appeared on screen after waiting `waited` at the host.
+    case present(Toast, at: Microseconds, waited: Microseconds)
+    /// The toast left the screen after being visible for `shown`.
+    case dismiss(Toast, at: Microseconds, reason: DismissReason, shown: Microseconds)
+    /// The toast never reached the screen.
+    case drop(Toast, at: Microseconds, Drop)
+
+    public var toast: Toast {
+        switch self {
+        case .present(let toast, _, _), .dismiss(let toast, _, _, _), .drop(let toast, _, _): return toast
+        }
+    }
+
+    public var time: Microseconds {
+        switch self {
+        case .present(_, let at, _), .dismiss(_, let at, _, _), .drop(_, let at, _): return at
+        }
+    }
+
+    /// `present`, `dismiss` or `drop`: the record's `event` field and the hook's name.
+    public var kindName: String {
+        switch self {
+        case .present: return "present"
+        case .dismiss: return "dismiss"
+        case .drop: return "drop"
+        }
+    }
+}
+
+/// Why a visible toast left the screen.
+public enum DismissReason: String, Sendable, CaseIterable {
+    case timeout, tap
+    case longPress = "long_press"
+    case swipe, programmatic, replacement
+    case hostRemoved = "host_removed"
+}
+
+/// Why a toast never reached the screen. Built-in stages use the constants; a plugin stage
+/// may name its own reason.
+public struct DropReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+
+    public static let rule = DropReason("rule")
+    public static let duplicate = DropReason("duplicate")
+    public static let rateLimited = DropReason("rate_limited")
+    public static let `repeat` = DropReason("repeat")
+    public static let evicted = DropReason("evicted")
+    public static let cancelled = DropReason("cancelled")
+    public static let hostRemoved = DropReason("host_removed")
+}
+
+/// A stage's decision to drop a toast, with what the `drop` record says about it.
+public struct Drop: Equatable, Sendable {
+    /// The `stage` field: `rule`, `dedup`, `rate_limit`, `host`, or a plugin's name.
+    public var stage: String
+    public var reason: DropReason
+    /// The earlier toast this one duplicates.
+    public var of: String?
+    /// The name of the rule that dropped it.
+    public var rule: String?
+    /// Free text, e.g. a rule's "why".
+    public var note: String?
+
+    public init(stage: String, reason: DropReason, of: String? = nil, rule: String? = nil, note: String? = nil) {
+        self.stage = stage
+        self.reason = reason
+        self.of = of
+        self.rule = rule
+        self.note = note
+    }
+}

@@ -1,0 +1,67 @@
+/// How a role looks and sounds: what the `style`, `priority` and `announce` stages read.
+public struct RoleStyle {
+    /// SF Symbols name, for an app that renders the record.
+    public var symbol: String
+    /// One terminal character, for `--format text`.
+    public var glyph: String
+    public var color: String
+    /// The word a screen reader says before the message; empty says nothing.
+    public var label: String
+    /// The priority of a toast of this role that sets none itself.
+    public var priority: Int
+    /// Replaces the default announcement when set.
+    public var announcement: AnnouncementFormat?
+
+    public init(symbol: String, glyph: String, color: String, label: String, priority: Int = 0,
+                announcement: AnnouncementFormat? = nil) {
+        self.symbol = symbol
+        self.glyph = glyph
+        self.color = color
+        self.label = label
+        self.priority = priority
+        self.announcement = announcement
+    }
+}
+
+/// A role's own announcement: a template with `{field}` placeholders, or code.
+public enum AnnouncementFormat {
+    case template(String)
+    /// Returns the text, or nil to fall back to the default announcement (a script error, say).
+    case custom((Toast) -> String?)
+}
+
+/// The roles a run knows: the four built-in ones plus those a script defines (SPEC §3 style).
+public struct RoleTable {
+    public private(set) var styles: [String: RoleStyle]
+
+    public static var builtIn: RoleTable {
+        RoleTable(styles: [
+            "info": RoleStyle(symbol: "info.circle.fill", glyph: "ℹ", color: "blue", label: ""),
+            "success": RoleStyle(symbol: "checkmark.circle.fill", glyph: "✔", color: "green", label: "Success"),
+            "warning": RoleStyle(symbol: "exclamationmark.triangle.fill", glyph: "⚠", color: "orange",
+                                 label: "Warning"),
+            "error": RoleStyle(symbol: "xmark.octagon.fill", glyph: "✖", color: "red", label: "Error"),
+        ])
+    }
+
+    public subscript(role: String) -> RoleStyle? {
+        styles[role]
+    }
+
+    public func contains(_ role: String) -> Bool {
+        styles[role] != nil
+    }
+
+    /// Defines or replaces a role outright.
+    public mutating func define(_ role: String, as style: RoleStyle) {
+        styles[role] = style
+    }
+
+    /// The style a new role starts from: `info`'s values (SPEC §8 "Roles in config").
+    public var newRoleBase: RoleStyle {
+        styles["info"] ?? RoleTable.builtIn.styles["info"]!
+    }
+
+    /// The names, sorted, for messages that list them.
+    public var names: [String] { styles.keys.sorted() }
+}

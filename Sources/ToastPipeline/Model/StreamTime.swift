@@ -1,0 +1,72 @@
+/// Time on the stream clock, and spans of it, in whole microseconds.
+///
+/// SPEC §8 "Numbers": times are rounded to the microsecond when read and all arithmetic is
+/// exact from there, which an `Int64` gives and a `Double` of seconds does not
+/// (0.1 + 0.2 is not 0.3). One alias keeps the arithmetic plain.
+public typealias Microseconds = Int64
+
+public enum StreamTime {
+    public static let perSecond: Microseconds = 1_000_000
+
+    /// Whole microseconds for `seconds`, rounded half to even; nil when not finite or too large.
+    public static func microseconds(fromSeconds seconds: Double) -> Microseconds? {
+        guard seconds.isFinite else { return nil }
+        let scaled = (seconds * 1_000_000).rounded(.toNearestOrEven)
+        guard abs(scaled) < 9.0e18 else { return nil }
+        return Microseconds(scaled)
+    }
+
+    /// Seconds as a `Double`, for Lua and for the few places that want one.
+    public static func seconds(_ time: Microseconds) -> Double {
+        Double(time) / 1_000_000
+    }
+
+    /// The shortest decimal for `time` in seconds: `3`, `3.5`, `0.000001`, `-2.25`.
+    public static func format(_ time: Microseconds) -> String {
+        var bytes: [UInt8] = []
+        append(time, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the shortest decimal for `time` in seconds to `out`.
+    public static func append(_ time: Microseconds, to out: inout [UInt8]) {
+        let magnitude = time.magnitude
+        if time < 0 { out.append(UInt8(ascii: "-")) }
+        let whole = magnitude / 1_000_000
+        var fraction = magnitude % 1_000_000
+        appendDecimal(whole, to: &out)
+        guard fraction != 0 else { return }
+        out.append(UInt8(ascii: "."))
+        var digits = 6
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        var scratch: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (48, 48, 48, 48, 48, 48)
+        withUnsafeMutableBytes(of: &scratch) { buffer in
+            var index = digits - 1
+            while index >= 0 {
+                buffer[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                fraction /= 10
+                index -= 1
+            }
+            out.append(contentsOf: buffer[0..<digits])
+        }
+    }
+
+    /// Appends the decimal digits of `value`.
+    static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
+        if value < 10 {
+            out.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        withUnsafeMutableBytes(of: &scratch) { buffer in
+            var index = buffer.count
+            var rest = value
+            while rest > 0 {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            out.append(contentsOf: buffer[index...])
+        }
+    }
+}

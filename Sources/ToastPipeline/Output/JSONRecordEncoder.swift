@@ -1,0 +1,64 @@
+/// `--format json`: one JSON object per record, fields in the order of SPEC §4, optional
+/// fields left out when they have no value.
+public struct JSONRecordEncoder: RecordEncoder {
+    public init() {}
+
+    public func encode(_ record: Record, into out: inout [UInt8]) -> Bool {
+        switch record {
+        case .present(let toast, let at, let waited):
+            out.append(contentsOf: #"{"event":"present","t":"#.utf8)
+            StreamTime.append(at, to: &out)
+            field("id", toast.id, &out)
+            field("message", toast.message, &out)
+            if let subtitle = toast.subtitle { field("subtitle", subtitle, &out) }
+            field("role", toast.role, &out)
+            field("placement", toast.placement.rawValue, &out)
+            field("policy", toast.policy.rawValue, &out)
+            out.append(contentsOf: #","priority":"#.utf8)
+            JSONText.appendValue(.integer(Int64(toast.priority ?? 0)), to: &out)
+            out.append(contentsOf: #","duration":"#.utf8)
+            if let duration = toast.duration {
+                StreamTime.append(duration, to: &out)
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+            field("symbol", toast.style?.symbol ?? "", &out)
+            field("glyph", toast.style?.glyph ?? "", &out)
+            field("color", toast.style?.color ?? "", &out)
+            field("announcement", toast.announcement ?? "", &out)
+            out.append(contentsOf: #","waited":"#.utf8)
+            StreamTime.append(waited, to: &out)
+            if let source = toast.source { field("source", source, &out) }
+            if !toast.extra.isEmpty {
+                out.append(contentsOf: #","extra":"#.utf8)
+                JSONText.appendObject(toast.extra, to: &out)
+            }
+        case .dismiss(let toast, let at, let reason, let shown):
+            out.append(contentsOf: #"{"event":"dismiss","t":"#.utf8)
+            StreamTime.append(at, to: &out)
+            field("id", toast.id, &out)
+            field("reason", reason.rawValue, &out)
+            out.append(contentsOf: #","shown":"#.utf8)
+            StreamTime.append(shown, to: &out)
+        case .drop(let toast, let at, let drop):
+            out.append(contentsOf: #"{"event":"drop","t":"#.utf8)
+            StreamTime.append(at, to: &out)
+            field("id", toast.id, &out)
+            field("stage", drop.stage, &out)
+            field("reason", drop.reason.rawValue, &out)
+            if let rule = drop.rule { field("rule", rule, &out) }
+            if let of = drop.of { field("of", of, &out) }
+            if let note = drop.note { field("note", note, &out) }
+        }
+        out.append(contentsOf: "}\n".utf8)
+        return true
+    }
+
+    private func field(_ name: StaticString, _ value: String, _ out: inout [UInt8]) {
+        out.append(UInt8(ascii: ","))
+        out.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { out.append(contentsOf: $0) }
+        out.append(contentsOf: "\":".utf8)
+        JSONText.appendString(value, to: &out)
+    }
+}

@@ -1,0 +1,91 @@
+/// Strict JSON text (RFC 8259) written into byte buffers: strings escaped as little as
+/// JSON allows, so non-ASCII text and `/` stay as they are.
+public enum JSONText {
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends `text` as a quoted JSON string.
+    public static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var runStart = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                runStart = index + 1
+                out.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                case 0x08: out.append(UInt8(ascii: "b"))
+                case 0x0C: out.append(UInt8(ascii: "f"))
+                default:
+                    out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                            hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
+                }
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends any JSON value; object members keep their order.
+    public static func appendValue(_ value: JSONValue, to out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .integer(let number):
+            if number < 0 { out.append(UInt8(ascii: "-")) }
+            StreamTime.appendDecimal(number.magnitude, to: &out)
+        case .number(let number): appendDouble(number, to: &out)
+        case .string(let text): appendString(text, to: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                appendValue(element, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            appendObject(members, to: &out)
+        }
+    }
+
+    public static func appendObject(_ members: [JSONMember], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        for (index, member) in members.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(member.name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendValue(member.value, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// The shortest text that reads back as `number`; integral values print without `.0`.
+    /// Not-finite numbers cannot be JSON and print as `null`.
+    public static func appendDouble(_ number: Double, to out: inout [UInt8]) {
+        guard number.isFinite else {
+            out.append(contentsOf: "null".utf8)
+            return
+        }
+        if number.rounded() == number && abs(number) < 1e15 {
+            let integer = Int64(number)
+            if integer < 0 || (integer == 0 && number.sign == .minus) { out.append(UInt8(ascii: "-")) }
+            StreamTime.appendDecimal(integer.magnitude, to: &out)
+            return
+        }
+        out.append(contentsOf: number.description.utf8)
+    }
+
+    /// A value as JSON text.
+    public static func encode(_ value: JSONValue) -> String {
+        var out: [UInt8] = []
+        appendValue(value, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,33 @@
+/// Encodes records into a reusable buffer and hands it to a sink in large blocks.
+public final class SinkRecordWriter: RecordWriter {
+    public let encoder: any RecordEncoder
+    public let sink: any ByteSink
+    private var buffer: [UInt8] = []
+    private let blockSize: Int
+    /// Lines written (a format may leave records out).
+    public private(set) var linesWritten = 0
+
+    public init(encoder: any RecordEncoder, sink: any ByteSink, blockSize: Int = 1 << 16) {
+        self.encoder = encoder
+        self.sink = sink
+        self.blockSize = blockSize
+        buffer.reserveCapacity(blockSize + 4096)
+    }
+
+    public func write(_ record: Record) {
+        if encoder.encode(record, into: &buffer) { linesWritten += 1 }
+        if buffer.count >= blockSize { flushBuffer() }
+    }
+
+    /// Writes out what is buffered and flushes the sink.
+    public func flush() {
+        flushBuffer()
+        sink.flush()
+    }
+
+    private func flushBuffer() {
+        guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { sink.write($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

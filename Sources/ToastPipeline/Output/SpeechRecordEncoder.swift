@@ -1,0 +1,11 @@
+/// `--format speech`: one line per presented toast, what a screen reader would say.
+public struct SpeechRecordEncoder: RecordEncoder {
+    public init() {}
+
+    public func encode(_ record: Record, into out: inout [UInt8]) -> Bool {
+        guard case .present(let toast, _, _) = record else { return false }
+        out.append(contentsOf: (toast.announcement ?? toast.message).utf8)
+        out.append(UInt8(ascii: "\n"))
+        return true
+    }
+}

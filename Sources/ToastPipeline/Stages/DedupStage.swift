@@ -1,0 +1,110 @@
+/// The `dedup` stage: drops a toast whose key passed less than `window` ago (SPEC §3 dedup).
+///
+/// The window counts from the last toast that passed, so a steady flood passes once per
+/// window. At most `cache` keys are remembered, the least recently passed forgotten first.
+public final class DedupStage: ToastStage {
+    public let settings: DedupSettings
+    private var cache: RecencyCache<String, PassedToast>
+
+    struct PassedToast {
+        var time: Microseconds
+        var id: String
+    }
+
+    public init(settings: DedupSettings) {
+        self.settings = settings
+        self.cache = RecencyCache(capacity: settings.cache)
+    }
+
+    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+        let key = identity(of: toast, roles: context.roles)
+        let now = context.now
+        if let earlier = cache.peek(key), settings.window == 0 || now - earlier.time < settings.window {
+            return .drop(Drop(stage: "dedup", reason: .duplicate, of: earlier.id))
+        }
+        cache.put(key, PassedToast(time: now, id: toast.id))
+        return .pass
+    }
+
+    /// The toast's key, or a tuple of its fields; the two never collide, and an absent
+    /// field differs from `""` (SPEC §8 "Dedup").
+    func identity(of toast: Toast, roles: RoleTable) -> String {
+        if let key = toast.key { return "K" + key }
+        var identity = "F"
+        for field in settings.fields {
+            switch toast.fieldValue(field, roles: roles) {
+            case nil, .null?: identity += "|-"
+            case .string(let text)?: identity += "|s\(text.utf8.count):" + text
+            case let value?:
+                let text = JSONText.encode(value)
+                identity += "|j\(text.utf8.count):" + text
+            }
+        }
+        return identity
+    }
+}
+
+/// A map of bounded size that forgets the least recently stored entry first.
+/// `peek` does not count as use; only `put` does (dedup remembers passes, not drops).
+struct RecencyCache<Key: Hashable, Value> {
+    private struct Node {
+        var key: Key
+        var value: Value
+        var newer: Int
+        var older: Int
+    }
+
+    let capacity: Int
+    private var index: [Key: Int] = [:]
+    private var nodes: [Node] = []
+    private var newest = -1
+    private var oldest = -1
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    var count: Int { index.count }
+
+    func peek(_ key: Key) -> Value? {
+        guard let slot = index[key] else { return nil }
+        return nodes[slot].value
+    }
+
+    mutating func put(_ key: Key, _ value: Value) {
+        guard capacity > 0 else { return }
+        if let slot = index[key] {
+            nodes[slot].value = value
+            unlink(slot)
+            linkAsNewest(slot)
+            return
+        }
+        let slot: Int
+        if nodes.count < capacity {
+            slot = nodes.count
+            nodes.append(Node(key: key, value: value, newer: -1, older: -1))
+        } else {
+            slot = oldest
+            unlink(slot)
+            index[nodes[slot].key] = nil
+            nodes[slot] = Node(key: key, value: value, newer: -1, older: -1)
+        }
+        index[key] = slot
+        linkAsNewest(slot)
+    }
+
+    private mutating func unlink(_ slot: Int) {
+        let newer = nodes[slot].newer
+        let older = nodes[slot].older
+        if newer >= 0 { nodes[newer].older = older } else { newest = older }
+        if older >= 0 { nodes[older].newer = newer } else { oldest = newer }
+    }
+
+    private mutating func linkAsNewest(_ slot: Int) {
+        nodes[slot].older = newest
+        nodes[slot].newer = -1
+        if newest >= 0 { nodes[newest].newer = slot }
+        newest = slot
+        if oldest < 0 { oldest = slot }
+    }
+}

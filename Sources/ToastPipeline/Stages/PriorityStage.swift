@@ -1,0 +1,12 @@
+/// The `priority` stage: a toast without a priority of its own takes its role's
+/// (SPEC §3 priority). The host orders its waiting line by it.
+public final class PriorityStage: ToastStage {
+    public init() {}
+
+    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+        if toast.priority == nil {
+            toast.priority = context.roles[toast.role]?.priority ?? 0
+        }
+        return .pass
+    }
+}

@@ -1,0 +1,107 @@
+/// The `rate_limit` stage: at most `limit` toasts of a group pass in any `window`
+/// (SPEC §3 rate_limit). With `summary`, each run of drops of a group ends in one
+/// "N more" toast, `window` after the run's first drop.
+public final class RateLimitStage: ToastStage {
+    public let settings: RateLimitSettings
+    private var groups: [JSONValue?: GroupState] = [:]
+    private var summaryGroups: [Int: JSONValue?] = [:]
+    private var nextToken = 0
+    private var groupCountAfterLastSweep = 0
+
+    struct GroupState {
+        /// Times of the passes still inside the window, oldest first.
+        var passes = TimeWindow()
+        /// Drops since the pending summary was scheduled; nil: no summary pending.
+        var pendingDrops: Int?
+    }
+
+    public init(settings: RateLimitSettings) {
+        self.settings = settings
+    }
+
+    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+        let group = groupValue(of: toast, roles: context.roles)
+        let now = context.now
+        var state = groups[group] ?? GroupState()
+        state.passes.removeAll(atOrBefore: now - settings.window)
+        let verdict: StageVerdict
+        if state.passes.count < settings.limit {
+            state.passes.append(now)
+            verdict = .pass
+        } else {
+            if let drops = state.pendingDrops {
+                state.pendingDrops = drops + 1
+            } else if settings.summary {
+                state.pendingDrops = 1
+                let token = nextToken
+                nextToken += 1
+                summaryGroups[token] = group
+                context.setTimer(at: now + settings.window, token: token)
+            }
+            verdict = .drop(Drop(stage: "rate_limit", reason: .rateLimited))
+        }
+        groups[group] = state
+        sweepIfGrown(now: now)
+        return verdict
+    }
+
+    public func timerFired(token: Int, context: StageContext) {
+        guard let group = summaryGroups.removeValue(forKey: token),
+              let drops = groups[group]?.pendingDrops else { return }
+        groups[group]?.pendingDrops = nil
+        let label = group.flatMap(Self.text(of:))
+        var summary = context.makeToast(message: label.map { "\(drops) more from \($0)" } ?? "\(drops) more notifications")
+        summary.source = label
+        context.emit(summary)
+    }
+
+    /// The group's value: absent or null is "no value", one shared group (SPEC §8).
+    private func groupValue(of toast: Toast, roles: RoleTable) -> JSONValue? {
+        switch toast.fieldValue(settings.key, roles: roles) {
+        case nil, .null?: return nil
+        case let value?: return value
+        }
+    }
+
+    private static func text(of value: JSONValue) -> String {
+        if case .string(let text) = value { return text }
+        return JSONText.encode(value)
+    }
+
+    /// Forgets groups with nothing in their window and no summary pending, whenever the
+    /// table has doubled, so memory stays flat on a stream of ever new sources.
+    private func sweepIfGrown(now: Microseconds) {
+        guard groups.count > max(1024, 2 * groupCountAfterLastSweep) else { return }
+        let horizon = now - settings.window
+        groups = groups.filter { _, state in
+            var passes = state.passes
+            passes.removeAll(atOrBefore: horizon)
+            return passes.count > 0 || state.pendingDrops != nil
+        }
+        groupCountAfterLastSweep = groups.count
+    }
+}
+
+/// Times in ascending order, dropped from the front as they leave a sliding window.
+struct TimeWindow {
+    private var times: [Microseconds] = []
+    private var start = 0
+
+    var count: Int { times.count - start }
+
+    mutating func append(_ time: Microseconds) {
+        times.append(time)
+    }
+
+    /// Drops the times `≤ horizon` (those no longer after now − window).
+    mutating func removeAll(atOrBefore horizon: Microseconds) {
+        while start < times.count && times[start] <= horizon { start += 1 }
+        if start == times.count {
+            times.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start > 32 && start * 2 > times.count {
+            times.removeFirst(start)
+            start = 0
+        }
+    }
+}

@@ -1,0 +1,24 @@
+/// One step of the pipeline: it sees each toast on its way to the host and lets it pass
+/// (perhaps changed) or drops it. Built-in stages and plugin stages use this protocol alike.
+///
+/// A stage never loses a toast: it returns `.drop` and the pipeline writes the record.
+/// New toasts (summaries, say) go in through `StageContext.emit`, and timers through
+/// `StageContext.setTimer`, so the pipeline keeps every toast accounted for and every
+/// timer on the one stream clock.
+public protocol ToastStage: AnyObject {
+    /// Decides one toast's fate at `context.now`. Changes to `toast` go downstream.
+    func process(_ toast: inout Toast, context: StageContext) -> StageVerdict
+
+    /// A timer this stage set with `context.setTimer(at:token:)` is due.
+    func timerFired(token: Int, context: StageContext)
+}
+
+extension ToastStage {
+    public func timerFired(token: Int, context: StageContext) {}
+}
+
+/// What a stage decided for one toast.
+public enum StageVerdict: Equatable, Sendable {
+    case pass
+    case drop(Drop)
+}

@@ -1,0 +1,23 @@
+import ToastPipeline
+
+/// A record writer that keeps every record: what tests and plugin authors assert on.
+public final class RecordLog: RecordWriter {
+    public private(set) var records: [Record] = []
+
+    public init() {}
+
+    public func write(_ record: Record) {
+        records.append(record)
+    }
+
+    /// Each record as its `--format json` line, without the newline.
+    public var jsonLines: [String] {
+        let encoder = JSONRecordEncoder()
+        return records.map { record in
+            var bytes: [UInt8] = []
+            _ = encoder.encode(record, into: &bytes)
+            bytes.removeLast()
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,3 @@
+import ToastPipeline
+
+Toastscript.main()
