@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import ToastPipeline
+
+/// What one in-process run of the command printed and returned.
+struct CLIResult {
+    var status: Int32
+    var stdout: String
+    var stderr: [String]
+
+    var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+}
+
+/// Runs `toastscript` in-process on `input`, with `scripts` written to temporary files
+/// named `rules.lua`, `second.lua`, ... (in messages they appear by that path).
+func runCLI(_ arguments: [String] = [], input: String, scripts: [String] = [],
+            registry: StageRegistry = .builtIn, variables: [String: String] = [:]) -> CLIResult {
+    let directory = temporaryDirectory()
+    var paths: [String] = []
+    for (index, source) in scripts.enumerated() {
+        let path = directory + "/" + (index == 0 ? "rules.lua" : "script\(index + 1).lua")
+        FileManager.default.createFile(atPath: path, contents: Data(source.utf8))
+        paths.append(path)
+    }
+    let output = MemorySink()
+    var errors: [String] = []
+    let environment = CommandEnvironment(standardInput: MemorySource(input), standardOutput: output,
+                                         writeError: { errors.append($0) }, variables: variables)
+    let status = Toastscript.run(arguments: arguments + paths, environment: environment, registry: registry)
+    let prefix = directory + "/"
+    return CLIResult(status: status, stdout: output.text,
+                     stderr: errors.map { $0.replacingOccurrences(of: prefix, with: "") })
+}
+
+/// JSON records of a run, one string per line.
+func jsonRecords(_ input: String, _ arguments: [String] = [], scripts: [String] = []) -> [String] {
+    runCLI(["--format", "json"] + arguments, input: input, scripts: scripts).lines
+}
+
+func temporaryDirectory() -> String {
+    let path = NSTemporaryDirectory() + "toastscript-tests-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// A `present` record line as the JSON encoder writes it, for a toast with defaults.
+func present(_ t: String, _ id: String, _ message: String, role: String = "info", waited: String = "0",
+             duration: String = "3", policy: String = "enqueue", priority: Int = 0, placement: String = "top",
+             subtitle: String? = nil, source: String? = nil, extra: String? = nil, announcement: String? = nil) -> String {
+    let styles: [String: (String, String, String, String)] = [
+        "info": ("info.circle.fill", "ℹ", "blue", ""),
+        "success": ("checkmark.circle.fill", "✔", "green", "Success"),
+        "warning": ("exclamationmark.triangle.fill", "⚠", "orange", "Warning"),
+        "error": ("xmark.octagon.fill", "✖", "red", "Error"),
+    ]
+    let style = styles[role] ?? styles["info"]!
+    var spoken = style.3.isEmpty ? message : "\(style.3): \(message)"
+    if let subtitle, !subtitle.isEmpty { spoken += ", \(subtitle)" }
+    var line = #"{"event":"present","t":\#(t),"id":"\#(id)","message":"\#(message)""#
+    if let subtitle { line += #","subtitle":"\#(subtitle)""# }
+    line += #","role":"\#(role)","placement":"\#(placement)","policy":"\#(policy)","priority":\#(priority),"duration":\#(duration)"#
+    line += #","symbol":"\#(style.0)","glyph":"\#(style.1)","color":"\#(style.2)","announcement":"\#(announcement ?? spoken)","waited":\#(waited)"#
+    if let source { line += #","source":"\#(source)""# }
+    if let extra { line += #","extra":\#(extra)"# }
+    return line + "}"
+}
+
+func dismiss(_ t: String, _ id: String, _ reason: String, shown: String) -> String {
+    #"{"event":"dismiss","t":\#(t),"id":"\#(id)","reason":"\#(reason)","shown":\#(shown)}"#
+}
+
+func drop(_ t: String, _ id: String, stage: String, _ reason: String, rule: String? = nil, of: String? = nil,
+          note: String? = nil) -> String {
+    var line = #"{"event":"drop","t":\#(t),"id":"\#(id)","stage":"\#(stage)","reason":"\#(reason)""#
+    if let rule { line += #","rule":"\#(rule)""# }
+    if let of { line += #","of":"\#(of)""# }
+    if let note { line += #","note":"\#(note)""# }
+    return line + "}"
+}
+
+/// JSON Lines from objects written as Swift dictionaries' literal text.
+func lines(_ lines: String...) -> String {
+    lines.joined(separator: "\n") + "\n"
+}
