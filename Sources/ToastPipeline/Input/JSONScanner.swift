@@ -220,7 +220,7 @@ struct JSONScanner {
             }
             out.append(contentsOf: UTF8.encode(unicode)!)
         default:
-            index -= 1
+            index -= 2
             throw JSONSyntaxError(message: "invalid JSON at column \(index + 1): unknown escape '\\\(Character(Unicode.Scalar(byte)))'")
         }
     }

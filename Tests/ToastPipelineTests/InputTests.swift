@@ -1,0 +1,218 @@
+import Testing
+@testable import ToastPipeline
+
+/// Decoding of JSON Lines and text input (SPEC §1, §8 "Lines", "Null", "Ranges", "JSON").
+@Suite struct EventDecoderTests {
+    func decode(_ line: String, decoder: inout EventDecoder, number: Int = 1) -> Result<Event, InputRejection> {
+        var bytes = Array(line.utf8)
+        return bytes.withUnsafeMutableBufferPointer { decoder.decodeJSON(UnsafeBufferPointer($0), number: number) }
+    }
+
+    func show(_ line: String) throws -> Toast {
+        var decoder = EventDecoder()
+        let event = try decode(line, decoder: &decoder).get()
+        guard case .show(let toast) = event.kind else {
+            Issue.record("not a show")
+            return Toast(id: "", message: "")
+        }
+        return toast
+    }
+
+    func rejection(_ line: String) -> String? {
+        var decoder = EventDecoder()
+        if case .failure(let rejection) = decode(line, decoder: &decoder) { return rejection.reason }
+        return nil
+    }
+
+    @Test func aShowWithEveryField() throws {
+        let toast = try show(#"""
+            {"type":"show","at":1.5,"id":"x","message":"M","subtitle":"S","role":"warning","duration":4,"after":0.25,
+             "placement":"bottom","policy":"stack","priority":2.0,"source":"net","key":"k","dismiss_on_tap":false,
+             "dismiss_on_long_press":true,"swipe":false,"level":"debug","n":[1,{"a":null}]}
+            """#.replacingOccurrences(of: "\n", with: ""))
+        #expect(toast.id == "x")
+        #expect(toast.message == "M")
+        #expect(toast.subtitle == "S")
+        #expect(toast.role == "warning")
+        #expect(toast.duration == 4_000_000)
+        #expect(toast.after == 250_000)
+        #expect(toast.placement == .bottom)
+        #expect(toast.policy == .stack)
+        #expect(toast.priority == 2)
+        #expect(toast.source == "net")
+        #expect(toast.key == "k")
+        #expect(!toast.dismissOnTap)
+        #expect(toast.dismissOnLongPress)
+        #expect(!toast.swipe)
+        #expect(toast.extra == [JSONMember("level", .string("debug")),
+                                JSONMember("n", .array([.integer(1), .object([JSONMember("a", .null)])]))])
+    }
+
+    @Test func defaultsFollowTheQueueSettings() throws {
+        var decoder = EventDecoder(defaultPolicy: .replace, defaultDuration: nil)
+        let event = try decode(#"{"message":"M"}"#, decoder: &decoder).get()
+        guard case .show(let toast) = event.kind else { Issue.record("not a show"); return }
+        #expect(event.at == nil)
+        #expect(toast.id == "t1")
+        #expect(toast.role == "info")
+        #expect(toast.policy == .replace)
+        #expect(toast.duration == nil)
+        #expect(toast.priority == nil)
+        #expect(toast.dismissOnTap && !toast.dismissOnLongPress && toast.swipe)
+    }
+
+    @Test func durationForms() throws {
+        #expect(try show(#"{"message":"M","duration":"short"}"#).duration == 2_000_000)
+        #expect(try show(#"{"message":"M","duration":"long"}"#).duration == 3_500_000)
+        #expect(try show(#"{"message":"M","duration":null}"#).duration == nil)
+        #expect(try show(#"{"message":"M","duration":0}"#).duration == nil)
+        #expect(try show(#"{"message":"M","duration":0.0000015}"#).duration == 2)
+        #expect(try show(#"{"message":"M","duration":0.0000025}"#).duration == 2)
+        #expect(try show(#"{"message":"M","duration":1e-6}"#).duration == 1)
+    }
+
+    @Test func nullMeansAbsent() throws {
+        let toast = try show(#"{"message":"M","subtitle":null,"role":null,"priority":null,"swipe":null,"at":null,"id":null}"#)
+        #expect(toast.subtitle == nil && toast.role == "info" && toast.priority == nil && toast.swipe && toast.id == "t1")
+    }
+
+    @Test func interactions() throws {
+        var decoder = EventDecoder()
+        func kind(_ line: String) throws -> Event.Kind { try decode(line, decoder: &decoder).get().kind }
+        if case .dismiss(let target) = try kind(#"{"type":"dismiss","id":"a"}"#) { #expect(target == "a") } else { Issue.record("dismiss") }
+        if case .tap(let target) = try kind(#"{"type":"tap"}"#) { #expect(target == nil) } else { Issue.record("tap") }
+        if case .drag(nil, .end, let dy) = try kind(#"{"type":"drag","phase":"end"}"#) { #expect(dy == 0) } else { Issue.record("drag") }
+        if case .drag(_, .begin, let dy) = try kind(#"{"type":"drag","phase":"begin","dy":-12.5,"message":5}"#) {
+            #expect(dy == -12.5)
+        } else { Issue.record("drag begin") }
+        if case .dismissAll = try kind(#"{"type":"dismiss_all","role":17}"#) {} else { Issue.record("dismiss_all") }
+        if case .tick = try kind(#"{"type":"tick","at":3}"#) {} else { Issue.record("tick") }
+        if case .longPress = try kind(#"{"type":"long_press"}"#) {} else { Issue.record("long_press") }
+        if case .swipe = try kind(#"{"type":"swipe"}"#) {} else { Issue.record("swipe") }
+    }
+
+    @Test func implicitIdsCountEveryShowObjectIncludingRejectedOnes() throws {
+        var decoder = EventDecoder()
+        _ = decode(#"{"message":"a"}"#, decoder: &decoder)
+        _ = decode(#"{"type":"show"}"#, decoder: &decoder)       // rejected, counted
+        _ = decode(#"{"type":"tap"}"#, decoder: &decoder)         // not a show
+        _ = decode(#"[1]"#, decoder: &decoder)                    // not an object
+        _ = decode(#"{"type":5,"message":"x"}"#, decoder: &decoder) // type of the wrong type: not a show
+        _ = decode(#"{"message":"b","id":"own"}"#, decoder: &decoder)
+        let event = try decode(#"{"message":"c"}"#, decoder: &decoder).get()
+        guard case .show(let toast) = event.kind else { Issue.record("not a show"); return }
+        #expect(toast.id == "t4")
+    }
+
+    @Test(arguments: [
+        ("not json", "invalid JSON at column 1: unexpected 'n', expected a value"),
+        ("[1,2]", "not a JSON object"),
+        ("\"text\"", "not a JSON object"),
+        (#"{"message":"a"} x"#, "invalid JSON at column 17: unexpected 'x', expected the end of the line"),
+        (#"{"message":"a",}"#, "invalid JSON at column 16: unexpected '}', expected a member name"),
+        (#"{}"#, "missing message"),
+        (#"{"message":null}"#, "missing message"),
+        (#"{"message":""}"#, "field 'message' must not be empty"),
+        (#"{"message":5}"#, "field 'message' must be a string"),
+        (#"{"message":"a","role":"fatal"}"#, "unknown role \"fatal\" (known: error, info, success, warning)"),
+        (#"{"message":"a","placement":"left"}"#, "unknown placement \"left\" (top, center, bottom)"),
+        (#"{"message":"a","policy":"push"}"#, "unknown policy \"push\" (enqueue, replace, stack)"),
+        (#"{"type":"explode"}"#, "unknown type \"explode\" (show, dismiss, dismiss_all, tap, long_press, swipe, drag, tick)"),
+        (#"{"type":5}"#, "field 'type' must be a string"),
+        (#"{"message":"a","duration":-1}"#, "field 'duration' must not be negative"),
+        (#"{"message":"a","duration":"medium"}"#, "field 'duration' must be a number of seconds, \"short\" or \"long\""),
+        (#"{"message":"a","after":-0.5}"#, "field 'after' must not be negative"),
+        (#"{"message":"a","priority":1.5}"#, "field 'priority' must be an integer"),
+        (#"{"message":"a","priority":"high"}"#, "field 'priority' must be an integer"),
+        (#"{"message":"a","swipe":1}"#, "field 'swipe' must be true or false"),
+        (#"{"message":"a","id":17}"#, "field 'id' must be a string"),
+        (#"{"message":"a","at":"now"}"#, "field 'at' must be a number of seconds"),
+        (#"{"type":"drag"}"#, "drag needs a 'phase' (begin or end)"),
+        (#"{"type":"drag","phase":"middle"}"#, "unknown drag phase \"middle\" (begin or end)"),
+        (#"{"type":"drag","phase":"end","dy":"far"}"#, "field 'dy' must be a number"),
+        (#"{"message":"a","at":NaN}"#, "invalid JSON at column 21: unexpected 'N', expected a value"),
+        (#"{"message":"a","at":Infinity}"#, "invalid JSON at column 21: unexpected 'I', expected a value"),
+        (#"{"message":"a","at":0x10}"#, "invalid JSON at column 22: unexpected 'x', expected ',' or '}'"),
+        (#"{"message":"a","at":+1}"#, "invalid JSON at column 21: unexpected '+', expected a value"),
+        (#"{"message":"a","at":.5}"#, "invalid JSON at column 21: unexpected '.', expected a value"),
+        (#"{"message":"a","at":01}"#, "invalid JSON at column 21: leading zero in a number"),
+        (#"{"message":"a","at":1.}"#, "invalid JSON at column 23: unexpected '}', expected a digit after '.'"),
+        (#"{"message":"a","at":1e400}"#, "number out of range at column 21"),
+        (#"{"message":"a\x"}"#, "invalid JSON at column 14: unknown escape '\\x'"),
+        (#"{"message":"\ud800"}"#, "invalid JSON at column 19: lone surrogate in \\u escape"),
+        ("{\"message\":\"a\tb\"}", "invalid JSON at column 14: control character 0x9 in a string"),
+        (#"{"message":"a""#, "invalid JSON: unexpected end of line, expected ',' or '}'"),
+    ])
+    func rejects(line: String, reason: String) {
+        #expect(rejection(line) == reason)
+    }
+
+    @Test func rejectsInvalidUTF8AndDeepNesting() {
+        var decoder = EventDecoder()
+        var bytes: [UInt8] = Array(#"{"message":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+        let result = bytes.withUnsafeMutableBufferPointer { decoder.decodeJSON(UnsafeBufferPointer($0), number: 7) }
+        #expect(result == .failure(InputRejection(line: 7, reason: "not valid UTF-8")))
+        let deep = #"{"message":"a","x":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
+        #expect(rejection(deep) == "invalid JSON: nested deeper than 256 levels")
+    }
+
+    @Test func acceptsEscapesSurrogatePairsDuplicateKeysAndCRLF() throws {
+        let toast = try show(#"{"message":"x","message":"a\"b\\c\/d\n\u00e9\ud83d\ude00","subtitle":"\u0000"}"# + "\r")
+        #expect(toast.message == "a\"b\\c/d\né😀")
+        #expect(toast.subtitle == "\u{0}")
+    }
+
+    @Test func blankLinesAreSpacesTabsAndCR() {
+        for (text, blank) in [("", true), (" \t\r", true), (" x ", false)] {
+            var bytes = Array(text.utf8)
+            #expect(bytes.withUnsafeMutableBufferPointer { EventDecoder.isBlank(UnsafeBufferPointer($0)) } == blank)
+        }
+    }
+
+    @Test func textLinesAreShowsWithoutTheirCR() throws {
+        var decoder = EventDecoder()
+        var bytes = Array("Build failed\r".utf8)
+        let event = try bytes.withUnsafeMutableBufferPointer { decoder.decodeText(UnsafeBufferPointer($0), number: 3) }.get()
+        guard case .show(let toast) = event.kind else { Issue.record("not a show"); return }
+        #expect(toast.message == "Build failed")
+        #expect(toast.id == "t1")
+        #expect(toast.inputLine == 3)
+    }
+}
+
+extension Result: @retroactive Equatable where Success == Event, Failure == InputRejection {
+    public static func == (lhs: Result, rhs: Result) -> Bool {
+        switch (lhs, rhs) {
+        case (.failure(let a), .failure(let b)): return a == b
+        default: return false
+        }
+    }
+}
+
+@Suite struct NumberTests {
+    @Test(arguments: [
+        ("0", Int64(0)), ("1", 1_000_000), ("1.5", 1_500_000), ("0.1", 100_000), ("-2.25", -2_250_000),
+        ("0.0000005", 0), ("0.0000015", 2), ("0.0000025", 2), ("0.00000250001", 3), ("1e-6", 1),
+        ("12345.6789015", 12_345_678_902), ("1E3", 1_000_000_000), ("3.4999999", 3_500_000),
+        ("0.000000499999999999999999999", 0),
+    ])
+    func microsecondsRoundHalfToEvenFromTheDecimal(text: String, micros: Int64) throws {
+        var bytes = Array(text.utf8)
+        let number = try bytes.withUnsafeMutableBufferPointer { buffer in
+            var scanner = JSONScanner(UnsafeBufferPointer(buffer))
+            return try scanner.parseNumber()
+        }
+        #expect(number.microseconds == micros)
+        #expect(number.double == Double(text))
+    }
+
+    @Test func timesPrintAsTheShortestDecimal() {
+        #expect(StreamTime.format(3_000_000) == "3")
+        #expect(StreamTime.format(3_500_000) == "3.5")
+        #expect(StreamTime.format(1) == "0.000001")
+        #expect(StreamTime.format(0) == "0")
+        #expect(StreamTime.format(-2_250_000) == "-2.25")
+        #expect(StreamTime.format(100_000 + 200_000) == "0.3")
+        #expect(StreamTime.format(12_345_678_902) == "12345.678902")
+    }
+}

@@ -1,0 +1,183 @@
+import Testing
+@testable import ToastPipeline
+import ToastPipelineTesting
+
+/// dedup, rate_limit, priority, style and announce (SPEC §3), each through the harness or
+/// as whole record streams.
+@Suite struct DedupTests {
+    let noRepeats = "config{ queue = { drop_repeats = false, policy = 'stack', max_visible = 10 } }"
+
+    @Test func theWindowCountsFromTheLastToastThatPassed() {
+        let records = jsonRecords(lines(
+            #"{"message":"X","at":0}"#, #"{"message":"X","at":2}"#, #"{"message":"X","at":4}"#,
+            #"{"message":"X","at":5}"#, #"{"message":"X","at":6}"#))
+        #expect(records == [
+            present("0", "t1", "X"),
+            drop("2", "t2", stage: "dedup", "duplicate", of: "t1"),
+            dismiss("3", "t1", "timeout", shown: "3"),
+            drop("4", "t3", stage: "dedup", "duplicate", of: "t1"),
+            present("5", "t4", "X"),
+            drop("6", "t5", stage: "dedup", "duplicate", of: "t4"),
+            dismiss("8", "t4", "timeout", shown: "3"),
+        ])
+    }
+
+    @Test func aSteadyFloodPassesOncePerWindow() {
+        let input = (0..<20).map { #"{"message":"flood","at":\#($0)}"# }.joined(separator: "\n") + "\n"
+        let presents = jsonRecords(input, scripts: [noRepeats]).filter { $0.contains(#""event":"present""#) }
+        #expect(presents.map { $0.contains(#""t":0,"#) || $0.contains(#""t":5,"#) || $0.contains(#""t":10,"#) || $0.contains(#""t":15,"#) } == [true, true, true, true])
+    }
+
+    @Test func anExplicitKeyReplacesTheFieldsAndAbsentDiffersFromEmpty() {
+        let records = jsonRecords(lines(
+            #"{"message":"A","key":"k"}"#, #"{"message":"B","key":"k","at":1}"#,
+            #"{"message":"C","subtitle":"","at":2}"#, #"{"message":"C","at":2.5}"#,
+            #"{"message":"k","at":3}"#), scripts: [noRepeats])
+        let drops = records.filter { $0.contains(#""event":"drop""#) }
+        #expect(drops == [drop("1", "t2", stage: "dedup", "duplicate", of: "t1")])
+    }
+
+    @Test func fieldsWindowZeroAndCacheSettings() {
+        let script = "config{ dedup = { fields = {'source'}, window = 0, cache = 2 } }\n" + noRepeats
+        let records = jsonRecords(lines(
+            #"{"message":"A","source":"s1"}"#, #"{"message":"B","source":"s1","at":100}"#,
+            #"{"message":"C","source":"s2","at":101}"#, #"{"message":"D","source":"s3","at":102}"#,
+            #"{"message":"E","source":"s1","at":103}"#, #"{"message":"F","at":104}"#, #"{"message":"G","at":105}"#),
+            scripts: [script])
+        let drops = records.filter { $0.contains(#""event":"drop""#) }
+        // s1 is forgotten once s2 and s3 passed (cache 2): E passes; F passes (no source),
+        // G duplicates F (null equals null).
+        #expect(drops == [
+            drop("100", "t2", stage: "dedup", "duplicate", of: "t1"),
+            drop("105", "t7", stage: "dedup", "duplicate", of: "t6"),
+        ])
+    }
+
+    @Test func cacheZeroRemembersNothing() {
+        let records = jsonRecords(lines(#"{"message":"A"}"#, #"{"message":"A","at":1}"#),
+                                  scripts: ["config{ dedup = { cache = 0 } }\n" + noRepeats])
+        #expect(!records.contains { $0.contains("duplicate") })
+    }
+
+    @Test func theHarnessKeepsEveryToastAccountedFor() {
+        let harness = StageHarness(stages: [("dedup", DedupStage(settings: DedupSettings()))])
+        for second in 0..<30 {
+            harness.show(Toast(id: "d\(second)", message: second % 3 == 0 ? "same" : "other \(second)"), at: Double(second) / 2)
+        }
+        #expect(harness.finish() == [])
+        #expect(harness.pipeline.statistics.stages[0].dropped["duplicate"] == 7)
+    }
+}
+
+@Suite struct RateLimitTests {
+    let quiet = "config{ dedup = false, queue = { drop_repeats = false, policy = 'stack', max_visible = 100, limit = 100 } }"
+
+    @Test func limitsEachGroupAndSummarisesTheDrops() {
+        let script = quiet + "\nconfig{ rate_limit = { limit = 2, window = 10, summary = true } }"
+        let records = jsonRecords(lines(
+            #"{"message":"m1","source":"sync","at":0}"#, #"{"message":"m2","source":"sync","at":1}"#,
+            #"{"message":"m3","source":"sync","at":2}"#, #"{"message":"m4","source":"sync","at":3}"#,
+            #"{"message":"other","source":"ui","at":3}"#, #"{"message":"m5","source":"sync","at":4}"#),
+            scripts: [script])
+        #expect(records == [
+            present("0", "t1", "m1", policy: "stack", source: "sync"),
+            present("1", "t2", "m2", policy: "stack", source: "sync"),
+            drop("2", "t3", stage: "rate_limit", "rate_limited"),
+            dismiss("3", "t1", "timeout", shown: "3"),
+            drop("3", "t4", stage: "rate_limit", "rate_limited"),
+            present("3", "t5", "other", policy: "stack", source: "ui"),
+            dismiss("4", "t2", "timeout", shown: "3"),
+            drop("4", "t6", stage: "rate_limit", "rate_limited"),
+            dismiss("6", "t5", "timeout", shown: "3"),
+            present("12", "e1", "3 more from sync", policy: "stack", source: "sync"),
+            dismiss("15", "e1", "timeout", shown: "3"),
+        ])
+    }
+
+    @Test func theSummaryCountsTheDropsOfItsRunAndFiresBeforeEventsAtItsTime() {
+        let script = quiet + "\nconfig{ rate_limit = { limit = 1, window = 5, summary = true } }"
+        let records = jsonRecords(lines(
+            #"{"message":"a","at":0}"#, #"{"message":"b","at":1}"#, #"{"message":"c","at":4}"#,
+            #"{"message":"d","at":6}"#), scripts: [script])
+        // b starts a run at 1 (summary due 6); at 6 the summary fires first; a passed at 0,
+        // so at 6 d passes (0 is not after 6 - 5 = 1).
+        #expect(records.filter { $0.contains("more") }.map { String($0.prefix(60)) } == [
+            String(present("6", "e1", "2 more notifications", policy: "stack").prefix(60)),
+        ])
+        #expect(records.contains(present("6", "t4", "d", policy: "stack")))
+    }
+
+    @Test func aDropAtExactlyTheSummaryTimeBelongsToTheNextSummary() {
+        let script = quiet + "\nconfig{ rate_limit = { limit = 1, window = 5, summary = true } }"
+        let records = jsonRecords(lines(
+            #"{"message":"a","at":0}"#, #"{"message":"b","at":1}"#, #"{"message":"c","at":5}"#,
+            #"{"message":"d","at":6}"#, #"{"message":"e","at":7}"#), scripts: [script])
+        // a passes at 0, b dropped at 1 (summary at 6), c passes at 5 (0 left the window),
+        // d at 6: the summary fires first, then d is dropped (c in window): a new run, due 11.
+        let summaries = records.filter { $0.contains("more notifications") && $0.contains("present") }
+        #expect(summaries.count == 2)
+        #expect(summaries[0].contains(#""t":6,"id":"e1","message":"1 more notifications""#))
+        #expect(summaries[1].contains(#""t":11,"id":"e2","message":"2 more notifications""#))
+    }
+
+    @Test func toastsWithoutTheKeyFieldShareOneGroupAndNoSummaryByDefault() {
+        let script = quiet + "\nconfig{ rate_limit = { limit = 1, window = 5, key = 'role' } }"
+        let records = jsonRecords(lines(
+            #"{"message":"a","at":0}"#, #"{"message":"b","role":"error","at":0}"#, #"{"message":"c","at":1}"#),
+            scripts: [script])
+        #expect(records.filter { $0.contains("rate_limited") } == [drop("1", "t3", stage: "rate_limit", "rate_limited")])
+        #expect(!records.contains { $0.contains("more") })
+    }
+
+    @Test func theHarnessKeepsSummariesAccountedFor() {
+        var settings = RateLimitSettings()
+        settings.limit = 3
+        settings.window = 2 * StreamTime.perSecond
+        settings.summary = true
+        let harness = StageHarness(stages: [("rate_limit", RateLimitStage(settings: settings))])
+        for index in 0..<200 {
+            harness.show(Toast(id: "r\(index)", message: "m\(index)", source: "s\(index % 3)"), at: Double(index) * 0.1)
+        }
+        #expect(harness.finish() == [])
+        #expect(harness.pipeline.generatedIDs.count > 0)
+    }
+}
+
+@Suite struct StyleAndAnnounceTests {
+    @Test func builtInRolesStyleAndAnnounce() {
+        let records = jsonRecords(lines(
+            #"{"message":"No connection.","subtitle":"Try again.","role":"error"}"#,
+            #"{"message":"Upload complete","subtitle":"Ready to share","at":5}"#,
+            #"{"message":"Careful","role":"warning","subtitle":"","at":10}"#))
+        #expect(records[0] == present("0", "t1", "No connection.", role: "error", subtitle: "Try again.",
+                                      announcement: "Error: No connection., Try again."))
+        #expect(records[2] == present("5", "t2", "Upload complete", subtitle: "Ready to share",
+                                      announcement: "Upload complete, Ready to share"))
+        #expect(records[4] == present("10", "t3", "Careful", role: "warning", subtitle: "",
+                                      announcement: "Warning: Careful"))
+    }
+
+    @Test func aRolePriorityOrdersTheLineAndShowsInTheRecord() {
+        let script = "config{ roles = { error = { priority = 2 } }, dedup = false }"
+        let records = jsonRecords(lines(
+            #"{"message":"first"}"#, #"{"message":"info"}"#, #"{"message":"bad","role":"error"}"#,
+            #"{"message":"own","role":"error","priority":-1}"#), scripts: [script])
+        #expect(records[2] == present("3", "t3", "bad", role: "error", waited: "3", priority: 2))
+        #expect(records.last?.contains(#""id":"t4""#) == true)
+    }
+
+    @Test func templatesRenderFieldsAndMissingOnesAsEmpty() {
+        let roles = RoleTable.builtIn
+        let toast = Toast(id: "x", message: "Disk full", role: "error", source: "backup",
+                          extra: [JSONMember("count", .integer(3))])
+        let style = roles["error"]!
+        #expect(AnnounceStage.render("{label}! {message} ({source}, {count}, {nope}) {unclosed", toast: toast,
+                                     style: style, roles: roles) == "Error! Disk full (backup, 3, ) {unclosed")
+    }
+
+    @Test func withoutThePriorityStageTheRolePriorityDoesNotApply() {
+        let script = "config{ roles = { error = { priority = 2 } }, stages = {'rules','dedup','rate_limit','style','announce'} }"
+        let records = jsonRecords(lines(#"{"message":"bad","role":"error"}"#), scripts: [script])
+        #expect(records[0] == present("0", "t1", "bad", role: "error"))
+    }
+}
