@@ -38,7 +38,8 @@ func jsonRecords(_ input: String, _ arguments: [String] = [], scripts: [String] 
 }
 
 func temporaryDirectory() -> String {
-    let path = NSTemporaryDirectory() + "toastscript-tests-" + UUID().uuidString
+    // Short, because Lua shortens long script paths in its messages.
+    let path = "/tmp/ts-" + UUID().uuidString.prefix(8).lowercased()
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }

@@ -56,7 +56,7 @@ public struct SettingsBuilder {
 
     private func decode(_ tree: ConfigTable) throws -> PipelineSettings {
         var settings = PipelineSettings()
-        let root = SettingsReader(tree, path: "config")
+        let root = SettingsReader(tree, path: "")
         if !tree.list.isEmpty { throw ConfigError("config takes a table of named settings, not a list") }
         for name in tree.fields.keys.sorted()
         where !Self.topLevelNames.contains(name) && !pluginStages.contains(name) {

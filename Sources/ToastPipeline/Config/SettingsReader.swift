@@ -11,14 +11,19 @@ public struct SettingsReader {
         self.path = path
     }
 
+    /// The full path of one of this table's settings.
+    public func path(of name: String) -> String {
+        path.isEmpty ? name : "\(path).\(name)"
+    }
+
     private func fail(_ name: String, _ expected: String, _ value: ConfigValue) -> ConfigError {
-        ConfigError("\(path).\(name) must be \(expected), not \(value.typeName)")
+        ConfigError("\(path(of: name)) must be \(expected), not \(value.typeName)")
     }
 
     /// Fails on a setting this table does not know, naming the ones it does.
     public func rejectUnknown(allowed: [String]) throws {
         for name in table.fields.keys.sorted() where !allowed.contains(name) {
-            throw ConfigError("unknown setting \(path).\(name) (known: \(allowed.joined(separator: ", ")))")
+            throw ConfigError("unknown setting \(path(of: name)) (known: \(allowed.joined(separator: ", ")))")
         }
         if !table.list.isEmpty {
             throw ConfigError("\(path) must be a table of named settings, not a list")
@@ -57,17 +62,23 @@ public struct SettingsReader {
         }
         let expected = minimum == Int.min ? "a whole number" : "a whole number ≥ \(minimum)"
         guard let result else { throw fail(name, expected, value) }
-        guard result >= minimum else { throw ConfigError("\(path).\(name) must be \(expected), not \(result)") }
+        guard result >= minimum else { throw ConfigError("\(path(of: name)) must be \(expected), not \(result)") }
         return result
     }
 
     /// Seconds, as microseconds; `minimum` is in seconds and `exclusive` makes it `>`.
     public func seconds(_ name: String, minimum: Double = 0, exclusive: Bool = false) throws -> Microseconds? {
-        guard let seconds = try number(name) else { return nil }
+        guard let value = table[name] else { return nil }
         let expected = "a number of seconds \(exclusive ? ">" : "≥") \(formatted(minimum))"
+        let seconds: Double
+        switch value {
+        case .integer(let number): seconds = Double(number)
+        case .number(let number): seconds = number
+        default: throw fail(name, expected, value)
+        }
         guard exclusive ? seconds > minimum : seconds >= minimum,
               let micros = StreamTime.microseconds(fromSeconds: seconds) else {
-            throw ConfigError("\(path).\(name) must be \(expected), not \(formatted(seconds))")
+            throw ConfigError("\(path(of: name)) must be \(expected), not \(formatted(seconds))")
         }
         return micros
     }
@@ -88,7 +99,7 @@ public struct SettingsReader {
     public func table(_ name: String) throws -> SettingsReader? {
         guard let value = table[name] else { return nil }
         guard case .table(let nested) = value else { throw fail(name, "a table", value) }
-        return SettingsReader(nested, path: "\(path).\(name)")
+        return SettingsReader(nested, path: path(of: name))
     }
 
     private func formatted(_ number: Double) -> String {

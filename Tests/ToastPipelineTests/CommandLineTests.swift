@@ -1,0 +1,232 @@
+import Foundation
+import Testing
+@testable import ToastPipeline
+
+/// The command line contract (SPEC §1 bad input, §4 formats and exit codes, §7 options),
+/// run in-process.
+@Suite struct CommandLineTests {
+    @Test func badLinesAreRejectedWithTheirLineNumberAndTheRestFlows() {
+        let result = runCLI(["--format", "json"], input: lines(
+            #"{"message":"A"}"#, "", "oops", #"{"message":"B","role":"nope","at":1}"#, "   ",
+            #"{"message":"C","at":2}"#))
+        #expect(result.status == 65)
+        #expect(result.stderr == [
+            "toastscript: input line 3: invalid JSON at column 1: unexpected 'o', expected a value",
+            "toastscript: input line 4: unknown role \"nope\" (known: error, info, success, warning)",
+        ])
+        #expect(result.lines == [
+            present("0", "t1", "A"),
+            dismiss("3", "t1", "timeout", shown: "3"),
+            present("3", "t3", "C", waited: "1"),
+            dismiss("6", "t3", "timeout", shown: "3"),
+        ])
+    }
+
+    @Test func aRejectedLineDoesNotMoveTheClock() {
+        let result = runCLI(["--format", "json"], input: lines(
+            #"{"message":"A"}"#, #"{"at":10,"message":""}"#, #"{"type":"tap"}"#))
+        #expect(result.lines == [present("0", "t1", "A"), dismiss("0", "t1", "tap", shown: "0")])
+    }
+
+    @Test func deadLetterHoldsExactlyTheRejectedLines() throws {
+        let path = temporaryDirectory() + "/dead.jsonl"
+        let input = "{\"message\":\"ok\"}\nnot json\r\n{\"message\":5}\n\n{\"type\":\"tap\"}\n[1]"
+        let result = runCLI(["--dead-letter", path], input: input)
+        #expect(result.status == 65)
+        let dead = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(dead == "not json\r\n{\"message\":5}\n[1]\n")
+    }
+
+    @Test func strictStopsAtTheFirstRejectedLineAndEndsEveryToast() {
+        let result = runCLI(["--format", "json", "--strict"], input: lines(
+            #"{"message":"A"}"#, #"{"message":"B","at":1}"#, "bad", #"{"message":"C","at":2}"#))
+        #expect(result.status == 65)
+        #expect(result.stderr == ["toastscript: input line 3: invalid JSON at column 1: unexpected 'b', expected a value"])
+        #expect(result.lines == [
+            present("0", "t1", "A"),
+            dismiss("1", "t1", "host_removed", shown: "1"),
+            drop("1", "t2", stage: "host", "host_removed"),
+        ])
+    }
+
+    @Test func lateEventsHappenAtTheClockAndAreCounted() {
+        let result = runCLI(["--format", "json", "--stats"], input: lines(
+            #"{"message":"A","at":5}"#, #"{"type":"tap","at":2}"#, #"{"message":"B"}"#))
+        #expect(result.status == 0)
+        #expect(result.lines == [
+            present("5", "t1", "A"),
+            dismiss("5", "t1", "tap", shown: "0"),
+            present("5", "t2", "B"),
+            dismiss("8", "t2", "timeout", shown: "3"),
+        ])
+        #expect(result.stderr.contains("  late events     1"))
+    }
+
+    @Test func timersDueAtAnEventsTimeFireBeforeIt() {
+        // The timeout at 3 fires before the tap at 3, so the tap finds B.
+        let records = jsonRecords(lines(#"{"message":"A"}"#, #"{"message":"B"}"#, #"{"type":"tap","at":3}"#))
+        #expect(records == [
+            present("0", "t1", "A"),
+            dismiss("3", "t1", "timeout", shown: "3"),
+            present("3", "t2", "B", waited: "3"),
+            dismiss("3", "t2", "tap", shown: "0"),
+        ])
+    }
+
+    @Test func statsCountEveryStage() {
+        let result = runCLI(["--stats", "--format", "json"], input: lines(
+            #"{"message":"A"}"#, #"{"message":"A"}"#, "x", #"{"type":"tap"}"#))
+        #expect(Array(result.stderr.prefix(16)) == [
+            "toastscript: input line 3: invalid JSON at column 1: unexpected 'x', expected a value",
+            "toastscript: stats",
+            "  lines read      4 (0 blank)",
+            "  events          3",
+            "  rejected lines  1",
+            "  late events     0",
+            "  script errors   0",
+            "  toasts in       2",
+            "  stage rules     in 2, passed 2",
+            "  stage dedup     in 2, passed 1, dropped duplicate=1",
+            "  stage rate_limit in 1, passed 1",
+            "  stage priority  in 1, passed 1",
+            "  stage style     in 1, passed 1",
+            "  stage announce  in 1, passed 1",
+            "  stage host      in 1, presented 1, dismissed tap=1",
+            "  records         3 (3 lines written)",
+        ])
+        #expect(result.stderr.last?.hasPrefix("  events/s") == true)
+    }
+
+    @Test func textInputMakesEveryLineAShow() {
+        let result = runCLI(["--input", "text", "--format", "json"], input: "Build started\r\n\nTests failed\n")
+        #expect(result.lines == [
+            present("0", "t1", "Build started"),
+            dismiss("3", "t1", "timeout", shown: "3"),
+            present("3", "t2", "Tests failed", waited: "3"),
+            dismiss("6", "t2", "timeout", shown: "3"),
+        ])
+    }
+
+    @Test func textFormatIsForPeopleAndShowsDropsOnlyWhenVerbose() {
+        let input = lines(#"{"message":"Saved","role":"success","subtitle":"Report.pdf"}"#, #"{"message":"Saved","role":"success","at":1}"#)
+        #expect(runCLI([], input: input).lines == [
+            "        0  ✔ Saved — Report.pdf  (success, t1)",
+            "        3    t1 dismissed: timeout after 3s",
+        ])
+        #expect(runCLI(["--verbose"], input: input).lines == [
+            "        0  ✔ Saved — Report.pdf  (success, t1)",
+            "        1    t2 dropped by host: repeat \"Saved\"",
+            "        3    t1 dismissed: timeout after 3s",
+        ])
+    }
+
+    @Test func colorFollowsTheTerminalNoColorAndTheOption() {
+        let input = lines(#"{"message":"Oops","role":"error"}"#)
+        #expect(runCLI(["--color", "always"], input: input).lines[0] == "        0  \u{1B}[31m✖ Oops\u{1B}[0m  (error, t1)")
+        #expect(runCLI(["--color", "always"], input: input).lines[1] == "        3  \u{1B}[2m  t1 dismissed: timeout after 3s\u{1B}[0m")
+        #expect(runCLI([], input: input).lines[0] == "        0  ✖ Oops  (error, t1)")
+        #expect(runCLI(["--color", "never"], input: input).lines[0] == "        0  ✖ Oops  (error, t1)")
+    }
+
+    @Test func speechFormatSaysEachPresentedToast() {
+        let result = runCLI(["--format", "speech"], input: lines(
+            #"{"message":"No connection.","subtitle":"Try again.","role":"error"}"#, #"{"message":"Done","at":9}"#))
+        #expect(result.stdout == "Error: No connection., Try again.\nDone\n")
+    }
+
+    @Test func outputAppendsToAFileAndFailsEarlyOnABadPath() throws {
+        let directory = temporaryDirectory()
+        let path = directory + "/out.jsonl"
+        _ = runCLI(["--format", "json", "--output", path, "--fsync"], input: lines(#"{"message":"A"}"#))
+        _ = runCLI(["--format", "json", "--output", path], input: lines(#"{"message":"B"}"#))
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written.split(separator: "\n").count == 4)
+        let result = runCLI(["--output", directory], input: lines(#"{"message":"A"}"#))
+        #expect(result.status == 1)
+        #expect(result.stderr == ["toastscript: cannot open \(directory): Is a directory"])
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func eventsFileIsReadInsteadOfStdin() throws {
+        let path = temporaryDirectory() + "/events.jsonl"
+        try lines(#"{"message":"From file"}"#).write(toFile: path, atomically: true, encoding: .utf8)
+        let result = runCLI(["--events", path, "--format", "speech"], input: lines(#"{"message":"From stdin"}"#))
+        #expect(result.stdout == "From file\n")
+        let missing = runCLI(["--events", path + ".nope"], input: "")
+        #expect(missing.status == 1)
+        #expect(missing.stderr == ["toastscript: cannot open \(path).nope: No such file or directory"])
+    }
+
+    @Test func usageErrorsExitTwoWithAUsageLine() {
+        let result = runCLI(["--fromat", "json"], input: "")
+        #expect(result.status == 2)
+        #expect(result.stderr == [
+            "toastscript: unknown option '--fromat'; did you mean '--format'?",
+            "Usage: toastscript [OPTIONS] [SCRIPT.lua ...] < events.jsonl",
+            "See 'toastscript --help'.",
+        ])
+        #expect(runCLI(["--format", "yaml"], input: "").stderr.first == "toastscript: --format must be one of text, json, speech, not 'yaml'")
+        #expect(runCLI(["--lua-budget"], input: "").stderr.first == "toastscript: --lua-budget needs a value (N)")
+        #expect(runCLI(["--lua-memory=lots"], input: "").stderr.first == "toastscript: --lua-memory takes a whole number ≥ 0, not 'lots'")
+        #expect(runCLI(["--stats=yes"], input: "").stderr.first == "toastscript: --stats takes no value")
+    }
+
+    @Test func helpAndVersionGoToStdoutWithStatusZero() {
+        let help = runCLI(["--help"], input: "")
+        #expect(help.status == 0)
+        #expect(help.stderr.isEmpty)
+        for spec in CommandLineOptions.specs { #expect(help.stdout.contains("  " + spec.name)) }
+        let version = runCLI(["--version"], input: "")
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("toastscript 0.1.0 (Lua 5.4"))
+    }
+
+    @Test func optionsTakeEqualsAndDoubleDash() throws {
+        let options = try CommandLineOptions.parse(["--format=json", "--clock", "wall", "a.lua", "--", "--weird.lua"])
+        #expect(options.format == .json)
+        #expect(options.clock == .wall)
+        #expect(options.scripts == ["a.lua", "--weird.lua"])
+    }
+
+    @Test func aScriptThatDoesNotLoadStopsTheRunWithItsPlace() {
+        let syntax = runCLI([], input: lines(#"{"message":"A"}"#), scripts: ["config{\n  queue = {\n"])
+        #expect(syntax.status == 1)
+        #expect(syntax.stderr == ["toastscript: rules.lua:3: unexpected symbol near <eof>"])
+        #expect(syntax.stdout.isEmpty)
+        let failing = runCLI([], input: "", scripts: ["local x = nil\nx.y = 1"])
+        #expect(failing.stderr == ["toastscript: rules.lua:2: attempt to index a nil value (local 'x')"])
+        let missing = runCLI(["/nonexistent/rules.lua"], input: "")
+        #expect(missing.status == 1)
+        #expect(missing.stderr == ["toastscript: cannot open /nonexistent/rules.lua: No such file or directory"])
+    }
+
+    @Test func badSettingsAreLoadErrorsAtTheirConfigCall() {
+        let cases: [(String, String)] = [
+            ("config{ dedup = { window = 'x' } }", "rules.lua:1: config: dedup.window must be a number of seconds ≥ 0, not a string"),
+            ("config{ dedup = { window = -1 } }", "rules.lua:1: config: dedup.window must be a number of seconds ≥ 0, not -1"),
+            ("config{ queue = false }", "rules.lua:1: config: queue cannot be false: the host cannot be removed"),
+            ("config{ queue = { limit = 1.5 } }", "rules.lua:1: config: queue.limit must be a whole number ≥ 0, not a number"),
+            ("config{ queue = { max_visible = 0 } }", "rules.lua:1: config: queue.max_visible must be a whole number ≥ 1, not 0"),
+            ("config{ queue = { policy = 'fifo' } }", "rules.lua:1: config: queue.policy must be \"enqueue\", \"replace\" or \"stack\", not \"fifo\""),
+            ("\nconfig{ rate_limit = { windw = 3 } }", "rules.lua:2: config: unknown setting rate_limit.windw (known: limit, window, key, summary)"),
+            ("config{ dedupe = {} }", "rules.lua:1: config: unknown setting dedupe (known: dedup, rate_limit, queue, roles, stages)"),
+            ("config{ stages = { 'rules', 'sorting' } }", "rules.lua:1: config: stages: unknown stage \"sorting\" (known: rules, dedup, rate_limit, priority, style, announce, host)"),
+            ("config{ stages = { 'host', 'rules' } }", "rules.lua:1: config: stages: host must be the last stage"),
+            ("config{ rate_limit = 5 }", "rules.lua:1: config: rate_limit must be a table, true or false, not a number"),
+            ("config(5)", "rules.lua:1: config expects a table, not number"),
+        ]
+        for (script, message) in cases {
+            let result = runCLI([], input: "", scripts: [script])
+            #expect(result.status == 1, "\(script)")
+            #expect(result.stderr == ["toastscript: " + message], "\(script)")
+        }
+    }
+
+    @Test func laterConfigCallsMergeKeyByKeyAcrossScripts() {
+        let records = jsonRecords(lines(#"{"message":"A"}"#), scripts: [
+            "config{ queue = { duration = 5, policy = 'replace' }, dedup = { fields = {'message', 'role'} } }",
+            "config{ queue = { policy = 'stack' }, dedup = { fields = {'role'} } }",
+        ])
+        #expect(records == [present("0", "t1", "A", duration: "5", policy: "stack"), dismiss("5", "t1", "timeout", shown: "5")])
+    }
+}
