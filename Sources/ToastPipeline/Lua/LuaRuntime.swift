@@ -13,7 +13,7 @@ public final class LuaRuntime: RecordWriter {
     public private(set) var settingsBuilder: SettingsBuilder
     /// The rules the scripts registered, in order.
     public private(set) var rules: [any ToastRule] = []
-    private var hooks: [String: [Int32]] = [:]
+    private var hooks: [String: [(reference: Int32, place: String)]] = [:]
     /// The pipeline the scripts' `emit` and `now` talk to, once there is one.
     public private(set) weak var pipeline: Pipeline?
     public let generatedIDs: GeneratedIDs
@@ -56,7 +56,7 @@ public final class LuaRuntime: RecordWriter {
         if let message = state.loadFile(path, allowBinary: options.unsafe) {
             throw ScriptLoadError(message: message)
         }
-        if case .failure(let message) = state.call(argumentCount: 0, resultCount: 0, budget: budget) {
+        if case .failure(let message) = state.call(argumentCount: 0, resultCount: 0, budget: budget, place: path) {
             throw ScriptLoadError(message: message)
         }
     }
@@ -69,7 +69,7 @@ public final class LuaRuntime: RecordWriter {
             clua_pop(state.L, 1)
             throw ScriptLoadError(message: message)
         }
-        if case .failure(let message) = state.call(argumentCount: 0, resultCount: 0, budget: budget) {
+        if case .failure(let message) = state.call(argumentCount: 0, resultCount: 0, budget: budget, place: name) {
             throw ScriptLoadError(message: message)
         }
     }
@@ -96,7 +96,7 @@ public final class LuaRuntime: RecordWriter {
         let table = state.top
         state.pushReference(rule.reference)
         lua_pushvalue(L, table)
-        guard case .success = callFailing(argumentCount: 1, resultCount: 2) else { return .keep }
+        guard case .success = callFailing(argumentCount: 1, resultCount: 2, place: rule.place) else { return .keep }
         let first = table + 1
         do {
             switch lua_type(L, first) {
@@ -141,8 +141,8 @@ public final class LuaRuntime: RecordWriter {
     }
 
     /// Calls the function and arguments on the stack; reports a failure as a script error.
-    private func callFailing(argumentCount: Int32, resultCount: Int32) -> LuaCallResult {
-        let result = state.call(argumentCount: argumentCount, resultCount: resultCount, budget: budget)
+    private func callFailing(argumentCount: Int32, resultCount: Int32, place: String) -> LuaCallResult {
+        let result = state.call(argumentCount: argumentCount, resultCount: resultCount, budget: budget, place: place)
         if case .failure(let message) = result { report(message) }
         return result
     }
@@ -167,10 +167,10 @@ public final class LuaRuntime: RecordWriter {
         let top = state.top
         defer { lua_settop(L, top) }
         for function in functions {
-            state.pushReference(function)
+            state.pushReference(function.reference)
             state.pushToast(record.toast, roles: settings.roles)
             state.push(info)
-            _ = callFailing(argumentCount: 2, resultCount: 0)
+            _ = callFailing(argumentCount: 2, resultCount: 0, place: function.place)
         }
     }
 
@@ -181,7 +181,7 @@ public final class LuaRuntime: RecordWriter {
         defer { lua_settop(L, top) }
         state.pushReference(reference)
         state.pushToast(toast, roles: settings.roles)
-        guard case .success = callFailing(argumentCount: 1, resultCount: 1) else { return nil }
+        guard case .success = callFailing(argumentCount: 1, resultCount: 1, place: place) else { return nil }
         guard let text = state.string(at: -1) else {
             report("announce function at \(place) returned \(state.typeName(at: -1)), not a string")
             return nil
@@ -211,7 +211,7 @@ public final class LuaRuntime: RecordWriter {
             print = log
             """
         if luaL_loadstring(state.L, source) == LUA_OK {
-            _ = state.call(argumentCount: 0, resultCount: 0, budget: 0)
+            _ = state.call(argumentCount: 0, resultCount: 0, budget: 0, place: "toastscript")
         }
     }
 
@@ -264,8 +264,9 @@ public final class LuaRuntime: RecordWriter {
         } else {
             return raise("rule expects (function) or (name, function)")
         }
+        let place = state.definitionPlace(ofFunctionAt: functionIndex)
         lua_pushvalue(L, functionIndex)
-        rules.append(LuaRule(name: name, reference: state.makeReference(), runtime: self))
+        rules.append(LuaRule(name: name, reference: state.makeReference(), place: place, runtime: self))
         return 0
     }
 
@@ -290,8 +291,9 @@ public final class LuaRuntime: RecordWriter {
               state.type(at: 2) == LUA_TFUNCTION else {
             return raise("on expects (\"present\" | \"dismiss\" | \"drop\", function)")
         }
+        let place = state.definitionPlace(ofFunctionAt: 2)
         lua_pushvalue(state.L, 2)
-        hooks[event, default: []].append(state.makeReference())
+        hooks[event, default: []].append((state.makeReference(), place))
         return 0
     }
 

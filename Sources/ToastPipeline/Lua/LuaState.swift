@@ -104,7 +104,9 @@ final class LuaState {
     /// Calls the function below `argumentCount` arguments on the stack, within `budget`
     /// instructions and the memory cap. Pops function and arguments; pushes `resultCount`
     /// results on success, nothing on failure.
-    func call(argumentCount: Int32, resultCount: Int32, budget: Int32) -> LuaCallResult {
+    /// `place` (`FILE:LINE` of the function) names errors that carry no place of their own,
+    /// such as running out of memory.
+    func call(argumentCount: Int32, resultCount: Int32, budget: Int32, place: String) -> LuaCallResult {
         let functionIndex = top - argumentCount
         clua_pushmsghandler(L)
         clua_insert(L, functionIndex)
@@ -117,7 +119,7 @@ final class LuaState {
         }
         let message: String
         if status == LUA_ERRMEM {
-            message = "not enough memory (the script's memory cap was reached)"
+            message = "\(place): not enough memory (the scripts' memory cap was reached)"
         } else {
             message = string(at: -1) ?? "(error object is not a string)"
         }
