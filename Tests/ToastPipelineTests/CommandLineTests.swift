@@ -115,7 +115,7 @@ import Testing
         ])
         #expect(runCLI(["--verbose"], input: input).lines == [
             "        0  ✔ Saved — Report.pdf  (success, t1)",
-            "        1    t2 dropped by host: repeat \"Saved\"",
+            "        1    t2 dropped by host: repeat — \"Saved\"",
             "        3    t1 dismissed: timeout after 3s",
         ])
     }

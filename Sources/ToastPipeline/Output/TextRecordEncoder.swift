@@ -2,7 +2,8 @@
 ///
 ///         0  ✔ Saved "Report.pdf" — Ready to share  (success, t1)
 ///         3    t1 dismissed: timeout after 3s
-///       3.5    t2 dropped by dedup: duplicate of t1
+///       3.5    t2 dropped by dedup: duplicate of t1 — "Saved "Report.pdf""
+///       4.2    t3 dropped by rule "drop debug": debug build only — "cache warmed"
 ///
 /// Drops appear only with `verbose`.
 public struct TextRecordEncoder: RecordEncoder {
@@ -27,11 +28,15 @@ public struct TextRecordEncoder: RecordEncoder {
             line = timeColumn(at) + dimmed("  \(toast.id) dismissed: \(reason.rawValue) after \(StreamTime.format(shown))s")
         case .drop(let toast, let at, let drop):
             guard verbose else { return false }
-            var text = "  \(toast.id) dropped by \(drop.stage): \(drop.reason.rawValue)"
-            if let of = drop.of { text += " of \(of)" }
-            if let rule = drop.rule { text += " (rule \(quoted(rule)))" }
-            if let note = drop.note { text += " — \(note)" }
-            text += " \(quoted(toast.message))"
+            var text = "  \(toast.id) dropped by "
+            if let rule = drop.rule {
+                text += "rule \(quoted(rule))"
+            } else {
+                text += "\(drop.stage): \(drop.reason.rawValue)"
+                if let of = drop.of { text += " of \(of)" }
+            }
+            if let note = drop.note { text += ": \(note)" }
+            text += " — \(quoted(toast.message))"
             line = timeColumn(at) + dimmed(text)
         }
         out.append(contentsOf: line.utf8)

@@ -1,0 +1,50 @@
+import Foundation
+
+/// The package's root: `TOASTSCRIPT_ROOT`, else found from this file's place.
+let root: String = ProcessInfo.processInfo.environment["TOASTSCRIPT_ROOT"]
+    ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+/// The built binary: `TOASTSCRIPT_BIN` (Scripts/test sets it), else the debug build.
+let binary: String = ProcessInfo.processInfo.environment["TOASTSCRIPT_BIN"] ?? root + "/.build/debug/toastscript"
+
+struct BinaryResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the binary from the package root with stdin from a file (or nothing).
+func runBinary(_ arguments: [String], stdinFile: String? = nil, stdin: String? = nil,
+               environment: [String: String] = [:]) throws -> BinaryResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: root)
+    var variables = ProcessInfo.processInfo.environment
+    variables.removeValue(forKey: "NO_COLOR")
+    for (name, value) in environment { variables[name] = value }
+    process.environment = variables
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    var inputPipe: Pipe?
+    if let stdinFile {
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: root + "/" + stdinFile))
+    } else if stdin != nil {
+        inputPipe = Pipe()
+        process.standardInput = inputPipe
+    } else {
+        process.standardInput = FileHandle.nullDevice
+    }
+    try process.run()
+    if let inputPipe, let stdin {
+        inputPipe.fileHandleForWriting.write(Data(stdin.utf8))
+        try inputPipe.fileHandleForWriting.close()
+    }
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return BinaryResult(status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
+                        stderr: String(decoding: errorData, as: UTF8.self))
+}

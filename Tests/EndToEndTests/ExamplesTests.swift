@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+/// Runs the built `toastscript` binary on every example, as a user would, and compares
+/// stdout, stderr and the exit status with the files in `examples/expected/`.
+@Suite struct ExamplesTests {
+    struct Example: CustomTestStringConvertible, Sendable {
+        let name: String
+        let arguments: [String]
+        let input: String
+        var status: Int32 = 0
+        var testDescription: String { name }
+    }
+
+    static let examples: [Example] = [
+        Example(name: "app-session", arguments: ["--format", "json", "examples/app-session.lua"], input: "app-session.jsonl"),
+        Example(name: "app-session-text", arguments: ["--verbose", "examples/app-session.lua"], input: "app-session.jsonl"),
+        Example(name: "app-session-speech", arguments: ["--format", "speech", "examples/app-session.lua"], input: "app-session.jsonl"),
+        Example(name: "flaky-sync", arguments: ["--format", "json", "examples/flaky-sync.lua"], input: "flaky-sync.jsonl"),
+        Example(name: "ci-log", arguments: ["--input", "text", "examples/ci-log.lua"], input: "ci-log.txt"),
+        Example(name: "mute-noisy-source", arguments: ["--format", "json", "examples/app-session.lua", "examples/mute-noisy-source.lua"],
+                input: "app-session.jsonl"),
+        Example(name: "quiet-hours", arguments: ["--format", "json", "examples/quiet-hours.lua"], input: "quiet-hours.jsonl"),
+        Example(name: "escalate-warnings", arguments: ["--format", "json", "examples/escalate-warnings.lua"], input: "warnings.jsonl"),
+        Example(name: "mask-emails", arguments: ["--format", "json", "examples/mask-emails.lua"], input: "support.jsonl"),
+        Example(name: "critical-role", arguments: ["--format", "json", "examples/mask-emails.lua", "examples/critical-role.lua"],
+                input: "support.jsonl"),
+        Example(name: "summary-hook", arguments: ["--format", "json", "examples/flaky-sync.lua", "examples/summary-hook.lua"],
+                input: "flaky-sync.jsonl"),
+    ]
+
+    @Test(arguments: examples)
+    func exampleGivesItsExpectedOutput(_ example: Example) throws {
+        let result = try runBinary(example.arguments, stdinFile: "examples/" + example.input)
+        let expected = try String(contentsOfFile: root + "/examples/expected/\(example.name).out", encoding: .utf8)
+        #expect(result.stdout == expected)
+        let errorFile = root + "/examples/expected/\(example.name).err"
+        let expectedErrors = FileManager.default.fileExists(atPath: errorFile) ? try String(contentsOfFile: errorFile, encoding: .utf8) : ""
+        #expect(result.stderr == expectedErrors)
+        #expect(result.status == example.status)
+    }
+
+    @Test func everyExampleFileIsExercised() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: root + "/examples")
+            .filter { $0.hasSuffix(".lua") || $0.hasSuffix(".jsonl") || $0.hasSuffix(".txt") }
+        let used = Set(Self.examples.flatMap { $0.arguments.map { ($0 as NSString).lastPathComponent } + [$0.input] })
+        #expect(files.filter { !used.contains($0) } == [])
+    }
+}

@@ -1,0 +1,17 @@
+-- Quiet hours: from 22:00 to 07:00 (UTC) only errors get through; everything else is
+-- dropped, with a note that says why in the record.
+-- `at` holds Unix times here; os.date("!%H", ...) reads the hour in UTC.
+-- Run: Scripts/toastscript --format json examples/quiet-hours.lua < examples/quiet-hours.jsonl
+
+local QUIET_FROM, QUIET_UNTIL = 22, 7
+
+local function quiet(at)
+  local hour = tonumber(os.date("!%H", math.floor(at)))
+  return hour >= QUIET_FROM or hour < QUIET_UNTIL
+end
+
+rule("quiet hours", function(toast)
+  if toast.role ~= "error" and quiet(toast.at) then
+    return false, "quiet hours (" .. os.date("!%H:%M", math.floor(toast.at)) .. " UTC)"
+  end
+end)
