@@ -28,7 +28,7 @@ func runCLI(_ arguments: [String] = [], input: String, scripts: [String] = [],
                                          writeError: { errors.append($0) }, variables: variables)
     let status = Toastscript.run(arguments: arguments + paths, environment: environment, registry: registry)
     let prefix = directory + "/"
-    return CLIResult(status: status, stdout: output.text,
+    return CLIResult(status: status, stdout: output.text.replacingOccurrences(of: prefix, with: ""),
                      stderr: errors.map { $0.replacingOccurrences(of: prefix, with: "") })
 }
 

@@ -117,15 +117,16 @@ public final class LuaRuntime: RecordWriter {
                 throw LuaBridgeError("rule returned \(state.typeName(at: first))\(second); expected nothing, true, false (and a reason) or a table")
             }
         } catch let error as LuaBridgeError {
-            report("\(ruleName(rule)): \(error.message)")
+            report("\(rule.place): \(ruleName(rule)): \(error.message)")
         } catch {
-            report("\(ruleName(rule)): \(error)")
+            report("\(rule.place): \(ruleName(rule)): \(error)")
         }
         return .keep
     }
 
+    /// `rule "name"`, or just `rule` for one named by its place.
     private func ruleName(_ rule: LuaRule) -> String {
-        rule.name.contains(":") ? "rule at \(rule.name)" : "rule \(quoted(rule.name))"
+        rule.name == rule.place ? "rule" : "rule \(quoted(rule.name))"
     }
 
     /// A kept toast's table holds every field it had, so a field that is gone was removed.
