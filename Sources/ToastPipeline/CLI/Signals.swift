@@ -10,9 +10,15 @@ enum Signals {
     /// The signal that asked the run to stop, or 0.
     nonisolated(unsafe) static var received: Int32 = 0
 
-    /// Installs the handlers, without `SA_RESTART`, so a blocked read returns at once.
+    /// Installs the handlers, without `SA_RESTART`, so a blocked read returns at once, and
+    /// unblocks the two signals, which a parent process may have left blocked.
     static func install() {
         signal(SIGPIPE, SIG_IGN)
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        sigaddset(&handled, SIGINT)
+        sigaddset(&handled, SIGTERM)
+        sigprocmask(SIG_UNBLOCK, &handled, nil)
         for number in [SIGINT, SIGTERM] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in Signals.received = number }

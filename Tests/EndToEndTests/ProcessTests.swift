@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// What only a real process shows: exit statuses, pipes, signals and the wall clock.
+@Suite struct ProcessTests {
+    @Test func statusesOfTheWholeProcess() throws {
+        #expect(try runBinary(["--help"]).status == 0)
+        #expect(try runBinary(["--nope"]).status == 2)
+        #expect(try runBinary(["/nonexistent.lua"]).status == 1)
+        #expect(try runBinary([], stdin: "{\"message\":\"a\"}\nnot json\n").status == 65)
+        #expect(try runBinary(["--format", "json"], stdin: "{\"message\":\"a\"}\n").status == 0)
+    }
+
+    @Test func helpGoesToStdoutAndErrorsToStderr() throws {
+        let help = try runBinary(["--help"])
+        #expect(help.stdout.hasPrefix("toastscript: run toast events"))
+        #expect(help.stderr.isEmpty)
+        let usage = try runBinary(["--colour", "never"])
+        #expect(usage.stdout.isEmpty)
+        #expect(usage.stderr == "toastscript: unknown option '--colour'; did you mean '--color'?\nUsage: toastscript [OPTIONS] [SCRIPT.lua ...] < events.jsonl\nSee 'toastscript --help'.\n")
+    }
+
+    @Test func aClosedPipeEndsQuietly() throws {
+        let events = (0..<200_000).map { #"{"message":"m\#($0)","at":\#($0)}"# }.joined(separator: "\n")
+        let path = NSTemporaryDirectory() + "toastscript-pipe-\(getpid()).jsonl"
+        try events.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try runShell("'\(binary)' --format json --events '\(path)' | head -n 1; echo \"status ${PIPESTATUS[0]}\"")
+        #expect(result.stdout.hasPrefix(#"{"event":"present","t":0,"id":"t1""#))
+        #expect(result.stdout.hasSuffix("status 0\n"))
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func sigtermWritesEveryRecordWholeAndEndsEveryToast() throws {
+        let directory = NSTemporaryDirectory() + "toastscript-signal-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let output = directory + "/out.jsonl"
+        // Two events, then the input stays open: the run waits for more until the signal.
+        let script = """
+            mkfifo '\(directory)/in'
+            '\(binary)' --format json --output '\(output)' < '\(directory)/in' & pid=$!
+            exec 3> '\(directory)/in'
+            printf '{"message":"A"}\\n{"message":"B","at":1}\\n' >&3
+            sleep 1; kill -TERM $pid; wait $pid; echo "status $?"; exec 3>&-
+            """
+        let result = try runShell(script)
+        #expect(result.stdout == "status 143\n")
+        let records = try String(contentsOfFile: output, encoding: .utf8)
+        #expect(records.hasSuffix("\n"))
+        let lines = records.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.first?.hasPrefix(#"{"event":"present","t":0,"id":"t1","message":"A""#) == true)
+        #expect(Array(lines.dropFirst()) == [
+            #"{"event":"dismiss","t":1,"id":"t1","reason":"host_removed","shown":1}"#,
+            #"{"event":"drop","t":1,"id":"t2","stage":"host","reason":"host_removed"}"#,
+        ])
+    }
+
+    @Test func recordsOfALiveStreamAppearBeforeTheInputEnds() throws {
+        let script = """
+            (printf '{"message":"live"}\\n'; sleep 2; printf '{"type":"tap"}\\n') | '\(binary)' --format speech | while read -r line; do echo "$(date +%s.%N) $line"; done &
+            start=$(date +%s.%N); wait; echo "start $start"
+            """
+        let result = try runShell(script)
+        let lines = result.stdout.split(separator: "\n")
+        let start = Double(lines.last?.split(separator: " ").last ?? "0") ?? 0
+        let first = Double(lines.first?.split(separator: " ").first ?? "0") ?? 0
+        #expect(lines.first?.hasSuffix(" live") == true)
+        #expect(first - start < 1.5, "the present record was flushed while the input was still open")
+    }
+
+    @Test func theWallClockTimesEventsAndTimersInRealTime() throws {
+        let script = """
+            (printf '{"message":"A","duration":0.5,"at":999}\\n'; sleep 1; printf '{"message":"B","duration":0.3}\\n') | '\(binary)' --format json --clock wall
+            """
+        let result = try runShell(script)
+        let records = result.stdout.split(separator: "\n").map(String.init)
+        #expect(records.count == 4)
+        func time(_ record: String) -> Double {
+            Double(record.split(separator: ",")[1].split(separator: ":")[1]) ?? -1
+        }
+        #expect(records[0].contains(#""id":"t1""#) && time(records[0]) < 0.3)
+        #expect(records[1].contains(#""reason":"timeout","shown":0.5"#))
+        #expect(records[2].contains(#""id":"t2""#) && time(records[2]) >= 0.9 && time(records[2]) < 1.6)
+        #expect(records[3].contains(#""reason":"timeout","shown":0.3"#))
+    }
+
+    @Test func anUnwritableOutputFailsBeforeReadingAndAFullDiskIsReported() throws {
+        let result = try runBinary(["--output", "/nonexistent/out.jsonl"], stdin: "{\"message\":\"a\"}\n")
+        #expect(result.status == 1)
+        #expect(result.stderr == "toastscript: cannot open /nonexistent/out.jsonl: No such file or directory\n")
+        let full = try runBinary(["--format", "json", "--output", "/dev/full"], stdin: "{\"message\":\"a\"}\n")
+        #expect(full.status == 1)
+        #expect(full.stderr == "toastscript: cannot write /dev/full: No space left on device\n")
+    }
+}
+
+/// Runs a bash command line from the package root.
+func runShell(_ command: String) throws -> BinaryResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = ["-c", command]
+    process.currentDirectoryURL = URL(fileURLWithPath: root)
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return BinaryResult(status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
+                        stderr: String(decoding: errorData, as: UTF8.self))
+}
