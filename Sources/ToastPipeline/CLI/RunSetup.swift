@@ -14,7 +14,7 @@ struct RunSetup {
         self.options = options
         self.environment = environment
         do {
-            runtime = try LuaRuntime(options: options.lua, pluginStages: registry.pluginNames)
+            runtime = try LuaRuntime(options: options.lua, registry: registry)
         } catch {
             throw SetupError(message: "\(error)")
         }

@@ -31,14 +31,16 @@ public enum BuiltInStage {
 /// (SPEC §8 "Config merging") and is checked at once, so a bad setting is reported at the
 /// call that made it, before any input is read.
 public struct SettingsBuilder {
-    /// The names a `stages` list may use besides the built-in ones (plugin stages).
-    public let pluginStages: [String]
+    /// The stages a `stages` list may name; plugin stages check their own tables.
+    public let registry: StageRegistry
     public private(set) var merged = ConfigTable()
     public private(set) var settings = PipelineSettings()
 
-    public init(pluginStages: [String] = []) {
-        self.pluginStages = pluginStages
+    public init(registry: StageRegistry = .builtIn) {
+        self.registry = registry
     }
+
+    private var pluginStages: [String] { registry.pluginNames }
 
     static let topLevelNames = ["dedup", "rate_limit", "queue", "roles", "stages"]
 
@@ -88,6 +90,7 @@ public struct SettingsBuilder {
             case .table(let table)?: settings.stageTables[name] = table
             case let value?: throw ConfigError("\(name) must be a table of settings, not \(value.typeName)")
             }
+            try registry.checkSettings(of: name, in: settings)
         }
         return settings
     }

@@ -50,6 +50,18 @@ public struct StageRegistry {
         factories[name] != nil
     }
 
+    /// Checks a plugin stage's own table by building the stage once, so a bad setting is
+    /// reported at the `config{...}` call that made it, before any input is read.
+    public func checkSettings(of name: String, in settings: PipelineSettings) throws {
+        guard let factory = factories[name] else { return }
+        _ = try factory(input(for: name, settings: settings, rules: RulesStage()))
+    }
+
+    private func input(for name: String, settings: PipelineSettings, rules: RulesStage) -> FactoryInput {
+        let table = SettingsReader(settings.stageTables[name] ?? ConfigTable(), path: name)
+        return FactoryInput(settings: settings, table: table, rules: rules)
+    }
+
     /// The stages of `settings.stages`, in order; stages whose settings remove them
     /// (`dedup = false`) are left out.
     public func makeStages(settings: PipelineSettings, rules: RulesStage) throws -> [(name: String, stage: any ToastStage)] {
@@ -57,9 +69,7 @@ public struct StageRegistry {
             guard let factory = factories[name] else {
                 throw ConfigError("stages: unknown stage \(quoted(name))")
             }
-            let table = SettingsReader(settings.stageTables[name] ?? ConfigTable(), path: name)
-            let input = FactoryInput(settings: settings, table: table, rules: rules)
-            return try factory(input).map { (name, $0) }
+            return try factory(input(for: name, settings: settings, rules: rules)).map { (name, $0) }
         }
     }
 }

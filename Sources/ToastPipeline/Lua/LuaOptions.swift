@@ -19,5 +19,9 @@ public struct ScriptLoadError: Error, Equatable, CustomStringConvertible {
     /// `FILE:LINE: message`, or the system's reason for a file that cannot be read.
     public var message: String
 
+    public init(message: String) {
+        self.message = message
+    }
+
     public var description: String { message }
 }

@@ -26,15 +26,15 @@ public final class LuaRuntime: RecordWriter {
     /// Receives what `log` and `print` write.
     public var writeLog: (String) -> Void = { _ in }
 
-    /// A runtime whose `stages` settings may name `pluginStages` besides the built-in ones.
-    public init(options: LuaOptions = LuaOptions(), pluginStages: [String] = [],
+    /// A runtime whose `config{...}` may place and configure the stages of `registry`.
+    public init(options: LuaOptions = LuaOptions(), registry: StageRegistry = .builtIn,
                 generatedIDs: GeneratedIDs = GeneratedIDs()) throws {
         guard let state = LuaState(memoryLimit: options.memoryLimitMB * 1_048_576) else {
             throw ScriptLoadError(message: "cannot create a Lua state")
         }
         self.state = state
         self.options = options
-        self.settingsBuilder = SettingsBuilder(pluginStages: pluginStages)
+        self.settingsBuilder = SettingsBuilder(registry: registry)
         self.generatedIDs = generatedIDs
         state.owner = Unmanaged.passUnretained(self).toOpaque()
         if options.unsafe { state.openAllLibraries() } else { state.openSandboxedLibraries() }

@@ -1,0 +1,84 @@
+import ToastPipeline
+
+/// `quiet_hours`: between `from` and `to` o'clock on the stream clock (read as Unix time,
+/// UTC), toasts of roles other than `keep` are dropped, or with `mode = "downgrade"` let
+/// through quietly (bottom, short, lowest priority). When the quiet time ends, one summary
+/// toast says how many toasts it held back.
+///
+///     config{ quiet_hours = { from = 22, to = 7, keep = { "error" }, mode = "drop" },
+///             stages = { "rules", "quiet_hours", "dedup", "rate_limit", "priority", "style", "announce" } }
+public final class QuietHoursStage: ToastStage {
+    public static let name = "quiet_hours"
+
+    public struct Settings: Equatable {
+        public var from = 22
+        public var to = 7
+        public var keep: [String] = ["error"]
+        public var downgrade = false
+
+        /// Reads `config{ quiet_hours = {...} }`; every mistake names the setting.
+        public init(_ reader: SettingsReader, roles: RoleTable) throws {
+            try reader.rejectUnknown(allowed: ["from", "to", "keep", "mode"])
+            if let hour = try reader.integer("from", minimum: 0) { from = hour }
+            if let hour = try reader.integer("to", minimum: 0) { to = hour }
+            guard from < 24, to < 24 else { throw ConfigError("quiet_hours.from and quiet_hours.to are hours, 0 to 23") }
+            if let roles = try reader.stringList("keep") { keep = roles }
+            switch try reader.string("mode") {
+            case nil, "drop"?: downgrade = false
+            case "downgrade"?: downgrade = true
+            case let other?: throw ConfigError("quiet_hours.mode must be \"drop\" or \"downgrade\", not \"\(other)\"")
+            }
+        }
+    }
+
+    public let settings: Settings
+    /// Toasts held back since the quiet time began; nil when no summary is due.
+    private var heldBack: Int?
+
+    public init(settings: Settings) {
+        self.settings = settings
+    }
+
+    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+        guard !settings.keep.contains(toast.role), isQuiet(at: context.now) else { return .pass }
+        if heldBack == nil {
+            context.setTimer(at: endOfQuietTime(after: context.now), token: 0)
+        }
+        heldBack = (heldBack ?? 0) + 1
+        guard settings.downgrade else {
+            return .drop(Drop(stage: Self.name, reason: DropReason("quiet_hours")))
+        }
+        toast.placement = .bottom
+        toast.duration = 2 * StreamTime.perSecond
+        toast.priority = Int.min
+        return .pass
+    }
+
+    public func timerFired(token: Int, context: StageContext) {
+        guard let count = heldBack else { return }
+        heldBack = nil
+        var summary = context.makeToast(message: count == 1 ? "1 notification during quiet hours"
+                                                            : "\(count) notifications during quiet hours")
+        summary.source = Self.name
+        context.emit(summary)
+    }
+
+    private static let hour: Microseconds = 3_600 * StreamTime.perSecond
+    private static let day = 24 * hour
+
+    private func isQuiet(at time: Microseconds) -> Bool {
+        let hourOfDay = Int(((time % Self.day) + Self.day) % Self.day / Self.hour)
+        if settings.from <= settings.to {
+            return hourOfDay >= settings.from && hourOfDay < settings.to
+        }
+        return hourOfDay >= settings.from || hourOfDay < settings.to
+    }
+
+    /// The next time it is `to` o'clock.
+    private func endOfQuietTime(after time: Microseconds) -> Microseconds {
+        let startOfDay = time - ((time % Self.day) + Self.day) % Self.day
+        var end = startOfDay + Microseconds(settings.to) * Self.hour
+        while end <= time { end += Self.day }
+        return end
+    }
+}
