@@ -240,14 +240,21 @@ public final class LuaRuntime: RecordWriter {
         guard state.type(at: 1) == LUA_TTABLE else {
             return raise("config expects a table, not \(state.typeName(at: 1))")
         }
+        return applySettings(from: 1, for: "config", path: "config") { try settingsBuilder.apply($0) }
+    }
+
+    /// Reads the table at `index` (named `path` in messages) and hands it to `apply`; a bad
+    /// value or setting is raised at the caller's place, prefixed with the global's name.
+    private func applySettings(from index: Int32, for global: String, path: String,
+                               _ apply: (ConfigTable) throws -> Void) -> Int32 {
         do {
-            let value = try state.configValue(at: 1, path: "config") { scriptFunction(at: $0) }
+            let value = try state.configValue(at: index, path: path) { scriptFunction(at: $0) }
             guard case .table(let table) = value else { return 0 }
-            try settingsBuilder.apply(table)
+            try apply(table)
         } catch let error as ConfigError {
-            return raise("config: \(error.message)")
+            return raise("\(global): \(error.message)")
         } catch {
-            return raise("config: \(error)")
+            return raise("\(global): \(error)")
         }
         return 0
     }
@@ -275,16 +282,7 @@ public final class LuaRuntime: RecordWriter {
         guard let name = state.string(at: 1), !name.isEmpty, state.type(at: 2) == LUA_TTABLE else {
             return raise("role expects (name, table)")
         }
-        do {
-            let value = try state.configValue(at: 2, path: "role \(quoted(name))") { scriptFunction(at: $0) }
-            guard case .table(let spec) = value else { return 0 }
-            try settingsBuilder.applyRole(name, spec)
-        } catch let error as ConfigError {
-            return raise("role: \(error.message)")
-        } catch {
-            return raise("role: \(error)")
-        }
-        return 0
+        return applySettings(from: 2, for: "role", path: "role \(quoted(name))") { try settingsBuilder.applyRole(name, $0) }
     }
 
     private func on() -> Int32 {
