@@ -17,7 +17,6 @@ typedef struct clua_context {
     size_t used;            // bytes currently allocated by the state
     size_t limit;           // cap enforced while `enforcing` (0: none)
     int enforcing;          // 1 while script code runs; 0 while Swift builds values
-    int budget_exceeded;    // set by the count hook
     void *owner;            // the Swift object that owns the state
 } clua_context;
 
@@ -58,15 +57,7 @@ static inline lua_State *clua_newstate(clua_context *ctx) {
 // ---- Macros Swift cannot import -------------------------------------------------
 
 static inline int clua_registryindex(void) { return LUA_REGISTRYINDEX; }
-static inline int clua_upvalueindex(int i) { return lua_upvalueindex(i); }
-static inline int clua_noref(void) { return LUA_NOREF; }
 static inline void clua_pop(lua_State *L, int n) { lua_pop(L, n); }
-static inline void clua_newtable(lua_State *L) { lua_newtable(L); }
-static inline int clua_isnil(lua_State *L, int i) { return lua_isnil(L, i); }
-static inline int clua_isnoneornil(lua_State *L, int i) { return lua_isnoneornil(L, i); }
-static inline int clua_istable(lua_State *L, int i) { return lua_istable(L, i); }
-static inline int clua_isfunction(lua_State *L, int i) { return lua_isfunction(L, i); }
-static inline int clua_isboolean(lua_State *L, int i) { return lua_isboolean(L, i); }
 static inline void clua_insert(lua_State *L, int i) { lua_insert(L, i); }
 static inline void clua_remove(lua_State *L, int i) { lua_remove(L, i); }
 static inline lua_Number clua_tonumber(lua_State *L, int i, int *isnum) { return lua_tonumberx(L, i, isnum); }
@@ -140,8 +131,6 @@ static inline void clua_pushmsghandler(lua_State *L) { lua_pushcfunction(L, clua
 
 static void clua_counthook(lua_State *L, lua_Debug *ar) {
     (void)ar;
-    clua_context *ctx = clua_getcontext(L);
-    ctx->budget_exceeded = 1;
     // Re-arm at every instruction so a script's own pcall cannot swallow the stop.
     lua_sethook(L, clua_counthook, LUA_MASKCOUNT, 1);
     luaL_where(L, 0);
@@ -152,9 +141,7 @@ static void clua_counthook(lua_State *L, lua_Debug *ar) {
 
 /// Arms the budget for one call (count 0: no budget) and lets the memory cap bite.
 static inline void clua_begincall(lua_State *L, int count) {
-    clua_context *ctx = clua_getcontext(L);
-    ctx->budget_exceeded = 0;
-    ctx->enforcing = 1;
+    clua_getcontext(L)->enforcing = 1;
     if (count > 0) lua_sethook(L, clua_counthook, LUA_MASKCOUNT, count);
 }
 

@@ -23,15 +23,14 @@ public final class Host {
         self.environment = environment
     }
 
-    public var visibleCount: Int { visible.count }
-    public var waitingCount: Int { waiting.count }
-    public var delayedCount: Int { delayed.count }
     public var isEmpty: Bool { visible.isEmpty && waiting.isEmpty && delayed.isEmpty }
 
     /// The ids of the visible toasts, in the order they were presented.
     public var visibleIDs: [String] { visible.map(\.toast.id) }
     /// The ids of the waiting toasts, in line order.
     public var waitingIDs: [String] { waiting.map(\.toast.id) }
+    /// The ids of the toasts still in their `after` delay, in the order admitted.
+    public var delayedIDs: [String] { delayed.map(\.toast.id) }
 
     private var now: Microseconds { environment.now }
 

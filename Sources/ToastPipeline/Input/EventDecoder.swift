@@ -31,9 +31,8 @@ public struct EventDecoder {
         var end = line.count
         if end > 0 && line[end - 1] == 0x0D { end -= 1 }
         let message = String(decoding: UnsafeBufferPointer(rebasing: line[0..<end]), as: UTF8.self)
-        var toast = Toast(id: "t\(showCount)", message: message, duration: defaultDuration,
+        let toast = Toast(id: "t\(showCount)", message: message, duration: defaultDuration,
                           policy: defaultPolicy, inputLine: number)
-        toast.inputLine = number
         return .success(Event(.show(toast), line: number))
     }
 

@@ -12,8 +12,7 @@ final class LuaState {
     /// (0: no cap).
     init?(memoryLimit: Int) {
         context = UnsafeMutablePointer<clua_context>.allocate(capacity: 1)
-        context.initialize(to: clua_context(used: 0, limit: max(0, memoryLimit), enforcing: 0,
-                                            budget_exceeded: 0, owner: nil))
+        context.initialize(to: clua_context(used: 0, limit: max(0, memoryLimit), enforcing: 0, owner: nil))
         guard let state = clua_newstate(context) else {
             context.deallocate()
             return nil
@@ -37,12 +36,6 @@ final class LuaState {
     }
 
     var top: Int32 { lua_gettop(L) }
-
-    /// Bytes in use by the state.
-    var memoryInUse: Int { Int(context.pointee.used) }
-
-    /// Whether the last call ran out of instructions.
-    var budgetExceeded: Bool { context.pointee.budget_exceeded != 0 }
 
     // MARK: Libraries
 
@@ -162,10 +155,6 @@ final class LuaState {
 
     func pushReference(_ reference: Int32) {
         _ = lua_rawgeti(L, clua_registryindex(), lua_Integer(reference))
-    }
-
-    func releaseReference(_ reference: Int32) {
-        luaL_unref(L, clua_registryindex(), reference)
     }
 }
 

@@ -1,0 +1,54 @@
+import Testing
+@testable import ToastPipeline
+
+/// The host alone, with a hand-driven environment: its state after each step.
+@Suite struct HostUnitTests {
+    final class Environment: HostEnvironment {
+        var now: Microseconds = 0
+        var timers: [(HostTimer, Microseconds)] = []
+        var records: [String] = []
+
+        func schedule(_ timer: HostTimer, at time: Microseconds) { timers.append((timer, time)) }
+
+        func write(_ record: Record) {
+            switch record {
+            case .present(let toast, _, _): records.append("present \(toast.id)")
+            case .dismiss(let toast, _, let reason, _): records.append("dismiss \(toast.id) \(reason.rawValue)")
+            case .drop(let toast, _, let drop): records.append("drop \(toast.id) \(drop.reason)")
+            }
+        }
+    }
+
+    @Test func theLineTheScreenAndTheDelayedToastsAfterEachStep() {
+        let environment = Environment()
+        var settings = QueueSettings()
+        settings.limit = 2
+        let host = Host(settings: settings, environment: environment)
+        host.admit(Toast(id: "a", message: "A"))
+        host.admit(Toast(id: "b", message: "B", priority: 1))
+        host.admit(Toast(id: "c", message: "C", priority: 2))
+        host.admit(Toast(id: "d", message: "D", after: 5_000_000))
+        #expect(host.visibleIDs == ["a"])
+        #expect(host.waitingIDs == ["c", "b"])
+        #expect(host.delayedIDs == ["d"])
+        #expect(environment.timers.map(\.1) == [3_000_000, 5_000_000])
+
+        host.admit(Toast(id: "e", message: "E", priority: 1))   // the line holds 2: b is the oldest lowest
+        #expect(host.waitingIDs == ["c", "e"])
+        #expect(environment.records == ["present a", "drop b evicted"])
+
+        environment.now = 3_000_000
+        #expect(host.isLive(environment.timers[0].0))
+        host.timerFired(environment.timers[0].0)
+        #expect(host.visibleIDs == ["c"])
+        #expect(!host.isLive(environment.timers[0].0))
+
+        host.interact(.dismiss(target: "d"))
+        #expect(host.delayedIDs == [])
+        #expect(!host.isLive(.arrival(serial: 3)))
+        host.removeAll()
+        #expect(host.isEmpty)
+        #expect(environment.records == ["present a", "drop b evicted", "dismiss a timeout", "present c",
+                                        "drop d cancelled", "dismiss c host_removed", "drop e host_removed"])
+    }
+}
