@@ -22,6 +22,20 @@ import Testing
         ])
     }
 
+    @Test func aLineOverTheLimitIsRejectedAndReadingGoesOnAtTheNextLine() {
+        let long = #"{"message":""# + String(repeating: "x", count: 5_000) + #""}"#
+        let result = runCLI(["--format", "json", "--max-line-bytes", "100"],
+                            input: lines(#"{"message":"A"}"#, long, String(repeating: "z", count: 600_000), #"{"message":"B","at":1}"#)
+                                + String(repeating: "y", count: 300))
+        #expect(result.status == 65)
+        #expect(result.stderr == [
+            "toastscript: input line 2: line of 5014 bytes is longer than --max-line-bytes (100)",
+            "toastscript: input line 3: line of 600000 bytes is longer than --max-line-bytes (100)",
+            "toastscript: input line 5: line of 300 bytes is longer than --max-line-bytes (100)",
+        ])
+        #expect(result.lines.filter { $0.contains("present") }.count == 2)
+    }
+
     @Test func aRejectedLineDoesNotMoveTheClock() {
         let result = runCLI(["--format", "json"], input: lines(
             #"{"message":"A"}"#, #"{"at":10,"message":""}"#, #"{"type":"tap"}"#))

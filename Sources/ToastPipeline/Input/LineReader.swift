@@ -111,6 +111,11 @@ public final class LineReader {
         }
         guard end > start else { return .end }
         lineNumber += 1
+        if end - start > maxLineBytes {
+            let length = end - start
+            start = end
+            return .tooLong(number: lineNumber, length: length)
+        }
         let bytes = UnsafeBufferPointer(start: (buffer.baseAddress! + start).assumingMemoryBound(to: UInt8.self),
                                         count: end - start)
         start = end
