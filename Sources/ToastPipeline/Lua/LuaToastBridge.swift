@@ -79,17 +79,15 @@ extension LuaState {
             }
             try readField(name, into: &toast, original: original, roles: roles)
         }
-        toast.extra.sort { $0.name < $1.name }
-        if let order = Self.extraOrder(of: original) {
-            toast.extra.sort { (order[$0.name] ?? Int.max, $0.name) < (order[$1.name] ?? Int.max, $1.name) }
-        }
+        // Fields the original had keep their input order; new ones follow, by name.
+        let order = Self.extraOrder(of: original)
+        toast.extra.sort { (order[$0.name] ?? Int.max, $0.name) < (order[$1.name] ?? Int.max, $1.name) }
         guard !toast.message.isEmpty else { throw LuaBridgeError("field 'message' must be a non-empty string") }
         return toast
     }
 
     /// Input order of the original's extra fields, so unchanged toasts keep it.
-    private static func extraOrder(of toast: Toast) -> [String: Int]? {
-        guard !toast.extra.isEmpty else { return nil }
+    private static func extraOrder(of toast: Toast) -> [String: Int] {
         var order: [String: Int] = [:]
         for (position, member) in toast.extra.enumerated() { order[member.name] = position }
         return order
