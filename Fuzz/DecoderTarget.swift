@@ -1,0 +1,41 @@
+// libFuzzer target: the input reader and the event decoder on arbitrary bytes.
+// Built by Scripts/fuzz together with the library sources into one module.
+
+/// What must hold for any bytes: every line is either an event or a rejection with its
+/// own line number, and the decoded shows encode to valid JSON records.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let reader = LineReader(source: MemorySource(bytes), maxLineBytes: 4096)
+    var decoder = EventDecoder()
+    var textDecoder = EventDecoder()
+    let encoder = JSONRecordEncoder()
+    var expectedLine = 0
+    loop: while true {
+        switch reader.next() {
+        case .line(let line, let number):
+            expectedLine += 1
+            precondition(number == expectedLine, "line numbers must count every line")
+            _ = textDecoder.decodeText(line, number: number)
+            if EventDecoder.isBlank(line) { continue }
+            switch decoder.decodeJSON(line, number: number) {
+            case .success(let event):
+                if case .show(let toast) = event.kind {
+                    var output: [UInt8] = []
+                    _ = encoder.encode(.present(toast, at: 0, waited: 0), into: &output)
+                    checkJSONLine(output)
+                }
+            case .failure(let rejection):
+                precondition(rejection.line == number, "a rejection names its own line")
+            }
+        case .tooLong(let number, _):
+            expectedLine += 1
+            precondition(number == expectedLine, "line numbers must count every line")
+        case .end:
+            break loop
+        case .timedOut, .interrupted, .failed:
+            preconditionFailure("memory input cannot wait or fail")
+        }
+    }
+    return 0
+}

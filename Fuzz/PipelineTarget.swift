@@ -1,0 +1,40 @@
+// libFuzzer target: the whole command on arbitrary input, with the example rule scripts loaded.
+// Built by Scripts/fuzz together with the library sources into one module; run from the
+// package root (the scripts are read from examples/).
+
+/// The runs each input goes through: JSON in, two formats out, with and without drain.
+private let runs: [[String]] = [
+    ["--format", "json", "--stats", "examples/flaky-sync.lua", "examples/summary-hook.lua", "examples/mask-emails.lua"],
+    ["--format", "text", "--verbose", "--color", "always", "--no-drain", "examples/app-session.lua"],
+    ["--format", "json", "--input", "text", "examples/ci-log.lua"],
+]
+
+/// What must hold for any input: the run ends with 0 or 65, every output line is a strict JSON
+/// object (json format), and every present is followed by exactly one dismiss.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    for arguments in runs {
+        let output = MemorySink()
+        var errors: [String] = []
+        let environment = CommandEnvironment(standardInput: MemorySource(bytes), standardOutput: output,
+                                             writeError: { errors.append($0) }, wallClock: { 0 })
+        let status = Toastscript.run(arguments: ["--lua-budget", "100000", "--max-line-bytes", "4096"] + arguments,
+                                     environment: environment)
+        precondition(status == 0 || status == 65, "status \(status): \(errors)")
+        guard arguments[1] == "json" else { continue }
+        var presented: [String: Int] = [:]
+        for line in output.bytes.split(separator: 0x0A) {
+            let members = checkJSONLine(Array(line) + [0x0A])
+            func field(_ name: String) -> String? { members.first { $0.name == name }?.value.stringValue }
+            guard let event = field("event"), let id = field("id") else { preconditionFailure("a record without event or id") }
+            if event == "present" { presented[id, default: 0] += 1 }
+            if event == "dismiss" {
+                precondition(presented[id, default: 0] > 0, "\(id) dismissed without a present")
+                presented[id, default: 0] -= 1
+            }
+        }
+        precondition(presented.values.allSatisfy { $0 == 0 }, "a present without a dismiss")
+    }
+    return 0
+}
