@@ -108,7 +108,9 @@ static inline void clua_pushswiftfunction(lua_State *L, clua_SwiftFunction fn, i
 /// taking the place of the innermost Lua frame when the value carries none.
 static int clua_msghandler(lua_State *L) {
     if (lua_type(L, 1) == LUA_TSTRING) return 1;
-    if (!(luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)) {
+    if (lua_type(L, 1) == LUA_TNUMBER) {
+        luaL_tolstring(L, 1, NULL);
+    } else if (!(luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)) {
         lua_settop(L, 1);
         lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     }

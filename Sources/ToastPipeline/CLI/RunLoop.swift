@@ -26,7 +26,8 @@ struct RunLoop {
     init(setup: RunSetup) {
         self.setup = setup
         decoder = setup.decoder
-        reader = LineReader(source: setup.input, maxLineBytes: setup.options.maxLineBytes)
+        reader = LineReader(source: setup.input, maxLineBytes: setup.options.maxLineBytes,
+                            skippedBytes: setup.deadLetter.map { deadLetter in { deadLetter.write($0) } })
     }
 
     private var pipeline: Pipeline { setup.pipeline }
@@ -57,6 +58,7 @@ struct RunLoop {
                 handleLine(bytes, number: number)
             case .tooLong(let number, let length):
                 linesRead += 1
+                // Its bytes already went to the dead-letter file as the reader skipped them.
                 reject(InputRejection(line: number, reason: "line of \(length) bytes is longer than --max-line-bytes (\(reader.maxLineBytes))"),
                        bytes: nil)
             case .timedOut:
@@ -102,8 +104,8 @@ struct RunLoop {
     private mutating func reject(_ rejection: InputRejection, bytes: UnsafeBufferPointer<UInt8>?) {
         rejectedLines += 1
         setup.environment.writeError("toastscript: \(rejection.message)")
-        if let deadLetter = setup.deadLetter, let bytes {
-            deadLetter.write(UnsafeRawBufferPointer(bytes))
+        if let deadLetter = setup.deadLetter {
+            if let bytes { deadLetter.write(UnsafeRawBufferPointer(bytes)) }
             var newline: UInt8 = 0x0A
             withUnsafeBytes(of: &newline) { deadLetter.write($0) }
         }

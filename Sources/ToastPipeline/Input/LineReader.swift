@@ -8,12 +8,13 @@ import Darwin
 /// `memchr`, and hands out each line as a view into its buffer.
 ///
 /// Line numbers count physical lines from 1. A line longer than `maxLineBytes` is skipped
-/// to its end and reported once, so one huge line cannot take all memory.
+/// to its end and reported once, so one huge line cannot take all memory; its bytes go to
+/// `skippedBytes` as they pass (a dead-letter file keeps them without holding them).
 public final class LineReader {
     public enum Item {
         /// A line without its `\n`; the bytes are valid until the next call.
         case line(UnsafeBufferPointer<UInt8>, number: Int)
-        /// A line over the limit; its bytes were skipped.
+        /// A line over the limit; its bytes (without the `\n`) went to `skippedBytes`.
         case tooLong(number: Int, length: Int)
         /// Nothing arrived within the wait limit.
         case timedOut
@@ -25,6 +26,7 @@ public final class LineReader {
 
     private let source: any ByteSource
     public let maxLineBytes: Int
+    private let skippedBytes: ((UnsafeRawBufferPointer) -> Void)?
     private var buffer: UnsafeMutableRawBufferPointer
     private var start = 0
     private var end = 0
@@ -34,9 +36,11 @@ public final class LineReader {
     public private(set) var lineNumber = 0
     static let blockSize = 1 << 18
 
-    public init(source: any ByteSource, maxLineBytes: Int = 1 << 20) {
+    public init(source: any ByteSource, maxLineBytes: Int = 1 << 20,
+                skippedBytes: ((UnsafeRawBufferPointer) -> Void)? = nil) {
         self.source = source
         self.maxLineBytes = maxLineBytes
+        self.skippedBytes = skippedBytes
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(maxLineBytes, 1) + LineReader.blockSize,
                                                         alignment: 16)
     }
@@ -81,18 +85,15 @@ public final class LineReader {
             let lineEnd = base.distance(to: newline)
             lineNumber += 1
             defer { start = lineEnd + 1 }
-            if let skipped = skipping {
-                skipping = nil
-                return .tooLong(number: lineNumber, length: skipped + lineEnd - start)
-            }
-            if lineEnd - start > maxLineBytes {
-                return .tooLong(number: lineNumber, length: lineEnd - start)
+            if skipping != nil || lineEnd - start > maxLineBytes {
+                return skip(upTo: lineEnd)
             }
             let bytes = UnsafeBufferPointer(start: (base + start).assumingMemoryBound(to: UInt8.self), count: lineEnd - start)
             return .line(bytes, number: lineNumber)
         }
         // No newline: past the limit, drop what is buffered and keep skipping.
         if end - start > maxLineBytes {
+            skippedBytes?(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
             skipping = (skipping ?? 0) + (end - start)
             start = 0
             end = 0
@@ -100,21 +101,21 @@ public final class LineReader {
         return nil
     }
 
+    /// Ends an over-long line at `lineEnd`: hands its last bytes on and reports it.
+    private func skip(upTo lineEnd: Int) -> Item {
+        skippedBytes?(UnsafeRawBufferPointer(rebasing: buffer[start..<lineEnd]))
+        let length = (skipping ?? 0) + lineEnd - start
+        skipping = nil
+        return .tooLong(number: lineNumber, length: length)
+    }
+
     /// What remains at the end of input: a last line without a newline, or nothing.
     private func finalItem() -> Item {
-        if let skipped = skipping {
-            skipping = nil
-            lineNumber += 1
-            let length = skipped + end - start
-            start = end
-            return .tooLong(number: lineNumber, length: length)
-        }
-        guard end > start else { return .end }
+        guard end > start || skipping != nil else { return .end }
         lineNumber += 1
-        if end - start > maxLineBytes {
-            let length = end - start
-            start = end
-            return .tooLong(number: lineNumber, length: length)
+        if skipping != nil || end - start > maxLineBytes {
+            defer { start = end }
+            return skip(upTo: end)
         }
         let bytes = UnsafeBufferPointer(start: (buffer.baseAddress! + start).assumingMemoryBound(to: UInt8.self),
                                         count: end - start)

@@ -4,9 +4,15 @@ import CLua
 /// - integers stay integers, floats stay floats (`2.0` is written `2` on output anyway);
 /// - a table whose keys are exactly 1…n is a list/array; an empty table is an object;
 ///   any other table is an object whose number keys become strings;
-/// - nesting is limited, so a cyclic table is an error, not a hang.
+/// - nesting is limited (as deep as JSON input may nest), so a cyclic table is an error, not
+///   a hang; every level makes room on the Lua stack first, as Lua checks none of it.
 extension LuaState {
-    static let maxNesting = 100
+    static let maxNesting = JSONScanner.maxDepth
+
+    /// Makes room for `slots` more values on the Lua stack; false when Lua cannot grow it.
+    func reserve(_ slots: Int32) -> Bool {
+        lua_checkstack(L, slots) != 0
+    }
 
     /// The value at `index` as a setting; functions become `ScriptFunction`s via `function`.
     func configValue(at index: Int32, path: String, depth: Int = 0,
@@ -22,7 +28,9 @@ extension LuaState {
         case LUA_TSTRING: return .string(string(at: index) ?? "")
         case LUA_TFUNCTION: return .function(function(index))
         case LUA_TTABLE:
-            guard depth < LuaState.maxNesting else { throw ConfigError("\(path) is nested too deeply (or refers to itself)") }
+            guard depth < LuaState.maxNesting, reserve(3) else {
+                throw ConfigError("\(path) is nested too deeply (or refers to itself)")
+            }
             var table = ConfigTable()
             var listed: [Int: ConfigValue] = [:]
             let top = self.top
@@ -32,10 +40,12 @@ extension LuaState {
                 switch lua_type(L, -2) {
                 case LUA_TSTRING:
                     let name = string(at: -2) ?? ""
-                    table.fields[name] = try configValue(at: -1, path: "\(path).\(name)", depth: depth + 1, function: function)
+                    table.fields[name] = try configValue(at: -1, path: LuaState.path(path, ".\(name)", depth: depth),
+                                                         depth: depth + 1, function: function)
                 case LUA_TNUMBER where lua_isinteger(L, -2) != 0:
                     let key = Int(clua_tointeger(L, -2, nil))
-                    listed[key] = try configValue(at: -1, path: "\(path)[\(key)]", depth: depth + 1, function: function)
+                    listed[key] = try configValue(at: -1, path: LuaState.path(path, "[\(key)]", depth: depth),
+                                                  depth: depth + 1, function: function)
                 default:
                     throw ConfigError("\(path) has a key of type \(typeName(at: -2)); use names or a list")
                 }
@@ -53,6 +63,16 @@ extension LuaState {
         }
     }
 
+    /// The path of a nested setting for messages; past a few levels it stops growing, so a
+    /// table that refers to itself gives `queue.me.me.me.…`, not 256 names.
+    static func path(_ parent: String, _ step: String, depth: Int) -> String {
+        switch depth {
+        case ..<3: return parent + step
+        case 3: return parent + ".…"
+        default: return parent
+        }
+    }
+
     /// The value at `index` as JSON; throws a message for functions and other values JSON
     /// cannot hold.
     func jsonValue(at index: Int32, path: String, depth: Int = 0) throws -> JSONValue {
@@ -67,7 +87,7 @@ extension LuaState {
             return .number(number)
         case LUA_TSTRING: return .string(string(at: index) ?? "")
         case LUA_TTABLE:
-            guard depth < LuaState.maxNesting else {
+            guard depth < LuaState.maxNesting, reserve(3) else {
                 throw LuaBridgeError("field '\(path)' is nested too deeply (or refers to itself)")
             }
             var members: [JSONMember] = []
@@ -101,7 +121,8 @@ extension LuaState {
         }
     }
 
-    /// Pushes a JSON value (null as nil).
+    /// Pushes a JSON value (null as nil). The caller makes room for it; a table's members are
+    /// left out if Lua cannot make room for them (out of memory).
     func push(_ value: JSONValue) {
         switch value {
         case .null: lua_pushnil(L)
@@ -111,12 +132,14 @@ extension LuaState {
         case .string(let text): push(text)
         case .array(let elements):
             lua_createtable(L, Int32(elements.count), 0)
+            guard reserve(2) else { return }
             for (offset, element) in elements.enumerated() {
                 push(element)
                 lua_rawseti(L, -2, lua_Integer(offset + 1))
             }
         case .object(let members):
             lua_createtable(L, 0, Int32(members.count))
+            guard reserve(2) else { return }
             for member in members {
                 push(member.value)
                 lua_setfield(L, -2, member.name)
