@@ -99,9 +99,12 @@ import Testing
         _ = decode(#"[1]"#, decoder: &decoder)                    // not an object
         _ = decode(#"{"type":5,"message":"x"}"#, decoder: &decoder) // type of the wrong type: not a show
         _ = decode(#"{"message":"b","id":"own"}"#, decoder: &decoder)
-        let event = try decode(#"{"message":"c"}"#, decoder: &decoder).get()
+        _ = decode(#"{"message":"c","at":1e400}"#, decoder: &decoder)  // out of range, counted
+        _ = decode(#"{"type":"tap","dy":1e400}"#, decoder: &decoder)    // out of range, not a show
+        _ = decode(#"{"message":"d","x":[1,"#, decoder: &decoder)       // not a whole object
+        let event = try decode(#"{"message":"e"}"#, decoder: &decoder).get()
         guard case .show(let toast) = event.kind else { Issue.record("not a show"); return }
-        #expect(toast.id == "t4")
+        #expect(toast.id == "t5")
     }
 
     @Test(arguments: [

@@ -82,7 +82,9 @@ struct RunLoop {
         return Int32(clamping: max(0, milliseconds))
     }
 
-    private mutating func handleLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) {
+    private mutating func handleLine(_ line: UnsafeBufferPointer<UInt8>, number: Int) {
+        // A UTF-8 byte order mark opening the input is not part of the first line (RFC 8259 §8.1).
+        let bytes = number == 1 ? EventDecoder.droppingByteOrderMark(line) : line
         if EventDecoder.isBlank(bytes) {
             blankLines += 1
             return
@@ -97,7 +99,7 @@ struct RunLoop {
             pipeline.handle(event)
             if setup.options.strict && setup.runtime.errorCount > errorsBefore { stopReason = .strict }
         case .failure(let rejection):
-            reject(rejection, bytes: bytes)
+            reject(rejection, bytes: line)
         }
     }
 

@@ -24,6 +24,13 @@ public struct EventDecoder {
         line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
     }
 
+    /// The line without a leading UTF-8 byte order mark (`EF BB BF`), which editors on some
+    /// systems put at the start of a file.
+    public static func droppingByteOrderMark(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        guard line.count >= 3, line[0] == 0xEF, line[1] == 0xBB, line[2] == 0xBF else { return line }
+        return UnsafeBufferPointer(rebasing: line[3...])
+    }
+
     /// A plain-text line as a show whose message is the line, less a trailing `\r`.
     public mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
         guard isValidUTF8(line) else { return .failure(InputRejection(line: number, reason: "not valid UTF-8")) }
@@ -50,6 +57,10 @@ public struct EventDecoder {
             }
             fields = try EventFields.read(from: &scanner)
             try Self.expectEnd(&scanner)
+            if let column = scanner.outOfRangeColumn {
+                if [nil, .null, .string("show")].contains(fields.type) { showCount += 1 }
+                return .failure(InputRejection(line: number, reason: "number out of range at column \(column)"))
+            }
         } catch let error as JSONSyntaxError {
             return .failure(InputRejection(line: number, reason: error.message))
         } catch {

@@ -33,6 +33,10 @@ struct JSONScanner {
 
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
+    /// The column of the first number too large for a `Double` (`1e400`). Such a number is
+    /// valid JSON, so the line is still read to its end (and counted as a show if it is one);
+    /// the decoder then rejects it, like a value out of range.
+    private(set) var outOfRangeColumn: Int?
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -318,8 +322,9 @@ struct JSONScanner {
             decimalExponent += exponentNegative ? -exponent : exponent
         }
 
-        let double = try doubleValue(start: start, negative: negative, mantissa: mantissa,
-                                     exponent: decimalExponent, exact: !dropped)
+        let double = doubleValue(start: start, negative: negative, mantissa: mantissa,
+                                 exponent: decimalExponent, exact: !dropped)
+        if !double.isFinite && outOfRangeColumn == nil { outOfRangeColumn = start + 1 }
         var integer: Int64? = nil
         if isIntegral && !dropped && decimalExponent == 0 {
             if negative {
@@ -340,7 +345,7 @@ struct JSONScanner {
     }
 
     private func doubleValue(start: Int, negative: Bool, mantissa: UInt64, exponent: Int,
-                             exact: Bool) throws -> Double {
+                             exact: Bool) -> Double {
         var value: Double
         if exact && mantissa < (1 << 53) && (-22...22).contains(exponent) {
             // Both operands are exact, so one IEEE operation rounds correctly.
@@ -351,9 +356,6 @@ struct JSONScanner {
             var text = Array(bytes[start..<index]).map { CChar(bitPattern: $0) }
             text.append(0)
             value = strtod(text, nil)
-        }
-        guard value.isFinite else {
-            throw JSONSyntaxError(message: "number out of range at column \(start + 1)")
         }
         return value
     }
