@@ -84,6 +84,69 @@ import Testing
         #expect(records[3].contains(#""reason":"timeout","shown":0.3"#))
     }
 
+    /// SIGINT in the middle of a fast stream: the records reach the file whole, every toast
+    /// that came in has its end, and the status is 130.
+    @Test func sigintMidStreamLeavesNoTornLine() throws {
+        let directory = NSTemporaryDirectory() + "toastscript-sigint-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let output = directory + "/out.jsonl"
+        let script = """
+            seq 1 100000000 | sed 's/.*/{"message":"m&","at":&}/' | '\(binary)' --format json --output '\(output)' & pid=$!
+            sleep 1; kill -INT $pid; wait $pid; echo "status $?"
+            """
+        let result = try runShell(script)
+        #expect(result.stdout == "status 130\n")
+        #expect(result.stderr.isEmpty)
+        let records = try String(contentsOfFile: output, encoding: .utf8)
+        #expect(records.hasSuffix("}\n"))
+        let lines = records.split(separator: "\n")
+        #expect(lines.count > 100, "the run was stopped while it was writing")
+        #expect(lines.allSatisfy { $0.hasPrefix(#"{"event":""#) && $0.hasSuffix("}") })
+        let presents = lines.filter { $0.hasPrefix(#"{"event":"present""#) }.count
+        let dismisses = lines.filter { $0.hasPrefix(#"{"event":"dismiss""#) }.count
+        #expect(presents == dismisses, "every presented toast was dismissed before the run ended")
+    }
+
+    /// A disk that fills up mid-run (a 64 KB tmpfs, which only root may mount).
+    @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func aDiskThatFillsUpEndsWithStatusOneAndTheSystemsReason() throws {
+        let directory = NSTemporaryDirectory() + "toastscript-full-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let mount = try runShell("mount -t tmpfs -o size=64k tmpfs '\(directory)'")
+        try #require(mount.status == 0, "mount failed: \(mount.stderr)")
+        defer { _ = try? runShell("umount '\(directory)'") }
+        let result = try runShell("""
+            seq 1 5000 | sed 's/.*/{"message":"m&","at":&}/' | '\(binary)' --format json --output '\(directory)/out.jsonl'
+            echo "status $?"
+            """)
+        #expect(result.stdout == "status 1\n")
+        #expect(result.stderr == "toastscript: cannot write \(directory)/out.jsonl: No space left on device\n")
+    }
+
+    /// `--fsync` syncs the output file after its last write (seen with strace, which
+    /// Scripts/setup installs for the tests); without it there is no fsync.
+    @Test func fsyncSyncsTheOutputFileAfterItsLastWrite() throws {
+        let directory = NSTemporaryDirectory() + "toastscript-fsync-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func syscalls(_ options: String) throws -> [String] {
+            let trace = directory + "/trace\(options.count)"
+            let run = try runShell("""
+                echo '{"message":"a"}' | strace -e trace=write,fsync,fdatasync -o '\(trace)' \
+                    '\(binary)' --format json --output '\(directory)/out.jsonl' \(options)
+                """)
+            try #require(run.status == 0, "strace: \(run.stderr)")
+            // The output file is descriptor 3; the other writes are stdout and stderr.
+            return try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+                .filter { $0.hasPrefix("write(3,") || $0.hasPrefix("fsync(") || $0.hasPrefix("fdatasync(") }
+                .map { String($0.prefix { $0 != "(" }) }
+        }
+        #expect(try syscalls("--fsync") == ["write", "fsync"])
+        #expect(try syscalls("") == ["write"])
+    }
+
     @Test func anUnwritableOutputFailsBeforeReadingAndAFullDiskIsReported() throws {
         let result = try runBinary(["--output", "/nonexistent/out.jsonl"], stdin: "{\"message\":\"a\"}\n")
         #expect(result.status == 1)
