@@ -7,6 +7,10 @@ import CLua
 final class LuaState {
     let L: OpaquePointer
     private let context: UnsafeMutablePointer<clua_context>
+    /// The toast table's field names as Lua strings, by identity: Lua interns short strings,
+    /// so a key is one of these names exactly when it is this object. Kept alive in the
+    /// registry, so the identities never change.
+    private(set) var fieldKeys: [UnsafeRawPointer: ToastField] = [:]
 
     /// A new state whose allocations are capped at `memoryLimit` bytes while scripts run
     /// (0: no cap).
@@ -18,6 +22,17 @@ final class LuaState {
             return nil
         }
         L = state
+        internFieldNames()
+    }
+
+    private func internFieldNames() {
+        lua_createtable(L, Int32(ToastField.allCases.count), 0)
+        for (position, field) in ToastField.allCases.enumerated() {
+            push(field.rawValue)
+            if let key = lua_topointer(L, -1) { fieldKeys[key] = field }
+            lua_rawseti(L, -2, lua_Integer(position + 1))
+        }
+        _ = makeReference()
     }
 
     deinit {

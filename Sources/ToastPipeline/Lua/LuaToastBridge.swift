@@ -5,12 +5,6 @@ import CLua
 /// The table holds every field of SPEC §1 by name, extra fields included; `duration` is
 /// seconds or nil (no timeout); `priority` is the toast's own, else its role's.
 extension LuaState {
-    /// The names a toast table gives meaning to; any other name is an extra field.
-    static let toastFieldNames: Set<String> = [
-        "id", "message", "subtitle", "role", "duration", "after", "placement", "policy", "priority",
-        "source", "key", "dismiss_on_tap", "dismiss_on_long_press", "swipe", "at", "type",
-    ]
-
     /// Pushes a new table for `toast`.
     func pushToast(_ toast: Toast, roles: RoleTable) {
         lua_createtable(L, 0, Int32(18 + toast.extra.count))
@@ -54,6 +48,10 @@ extension LuaState {
     /// (unless set), the time, the input line, and whether the priority was the role's.
     /// `defaults` fills fields the table leaves out (a replacement starts from a show's
     /// defaults). Throws with a message naming the field for a value of the wrong type.
+    ///
+    /// Rules usually change little, so a value equal to the original's is taken from the
+    /// original without building a new Swift value; field names are recognized by the
+    /// identity of Lua's interned strings (`fieldKeys`), not by converting them.
     func toast(fromTableAt index: Int32, original: Toast, defaults: Toast, roles: RoleTable) throws -> Toast {
         let index = lua_absindex(L, index)
         let top = self.top
@@ -65,41 +63,60 @@ extension LuaState {
         toast.style = nil
         toast.announcement = nil
         toast.extra = []
+        // The original's extra fields keep their input order; new ones follow, by name.
+        var keptExtras: [JSONMember?] = original.extra.isEmpty ? [] : Array(repeating: nil, count: original.extra.count)
+        var newExtras: [JSONMember] = []
 
         lua_pushnil(L)
         while lua_next(L, index) != 0 {
             defer { clua_pop(L, 1) }
-            guard lua_type(L, -2) == LUA_TSTRING, let name = string(at: -2) else {
+            guard lua_type(L, -2) == LUA_TSTRING, let key = lua_topointer(L, -2) else {
                 throw LuaBridgeError("the toast table has a key of type \(typeName(at: -2)); fields need names")
             }
-            if !LuaState.toastFieldNames.contains(name) {
-                let value = try jsonValue(at: -1, path: name)
-                if value != .null { toast.extra.append(JSONMember(name, value)) }
-                continue
+            if let field = fieldKeys[key] {
+                try readField(field, into: &toast, original: original, roles: roles)
+            } else if let position = original.extra.firstIndex(where: { stringEquals(at: -2, $0.name) }) {
+                let member = original.extra[position]
+                if case .string(let text) = member.value, stringEquals(at: -1, text) {
+                    keptExtras[position] = member
+                } else {
+                    keptExtras[position] = JSONMember(member.name, try jsonValue(at: -1, path: member.name))
+                }
+            } else {
+                let name = string(at: -2) ?? ""
+                newExtras.append(JSONMember(name, try jsonValue(at: -1, path: name)))
             }
-            try readField(name, into: &toast, original: original, roles: roles)
         }
-        // Fields the original had keep their input order; new ones follow, by name.
-        let order = Self.extraOrder(of: original)
-        toast.extra.sort { (order[$0.name] ?? Int.max, $0.name) < (order[$1.name] ?? Int.max, $1.name) }
+        newExtras.sort { $0.name < $1.name }
+        toast.extra = keptExtras.compactMap { $0 } + newExtras
         guard !toast.message.isEmpty else { throw LuaBridgeError("field 'message' must be a non-empty string") }
         return toast
     }
 
-    /// Input order of the original's extra fields, so unchanged toasts keep it.
-    private static func extraOrder(of toast: Toast) -> [String: Int] {
-        var order: [String: Int] = [:]
-        for (position, member) in toast.extra.enumerated() { order[member.name] = position }
-        return order
+    /// Whether the value at `index` is a string with exactly the bytes of `text`.
+    func stringEquals(at index: Int32, _ text: String) -> Bool {
+        guard lua_type(L, index) == LUA_TSTRING else { return false }
+        var length = 0
+        guard let pointer = clua_tolstring(L, index, &length) else { return false }
+        let lua = UnsafeRawBufferPointer(start: pointer, count: length)
+        return text.utf8.withContiguousStorageIfAvailable { swift in
+            swift.count == length && (length == 0 || memcmp(swift.baseAddress!, lua.baseAddress!, length) == 0)
+        } ?? (Array(text.utf8) == Array(lua))
     }
 
-    /// Reads one named field at the top of the stack into `toast`.
-    private func readField(_ name: String, into toast: inout Toast, original: Toast, roles: RoleTable) throws {
+    /// Reads one field's value, at the top of the stack, into `toast`.
+    private func readField(_ field: ToastField, into toast: inout Toast, original: Toast, roles: RoleTable) throws {
+        let name = field.rawValue
         func text() throws -> String {
             guard let value = string(at: -1) else {
                 throw LuaBridgeError("field '\(name)' must be a string, not \(typeName(at: -1))")
             }
             return value
+        }
+        /// The text, reusing `unchanged` when it is equal.
+        func text(unchanged: String?) throws -> String {
+            if let unchanged, stringEquals(at: -1, unchanged) { return unchanged }
+            return try text()
         }
         func flag() throws -> Bool {
             guard lua_type(L, -1) == LUA_TBOOLEAN else {
@@ -114,42 +131,47 @@ extension LuaState {
             }
             return micros
         }
-        switch name {
-        case "type", "at":
+        switch field {
+        case .type, .at:
             break
-        case "id":
-            toast.id = try text()
-        case "message":
-            toast.message = try text()
-        case "subtitle":
-            toast.subtitle = try text()
-        case "role":
+        case .id:
+            toast.id = try text(unchanged: original.id)
+        case .message:
+            toast.message = try text(unchanged: original.message)
+        case .subtitle:
+            toast.subtitle = try text(unchanged: original.subtitle)
+        case .role:
+            if stringEquals(at: -1, original.role) {
+                toast.role = original.role
+                break
+            }
             let role = try text()
             guard roles.contains(role) else {
                 throw LuaBridgeError("unknown role \(quoted(role)) (known: \(roles.names.joined(separator: ", ")))")
             }
             toast.role = role
-        case "duration":
-            switch string(at: -1) {
-            case "short"?: toast.duration = 2 * StreamTime.perSecond
-            case "long"?: toast.duration = 3_500_000
-            default:
+        case .duration:
+            if stringEquals(at: -1, "short") {
+                toast.duration = 2 * StreamTime.perSecond
+            } else if stringEquals(at: -1, "long") {
+                toast.duration = 3_500_000
+            } else {
                 let micros = try seconds()
                 toast.duration = micros == 0 ? nil : micros
             }
-        case "after":
+        case .after:
             toast.after = try seconds()
-        case "placement":
-            guard let placement = Placement(rawValue: try text()) else {
+        case .placement:
+            guard let placement = Placement.allCases.first(where: { stringEquals(at: -1, $0.rawValue) }) else {
                 throw LuaBridgeError("field 'placement' must be \"top\", \"center\" or \"bottom\"")
             }
             toast.placement = placement
-        case "policy":
-            guard let policy = Policy(rawValue: try text()) else {
+        case .policy:
+            guard let policy = Policy.allCases.first(where: { stringEquals(at: -1, $0.rawValue) }) else {
                 throw LuaBridgeError("field 'policy' must be \"enqueue\", \"replace\" or \"stack\"")
             }
             toast.policy = policy
-        case "priority":
+        case .priority:
             var isInteger: Int32 = 0
             let value = clua_tointeger(L, -1, &isInteger)
             guard lua_type(L, -1) == LUA_TNUMBER, isInteger != 0, let priority = Int(exactly: value) else {
@@ -158,18 +180,24 @@ extension LuaState {
             // The role's priority, handed in unchanged, stays the role's.
             let unchangedDefault = original.priority == nil && priority == original.effectivePriority(in: roles)
             toast.priority = unchangedDefault ? nil : priority
-        case "source":
-            toast.source = try text()
-        case "key":
-            toast.key = try text()
-        case "dismiss_on_tap":
+        case .source:
+            toast.source = try text(unchanged: original.source)
+        case .key:
+            toast.key = try text(unchanged: original.key)
+        case .dismissOnTap:
             toast.dismissOnTap = try flag()
-        case "dismiss_on_long_press":
+        case .dismissOnLongPress:
             toast.dismissOnLongPress = try flag()
-        case "swipe":
+        case .swipe:
             toast.swipe = try flag()
-        default:
-            break
         }
     }
+}
+
+/// The names a toast table gives meaning to (SPEC §1); any other name is an extra field.
+enum ToastField: String, CaseIterable {
+    case id, message, subtitle, role, duration, after, placement, policy, priority, source, key
+    case dismissOnTap = "dismiss_on_tap"
+    case dismissOnLongPress = "dismiss_on_long_press"
+    case swipe, at, type
 }
