@@ -1,38 +1,173 @@
 /// One toast on its way through the pipeline: every field of a show event (SPEC §1) after
 /// defaults, plus what the stages add (style, announcement).
 ///
-/// A value type: a stage changes its own copy, and a record keeps the toast as it was.
+/// A value type: a stage changes its own copy, and a record keeps the toast as it was. The
+/// fields live in one shared box that is copied only when a shared toast is changed, so
+/// handing a toast from stage to host to record costs one reference count, not a copy of
+/// every string in it.
 public struct Toast {
-    public var id: String
-    public var message: String
-    public var subtitle: String?
-    public var role: String
+    /// The stored fields; `Toast` wraps them with copy-on-write.
+    struct Fields {
+        var id: String
+        var message: String
+        var subtitle: String?
+        var role: String
+        var duration: Microseconds?
+        var after: Microseconds
+        var placement: Placement
+        var policy: Policy
+        var priority: Int?
+        var source: String?
+        var key: String?
+        var dismissOnTap: Bool
+        var dismissOnLongPress: Bool
+        var swipe: Bool
+        var extra: [JSONMember]
+        var at: Microseconds
+        var inputLine: Int
+        var style: AppliedStyle?
+        var announcement: String?
+    }
+
+    private final class Box {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    /// The box, copied first if another toast shares it.
+    private var uniqueFields: Fields {
+        _read { yield box.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            yield &box.fields
+        }
+    }
+
+    public var id: String {
+        get { box.fields.id }
+        _modify { yield &uniqueFields.id }
+        set { uniqueFields.id = newValue }
+    }
+
+    public var message: String {
+        get { box.fields.message }
+        _modify { yield &uniqueFields.message }
+        set { uniqueFields.message = newValue }
+    }
+
+    public var subtitle: String? {
+        get { box.fields.subtitle }
+        _modify { yield &uniqueFields.subtitle }
+        set { uniqueFields.subtitle = newValue }
+    }
+
+    public var role: String {
+        get { box.fields.role }
+        _modify { yield &uniqueFields.role }
+        set { uniqueFields.role = newValue }
+    }
+
     /// Time it stays visible; nil: until something dismisses it.
-    public var duration: Microseconds?
+    public var duration: Microseconds? {
+        get { box.fields.duration }
+        _modify { yield &uniqueFields.duration }
+        set { uniqueFields.duration = newValue }
+    }
+
     /// Delay between admission by the pipeline and arrival at the host.
-    public var after: Microseconds
-    public var placement: Placement
-    public var policy: Policy
+    public var after: Microseconds {
+        get { box.fields.after }
+        _modify { yield &uniqueFields.after }
+        set { uniqueFields.after = newValue }
+    }
+
+    public var placement: Placement {
+        get { box.fields.placement }
+        _modify { yield &uniqueFields.placement }
+        set { uniqueFields.placement = newValue }
+    }
+
+    public var policy: Policy {
+        get { box.fields.policy }
+        _modify { yield &uniqueFields.policy }
+        set { uniqueFields.policy = newValue }
+    }
+
     /// Its own priority; nil takes its role's (the `priority` stage fills it in).
-    public var priority: Int?
-    public var source: String?
+    public var priority: Int? {
+        get { box.fields.priority }
+        _modify { yield &uniqueFields.priority }
+        set { uniqueFields.priority = newValue }
+    }
+
+    public var source: String? {
+        get { box.fields.source }
+        _modify { yield &uniqueFields.source }
+        set { uniqueFields.source = newValue }
+    }
+
     /// Identity for `dedup`, instead of its fields.
-    public var key: String?
-    public var dismissOnTap: Bool
-    public var dismissOnLongPress: Bool
+    public var key: String? {
+        get { box.fields.key }
+        _modify { yield &uniqueFields.key }
+        set { uniqueFields.key = newValue }
+    }
+
+    public var dismissOnTap: Bool {
+        get { box.fields.dismissOnTap }
+        _modify { yield &uniqueFields.dismissOnTap }
+        set { uniqueFields.dismissOnTap = newValue }
+    }
+
+    public var dismissOnLongPress: Bool {
+        get { box.fields.dismissOnLongPress }
+        _modify { yield &uniqueFields.dismissOnLongPress }
+        set { uniqueFields.dismissOnLongPress = newValue }
+    }
+
     /// Whether a swipe, or a drag past the threshold, dismisses it.
-    public var swipe: Bool
+    public var swipe: Bool {
+        get { box.fields.swipe }
+        _modify { yield &uniqueFields.swipe }
+        set { uniqueFields.swipe = newValue }
+    }
+
     /// Fields that SPEC §1 does not name, in input order; they come back in `present.extra`.
-    public var extra: [JSONMember]
+    public var extra: [JSONMember] {
+        get { box.fields.extra }
+        _modify { yield &uniqueFields.extra }
+        set { uniqueFields.extra = newValue }
+    }
+
     /// When it came into the pipeline, on the stream clock.
-    public var at: Microseconds
+    public var at: Microseconds {
+        get { box.fields.at }
+        _modify { yield &uniqueFields.at }
+        set { uniqueFields.at = newValue }
+    }
+
     /// The input line that brought it in (or whose handling emitted it); 0 for none.
-    public var inputLine: Int
+    public var inputLine: Int {
+        get { box.fields.inputLine }
+        _modify { yield &uniqueFields.inputLine }
+        set { uniqueFields.inputLine = newValue }
+    }
 
     /// Set by the `style` stage.
-    public var style: AppliedStyle?
+    public var style: AppliedStyle? {
+        get { box.fields.style }
+        _modify { yield &uniqueFields.style }
+        set { uniqueFields.style = newValue }
+    }
+
     /// Set by the `announce` stage: what a screen reader would say.
-    public var announcement: String?
+    public var announcement: String? {
+        get { box.fields.announcement }
+        _modify { yield &uniqueFields.announcement }
+        set { uniqueFields.announcement = newValue }
+    }
 
     public init(id: String, message: String, subtitle: String? = nil, role: String = "info",
                 duration: Microseconds? = 3 * StreamTime.perSecond, after: Microseconds = 0,
@@ -40,23 +175,10 @@ public struct Toast {
                 source: String? = nil, key: String? = nil, dismissOnTap: Bool = true,
                 dismissOnLongPress: Bool = false, swipe: Bool = true, extra: [JSONMember] = [],
                 at: Microseconds = 0, inputLine: Int = 0) {
-        self.id = id
-        self.message = message
-        self.subtitle = subtitle
-        self.role = role
-        self.duration = duration
-        self.after = after
-        self.placement = placement
-        self.policy = policy
-        self.priority = priority
-        self.source = source
-        self.key = key
-        self.dismissOnTap = dismissOnTap
-        self.dismissOnLongPress = dismissOnLongPress
-        self.swipe = swipe
-        self.extra = extra
-        self.at = at
-        self.inputLine = inputLine
+        box = Box(Fields(id: id, message: message, subtitle: subtitle, role: role, duration: duration, after: after,
+                         placement: placement, policy: policy, priority: priority, source: source, key: key,
+                         dismissOnTap: dismissOnTap, dismissOnLongPress: dismissOnLongPress, swipe: swipe,
+                         extra: extra, at: at, inputLine: inputLine, style: nil, announcement: nil))
     }
 
     /// Its priority: its own, else its role's, else 0.
