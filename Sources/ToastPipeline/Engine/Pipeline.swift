@@ -16,9 +16,9 @@ public final class Pipeline: HostEnvironment {
     private let stages: [any ToastStage]
     private var contexts: [StageContext] = []
     private let output: any RecordWriter
-    private var timers = TimerQueue<PipelineTimer>()
+    @exclusivity(unchecked) private var timers = TimerQueue<PipelineTimer>()
     /// Toasts brought in during a step, with the stage each enters at.
-    private var pending: [(toast: Toast, stage: Int)] = []
+    @exclusivity(unchecked) private var pending: [(toast: Toast, stage: Int)] = []
     private var pendingStart = 0
     private var isRunningPending = false
     /// How deep inside `handle`, a timer or `finish` we are: toasts emitted there wait.
@@ -28,7 +28,7 @@ public final class Pipeline: HostEnvironment {
     public private(set) var now: Microseconds = 0
     /// The input line being handled, for toasts brought in while handling it.
     public private(set) var currentLine = 0
-    public private(set) var statistics: PipelineStatistics
+    @exclusivity(unchecked) public private(set) var statistics: PipelineStatistics
 
     /// The last stage; built on first use, as it needs the pipeline as its environment.
     public private(set) lazy var host = Host(settings: settings.queue, environment: self)

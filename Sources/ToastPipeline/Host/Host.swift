@@ -10,11 +10,11 @@ public final class Host {
     unowned let environment: any HostEnvironment
 
     /// Visible toasts, in the order they were presented.
-    private var visible: [HostedToast] = []
+    @exclusivity(unchecked) private var visible: [HostedToast] = []
     /// The waiting line: priority descending, then arrival order.
-    private var waiting: [HostedToast] = []
+    @exclusivity(unchecked) private var waiting: [HostedToast] = []
     /// Toasts still in their `after` delay, in the order they were admitted.
-    private var delayed: [HostedToast] = []
+    @exclusivity(unchecked) private var delayed: [HostedToast] = []
     private var nextSerial = 0
     private var nextArrivalOrder = 0
 

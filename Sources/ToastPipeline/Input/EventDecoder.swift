@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Turns input lines into events: JSON Lines (SPEC §1) or plain text (`--input text`).
 ///
 /// It checks every field a type owns, fills in defaults, and numbers the shows without an
@@ -202,40 +208,68 @@ struct EventFields {
         while true {
             scanner.skipWhitespace()
             guard scanner.current == UInt8(ascii: "\"") else { throw scanner.unexpected(expecting: "a member name") }
-            let name = try scanner.parseString()
+            let name = try scanner.parseName()
             try scanner.expect(UInt8(ascii: ":"), "':'")
-            try fields.readValue(named: name, from: &scanner)
+            if let raw = name.raw {
+                try fields.readValue(named: EventFieldName(raw), rawName: raw, from: &scanner)
+            } else {
+                let decoded = name.decoded ?? ""
+                try fields.readValue(named: EventFieldName(rawValue: decoded), decodedName: decoded, from: &scanner)
+            }
             guard try scanner.endOfMember(closing: UInt8(ascii: "}")) else { return fields }
         }
     }
 
-    private mutating func readValue(named name: String, from scanner: inout JSONScanner) throws {
-        switch name {
-        case "at": (at, atMicros) = try Self.timeValue(&scanner)
-        case "duration": (duration, durationMicros) = try Self.timeValue(&scanner)
-        case "after": (after, afterMicros) = try Self.timeValue(&scanner)
-        case "type": type = try scanner.parseValue(depth: 1)
-        case "id": id = try scanner.parseValue(depth: 1)
-        case "message": message = try scanner.parseValue(depth: 1)
-        case "subtitle": subtitle = try scanner.parseValue(depth: 1)
-        case "role": role = try scanner.parseValue(depth: 1)
-        case "placement": placement = try scanner.parseValue(depth: 1)
-        case "policy": policy = try scanner.parseValue(depth: 1)
-        case "priority": priority = try scanner.parseValue(depth: 1)
-        case "source": source = try scanner.parseValue(depth: 1)
-        case "key": key = try scanner.parseValue(depth: 1)
-        case "dismiss_on_tap": dismissOnTap = try scanner.parseValue(depth: 1)
-        case "dismiss_on_long_press": dismissOnLongPress = try scanner.parseValue(depth: 1)
-        case "swipe": swipe = try scanner.parseValue(depth: 1)
-        default:
+    private mutating func readValue(named field: EventFieldName?, rawName: UnsafeBufferPointer<UInt8>,
+                                    from scanner: inout JSONScanner) throws {
+        if let field {
+            try readValue(of: field, from: &scanner)
+        } else {
+            addExtra(String(decoding: rawName, as: UTF8.self), try scanner.parseValue(depth: 1))
+        }
+    }
+
+    private mutating func readValue(named field: EventFieldName?, decodedName: String,
+                                    from scanner: inout JSONScanner) throws {
+        if let field {
+            try readValue(of: field, from: &scanner)
+        } else {
+            addExtra(decodedName, try scanner.parseValue(depth: 1))
+        }
+    }
+
+    private mutating func readValue(of field: EventFieldName, from scanner: inout JSONScanner) throws {
+        switch field {
+        case .at: (at, atMicros) = try Self.timeValue(&scanner)
+        case .duration: (duration, durationMicros) = try Self.timeValue(&scanner)
+        case .after: (after, afterMicros) = try Self.timeValue(&scanner)
+        case .type: type = try scanner.parseValue(depth: 1)
+        case .id: id = try scanner.parseValue(depth: 1)
+        case .message: message = try scanner.parseValue(depth: 1)
+        case .subtitle: subtitle = try scanner.parseValue(depth: 1)
+        case .role: role = try scanner.parseValue(depth: 1)
+        case .placement: placement = try scanner.parseValue(depth: 1)
+        case .policy: policy = try scanner.parseValue(depth: 1)
+        case .priority: priority = try scanner.parseValue(depth: 1)
+        case .source: source = try scanner.parseValue(depth: 1)
+        case .key: key = try scanner.parseValue(depth: 1)
+        case .dismissOnTap: dismissOnTap = try scanner.parseValue(depth: 1)
+        case .dismissOnLongPress: dismissOnLongPress = try scanner.parseValue(depth: 1)
+        case .swipe: swipe = try scanner.parseValue(depth: 1)
+        case .phase, .dy:
+            // Drag fields; for a show they are extra fields like any other.
             let value = try scanner.parseValue(depth: 1)
-            if name == "phase" { phase = value }
-            if name == "dy" { dy = value }
-            if let existing = extra.firstIndex(where: { $0.name == name }) {
-                extra[existing].value = value
-            } else {
-                extra.append(JSONMember(name, value))
-            }
+            if field == .phase { phase = value } else { dy = value }
+            addExtra(field.rawValue, value)
+        }
+    }
+
+    /// A member that is not a show field; a later duplicate replaces the earlier value.
+    private mutating func addExtra(_ name: String, _ value: JSONValue) {
+        if let existing = extra.firstIndex(where: { $0.name == name }) {
+            extra[existing].value = value
+        } else {
+            extra.append(JSONMember(name, value))
         }
     }
 
@@ -298,5 +332,30 @@ struct EventFields {
             return micros
         default: throw FieldError("field '\(name)' must be a number of seconds")
         }
+    }
+}
+
+/// The member names an event object gives meaning to (SPEC §1), matched on their bytes.
+enum EventFieldName: String, CaseIterable {
+    case type, at, id, message, subtitle, role, duration, after, placement, policy, priority, source, key
+    case dismissOnTap = "dismiss_on_tap"
+    case dismissOnLongPress = "dismiss_on_long_press"
+    case swipe, phase, dy
+
+    /// The names by their length in bytes, for matching without building a `String`.
+    private static let byLength: [[(bytes: [UInt8], name: EventFieldName)]] = {
+        var table = Array(repeating: [(bytes: [UInt8], name: EventFieldName)](), count: 32)
+        for name in allCases { table[name.rawValue.utf8.count].append((Array(name.rawValue.utf8), name)) }
+        return table
+    }()
+
+    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count < EventFieldName.byLength.count else { return nil }
+        for candidate in EventFieldName.byLength[bytes.count]
+        where candidate.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
+            self = candidate.name
+            return
+        }
+        return nil
     }
 }

@@ -152,6 +152,23 @@ struct JSONScanner {
 
     // MARK: Strings
 
+    /// Reads a member name at the current `"`: a view of its bytes when it has no escapes
+    /// (most do), so a caller can match it against names it knows without a `String`.
+    mutating func parseName() throws -> (raw: UnsafeBufferPointer<UInt8>?, decoded: String?) {
+        let start = index + 1
+        var end = start
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                index = end + 1
+                return (UnsafeBufferPointer(rebasing: bytes[start..<end]), nil)
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
+        return (nil, try parseString())
+    }
+
     /// Reads a string at the current `"`.
     mutating func parseString() throws -> String {
         index += 1  // opening quote

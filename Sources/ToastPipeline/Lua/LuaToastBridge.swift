@@ -193,11 +193,3 @@ extension LuaState {
         }
     }
 }
-
-/// The names a toast table gives meaning to (SPEC §1); any other name is an extra field.
-enum ToastField: String, CaseIterable {
-    case id, message, subtitle, role, duration, after, placement, policy, priority, source, key
-    case dismissOnTap = "dismiss_on_tap"
-    case dismissOnLongPress = "dismiss_on_long_press"
-    case swipe, at, type
-}

@@ -31,37 +31,44 @@ public enum AnnouncementFormat {
 }
 
 /// The roles a run knows: the four built-in ones plus those a script defines (SPEC §3 style).
+///
+/// A handful of roles, looked up for every toast by several stages: a short list searched
+/// in order is cheaper than hashing the name each time.
 public struct RoleTable {
-    public private(set) var styles: [String: RoleStyle]
+    private var entries: [(name: String, style: RoleStyle)]
 
     public static var builtIn: RoleTable {
-        RoleTable(styles: [
-            "info": RoleStyle(symbol: "info.circle.fill", glyph: "ℹ", color: "blue", label: ""),
-            "success": RoleStyle(symbol: "checkmark.circle.fill", glyph: "✔", color: "green", label: "Success"),
-            "warning": RoleStyle(symbol: "exclamationmark.triangle.fill", glyph: "⚠", color: "orange",
-                                 label: "Warning"),
-            "error": RoleStyle(symbol: "xmark.octagon.fill", glyph: "✖", color: "red", label: "Error"),
+        RoleTable(entries: [
+            ("info", RoleStyle(symbol: "info.circle.fill", glyph: "ℹ", color: "blue", label: "")),
+            ("success", RoleStyle(symbol: "checkmark.circle.fill", glyph: "✔", color: "green", label: "Success")),
+            ("warning", RoleStyle(symbol: "exclamationmark.triangle.fill", glyph: "⚠", color: "orange", label: "Warning")),
+            ("error", RoleStyle(symbol: "xmark.octagon.fill", glyph: "✖", color: "red", label: "Error")),
         ])
     }
 
     public subscript(role: String) -> RoleStyle? {
-        styles[role]
+        for entry in entries where entry.name == role { return entry.style }
+        return nil
     }
 
     public func contains(_ role: String) -> Bool {
-        styles[role] != nil
+        entries.contains { $0.name == role }
     }
 
     /// Defines or replaces a role outright.
     public mutating func define(_ role: String, as style: RoleStyle) {
-        styles[role] = style
+        if let index = entries.firstIndex(where: { $0.name == role }) {
+            entries[index].style = style
+        } else {
+            entries.append((role, style))
+        }
     }
 
     /// The style a new role starts from: `info`'s values (SPEC §8 "Roles in config").
     public var newRoleBase: RoleStyle {
-        styles["info"] ?? RoleTable.builtIn.styles["info"]!
+        self["info"] ?? RoleTable.builtIn.entries[0].style
     }
 
     /// The names, sorted, for messages that list them.
-    public var names: [String] { styles.keys.sorted() }
+    public var names: [String] { entries.map(\.name).sorted() }
 }

@@ -30,7 +30,7 @@ public struct Toast {
     }
 
     private final class Box {
-        var fields: Fields
+        @exclusivity(unchecked) var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 
@@ -190,24 +190,62 @@ public struct Toast {
     /// nil when the toast has no value for it. Dedup keys, rate-limit groups and announcement
     /// templates read fields this way.
     public func fieldValue(_ name: String, roles: RoleTable) -> JSONValue? {
-        switch name {
-        case "id": return .string(id)
-        case "message": return .string(message)
-        case "subtitle": return subtitle.map(JSONValue.string)
-        case "role": return .string(role)
-        case "duration": return duration.map { .number(StreamTime.seconds($0)) } ?? .null
-        case "after": return .number(StreamTime.seconds(after))
-        case "placement": return .string(placement.rawValue)
-        case "policy": return .string(policy.rawValue)
-        case "priority": return .integer(Int64(effectivePriority(in: roles)))
-        case "source": return source.map(JSONValue.string)
-        case "key": return key.map(JSONValue.string)
-        case "dismiss_on_tap": return .bool(dismissOnTap)
-        case "dismiss_on_long_press": return .bool(dismissOnLongPress)
-        case "swipe": return .bool(swipe)
-        case "at": return .number(StreamTime.seconds(at))
-        case "type": return .string("show")
-        default: return extraValue(name)
+        value(of: FieldReference(name: name), roles: roles)
+    }
+
+    /// The value of a field, after defaults; nil when the toast has no value for it.
+    public func value(of field: FieldReference, roles: RoleTable) -> JSONValue? {
+        guard case .field(let known) = field else {
+            if case .extra(let name) = field { return extraValue(name) }
+            return nil
+        }
+        switch known {
+        case .id: return .string(id)
+        case .message: return .string(message)
+        case .subtitle: return subtitle.map(JSONValue.string)
+        case .role: return .string(role)
+        case .duration: return duration.map { .number(StreamTime.seconds($0)) } ?? .null
+        case .after: return .number(StreamTime.seconds(after))
+        case .placement: return .string(placement.rawValue)
+        case .policy: return .string(policy.rawValue)
+        case .priority: return .integer(Int64(effectivePriority(in: roles)))
+        case .source: return source.map(JSONValue.string)
+        case .key: return key.map(JSONValue.string)
+        case .dismissOnTap: return .bool(dismissOnTap)
+        case .dismissOnLongPress: return .bool(dismissOnLongPress)
+        case .swipe: return .bool(swipe)
+        case .at: return .number(StreamTime.seconds(at))
+        case .type: return .string("show")
+        }
+    }
+
+    /// Appends a field's value as key bytes: `-` for no value, `s<length>:<bytes>` for a
+    /// string, `j<length>:<JSON>` for anything else, so distinct values never share bytes.
+    /// The common string fields go in without building a `JSONValue`.
+    public func appendKey(of field: FieldReference, roles: RoleTable, to key: inout [UInt8]) {
+        func appendString(_ text: String) {
+            key.append(UInt8(ascii: "s"))
+            StreamTime.appendDecimal(UInt64(text.utf8.count), to: &key)
+            key.append(UInt8(ascii: ":"))
+            key.append(contentsOf: text.utf8)
+        }
+        switch field {
+        case .field(.message): appendString(message)
+        case .field(.role): appendString(role)
+        case .field(.subtitle): if let subtitle { appendString(subtitle) } else { key.append(UInt8(ascii: "-")) }
+        case .field(.source): if let source { appendString(source) } else { key.append(UInt8(ascii: "-")) }
+        default:
+            switch value(of: field, roles: roles) {
+            case nil, .null?: key.append(UInt8(ascii: "-"))
+            case .string(let text)?: appendString(text)
+            case let other?:
+                var json: [UInt8] = []
+                JSONText.appendValue(other, to: &json)
+                key.append(UInt8(ascii: "j"))
+                StreamTime.appendDecimal(UInt64(json.count), to: &key)
+                key.append(UInt8(ascii: ":"))
+                key.append(contentsOf: json)
+            }
         }
     }
 

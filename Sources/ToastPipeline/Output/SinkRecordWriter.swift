@@ -2,7 +2,7 @@
 public final class SinkRecordWriter: RecordWriter {
     public let encoder: any RecordEncoder
     public let sink: any ByteSink
-    private var buffer: [UInt8] = []
+    @exclusivity(unchecked) private var buffer: [UInt8] = []
     private let blockSize: Int
     /// Lines written (a format may leave records out).
     public private(set) var linesWritten = 0

@@ -4,7 +4,10 @@
 /// window. At most `cache` keys are remembered, the least recently passed forgotten first.
 public final class DedupStage: ToastStage {
     public let settings: DedupSettings
-    private var cache: RecencyCache<String, PassedToast>
+    private let fields: [FieldReference]
+    @exclusivity(unchecked) private var cache: RecencyCache<ByteKey, PassedToast>
+    /// Reused for building each key.
+    @exclusivity(unchecked) private var scratch: [UInt8] = []
 
     struct PassedToast {
         var time: Microseconds
@@ -13,6 +16,7 @@ public final class DedupStage: ToastStage {
 
     public init(settings: DedupSettings) {
         self.settings = settings
+        self.fields = settings.fields.map(FieldReference.init(name:))
         self.cache = RecencyCache(capacity: settings.cache)
     }
 
@@ -26,21 +30,21 @@ public final class DedupStage: ToastStage {
         return .pass
     }
 
-    /// The toast's key, or a tuple of its fields; the two never collide, and an absent
-    /// field differs from `""` (SPEC §8 "Dedup").
-    func identity(of toast: Toast, roles: RoleTable) -> String {
-        if let key = toast.key { return "K" + key }
-        var identity = "F"
-        for field in settings.fields {
-            switch toast.fieldValue(field, roles: roles) {
-            case nil, .null?: identity += "|-"
-            case .string(let text)?: identity += "|s\(text.utf8.count):" + text
-            case let value?:
-                let text = JSONText.encode(value)
-                identity += "|j\(text.utf8.count):" + text
+    /// The toast's key, or a tuple of its fields; the two never collide, an absent field
+    /// differs from `""` (SPEC §8 "Dedup"), and values compare byte for byte.
+    func identity(of toast: Toast, roles: RoleTable) -> ByteKey {
+        scratch.removeAll(keepingCapacity: true)
+        if let key = toast.key {
+            scratch.append(UInt8(ascii: "K"))
+            scratch.append(contentsOf: key.utf8)
+        } else {
+            scratch.append(UInt8(ascii: "F"))
+            for field in fields {
+                scratch.append(UInt8(ascii: "|"))
+                toast.appendKey(of: field, roles: roles, to: &scratch)
             }
         }
-        return identity
+        return ByteKey(scratch)
     }
 }
 

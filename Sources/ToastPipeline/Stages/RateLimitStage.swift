@@ -3,12 +3,17 @@
 /// "N more" toast, `window` after the run's first drop.
 public final class RateLimitStage: ToastStage {
     public let settings: RateLimitSettings
-    private var groups: [JSONValue?: GroupState] = [:]
-    private var summaryGroups: [Int: JSONValue?] = [:]
+    private let key: FieldReference
+    /// Groups by the key bytes of their value (see `Toast.appendKey`).
+    @exclusivity(unchecked) private var groups: [ByteKey: GroupState] = [:]
+    private var summaryGroups: [Int: ByteKey] = [:]
+    @exclusivity(unchecked) private var scratch: [UInt8] = []
     private var nextToken = 0
     private var groupCountAfterLastSweep = 0
 
     struct GroupState {
+        /// The group's value (nil: none), for its summary.
+        var value: JSONValue?
         /// Times of the passes still inside the window, oldest first.
         var passes = TimeWindow()
         /// Drops since the pending summary was scheduled; nil: no summary pending.
@@ -17,12 +22,15 @@ public final class RateLimitStage: ToastStage {
 
     public init(settings: RateLimitSettings) {
         self.settings = settings
+        self.key = FieldReference(name: settings.key)
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
-        let group = groupValue(of: toast, roles: context.roles)
+        scratch.removeAll(keepingCapacity: true)
+        toast.appendKey(of: key, roles: context.roles, to: &scratch)
+        let group = ByteKey(scratch)
         let now = context.now
-        var state = groups[group] ?? GroupState()
+        var state = groups[group] ?? GroupState(value: groupValue(of: toast, roles: context.roles))
         state.passes.removeAll(atOrBefore: now - settings.window)
         let verdict: StageVerdict
         if state.passes.count < settings.limit {
@@ -49,7 +57,7 @@ public final class RateLimitStage: ToastStage {
         guard let group = summaryGroups.removeValue(forKey: token),
               let drops = groups[group]?.pendingDrops else { return }
         groups[group]?.pendingDrops = nil
-        let label = group.flatMap(Self.text(of:))
+        let label = groups[group]?.value.map(Self.text(of:))
         var summary = context.makeToast(message: label.map { "\(drops) more from \($0)" } ?? "\(drops) more notifications")
         summary.source = label
         context.emit(summary)
@@ -57,7 +65,7 @@ public final class RateLimitStage: ToastStage {
 
     /// The group's value: absent or null is "no value", one shared group (SPEC §8).
     private func groupValue(of toast: Toast, roles: RoleTable) -> JSONValue? {
-        switch toast.fieldValue(settings.key, roles: roles) {
+        switch toast.value(of: key, roles: roles) {
         case nil, .null?: return nil
         case let value?: return value
         }
