@@ -68,6 +68,8 @@ static inline int clua_pcall(lua_State *L, int nargs, int nresults, int msgh) {
 }
 static inline const char *clua_release(void) { return LUA_RELEASE; }
 static inline void clua_getglobaltable(lua_State *L) { lua_pushglobaltable(L); }
+/// Generational collection: toast proxies die young, and minor collections free them soon.
+static inline void clua_gc_generational(lua_State *L) { lua_gc(L, LUA_GCGEN, 0, 0); }
 
 // ---- Swift functions exposed to Lua ----------------------------------------------
 

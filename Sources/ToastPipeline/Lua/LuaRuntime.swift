@@ -39,6 +39,13 @@ public final class LuaRuntime: RecordWriter {
         state.owner = Unmanaged.passUnretained(self).toOpaque()
         if options.unsafe { state.openAllLibraries() } else { state.openSandboxedLibraries() }
         installGlobals()
+        installProxyMetatable()
+        clua_gc_generational(state.L)
+    }
+
+    deinit {
+        // Closing the state runs the proxies' `__gc`, which must not reach this object.
+        state.owner = nil
     }
 
     public var settings: PipelineSettings { settingsBuilder.settings }
@@ -92,7 +99,7 @@ public final class LuaRuntime: RecordWriter {
         let top = state.top
         defer { lua_settop(L, top) }
         let roles = settings.roles
-        state.pushToast(toast, roles: roles)
+        state.pushProxy(toast, roles: roles)
         let table = state.top
         state.pushReference(rule.reference)
         lua_pushvalue(L, table)
@@ -101,9 +108,12 @@ public final class LuaRuntime: RecordWriter {
         do {
             switch lua_type(L, first) {
             case LUA_TNIL where lua_type(L, first + 1) == LUA_TNIL:
-                toast = try state.toast(fromTableAt: table, original: toast, defaults: keepDefaults, roles: roles)
+                toast = try state.toast(fromProxyAt: table, original: toast, defaults: keepDefaults, roles: roles)
             case LUA_TBOOLEAN where lua_toboolean(L, first) != 0 && lua_type(L, first + 1) == LUA_TNIL:
-                toast = try state.toast(fromTableAt: table, original: toast, defaults: keepDefaults, roles: roles)
+                toast = try state.toast(fromProxyAt: table, original: toast, defaults: keepDefaults, roles: roles)
+            case LUA_TTABLE where lua_rawequal(L, first, table) != 0 && lua_type(L, first + 1) == LUA_TNIL:
+                // The rule returned its own toast: kept, with its changes.
+                toast = try state.toast(fromProxyAt: table, original: toast, defaults: keepDefaults, roles: roles)
             case LUA_TBOOLEAN where lua_toboolean(L, first) == 0:
                 switch lua_type(L, first + 1) {
                 case LUA_TNIL: return .drop(note: nil)
@@ -169,7 +179,7 @@ public final class LuaRuntime: RecordWriter {
         defer { lua_settop(L, top) }
         for function in functions {
             state.pushReference(function.reference)
-            state.pushToast(record.toast, roles: settings.roles)
+            state.pushProxy(record.toast, roles: settings.roles)
             state.push(info)
             _ = callFailing(argumentCount: 2, resultCount: 0, place: function.place)
         }
@@ -181,7 +191,7 @@ public final class LuaRuntime: RecordWriter {
         let top = state.top
         defer { lua_settop(L, top) }
         state.pushReference(reference)
-        state.pushToast(toast, roles: settings.roles)
+        state.pushProxy(toast, roles: settings.roles)
         guard case .success = callFailing(argumentCount: 1, resultCount: 1, place: place) else { return nil }
         guard let text = state.string(at: -1) else {
             report("announce function at \(place) returned \(state.typeName(at: -1)), not a string")
@@ -216,13 +226,13 @@ public final class LuaRuntime: RecordWriter {
         }
     }
 
-    private static func from(_ L: OpaquePointer?) -> LuaRuntime? {
+    static func from(_ L: OpaquePointer?) -> LuaRuntime? {
         guard let L, let owner = LuaState.owner(of: L) else { return nil }
         return Unmanaged<LuaRuntime>.fromOpaque(owner).takeUnretainedValue()
     }
 
     /// Leaves `message` for the trampoline to raise with the caller's `FILE:LINE:`.
-    private func raise(_ message: String) -> Int32 {
+    func raise(_ message: String) -> Int32 {
         state.push(message)
         return Int32(CLUA_RAISE_WHERE)
     }
@@ -299,6 +309,12 @@ public final class LuaRuntime: RecordWriter {
     private func emit() -> Int32 {
         guard state.type(at: 1) == LUA_TTABLE else {
             return raise("emit expects a table, not \(state.typeName(at: 1))")
+        }
+        if state.proxy(at: 1) != nil {
+            // A toast's own table (re-emitting it): every field it shows.
+            state.pushMaterialized(proxyAt: 1)
+            lua_copy(state.L, -1, 1)
+            clua_pop(state.L, 1)
         }
         let now = pipeline?.now ?? 0
         var original = showDefaults

@@ -5,43 +5,44 @@ import CLua
 /// The table holds every field of SPEC §1 by name, extra fields included; `duration` is
 /// seconds or nil (no timeout); `priority` is the toast's own, else its role's.
 extension LuaState {
-    /// Pushes a new table for `toast`.
+    /// Pushes a new table holding every field of `toast` (what `pairs` on a proxy iterates).
     func pushToast(_ toast: Toast, roles: RoleTable) {
-        lua_createtable(L, 0, Int32(18 + toast.extra.count))
+        lua_createtable(L, 0, Int32(ToastField.allCases.count + toast.extra.count))
+        guard reserve(2) else { return }
         for member in toast.extra {
             push(member.value)
             lua_setfield(L, -2, member.name)
         }
-        setField("type", "show")
-        setField("id", toast.id)
-        setField("message", toast.message)
-        if let subtitle = toast.subtitle { setField("subtitle", subtitle) }
-        setField("role", toast.role)
-        if let duration = toast.duration {
-            lua_pushnumber(L, StreamTime.seconds(duration))
-            lua_setfield(L, -2, "duration")
+        for field in ToastField.allCases {
+            pushField(field, of: toast, roles: roles)
+            if lua_type(L, -1) == LUA_TNIL {
+                clua_pop(L, 1)
+            } else {
+                lua_setfield(L, -2, field.rawValue)
+            }
         }
-        lua_pushnumber(L, StreamTime.seconds(toast.after))
-        lua_setfield(L, -2, "after")
-        setField("placement", toast.placement.rawValue)
-        setField("policy", toast.policy.rawValue)
-        lua_pushinteger(L, lua_Integer(toast.effectivePriority(in: roles)))
-        lua_setfield(L, -2, "priority")
-        if let source = toast.source { setField("source", source) }
-        if let key = toast.key { setField("key", key) }
-        lua_pushboolean(L, toast.dismissOnTap ? 1 : 0)
-        lua_setfield(L, -2, "dismiss_on_tap")
-        lua_pushboolean(L, toast.dismissOnLongPress ? 1 : 0)
-        lua_setfield(L, -2, "dismiss_on_long_press")
-        lua_pushboolean(L, toast.swipe ? 1 : 0)
-        lua_setfield(L, -2, "swipe")
-        lua_pushnumber(L, StreamTime.seconds(toast.at))
-        lua_setfield(L, -2, "at")
     }
 
-    private func setField(_ name: String, _ value: String) {
-        push(value)
-        lua_setfield(L, -2, name)
+    /// Pushes one field's value as a script sees it; nil when the toast has none.
+    func pushField(_ field: ToastField, of toast: Toast, roles: RoleTable) {
+        switch field {
+        case .type: push("show")
+        case .id: push(toast.id)
+        case .message: push(toast.message)
+        case .subtitle: if let subtitle = toast.subtitle { push(subtitle) } else { lua_pushnil(L) }
+        case .role: push(toast.role)
+        case .duration: if let duration = toast.duration { lua_pushnumber(L, StreamTime.seconds(duration)) } else { lua_pushnil(L) }
+        case .after: lua_pushnumber(L, StreamTime.seconds(toast.after))
+        case .placement: push(toast.placement.rawValue)
+        case .policy: push(toast.policy.rawValue)
+        case .priority: lua_pushinteger(L, lua_Integer(toast.effectivePriority(in: roles)))
+        case .source: if let source = toast.source { push(source) } else { lua_pushnil(L) }
+        case .key: if let key = toast.key { push(key) } else { lua_pushnil(L) }
+        case .dismissOnTap: lua_pushboolean(L, toast.dismissOnTap ? 1 : 0)
+        case .dismissOnLongPress: lua_pushboolean(L, toast.dismissOnLongPress ? 1 : 0)
+        case .swipe: lua_pushboolean(L, toast.swipe ? 1 : 0)
+        case .at: lua_pushnumber(L, StreamTime.seconds(toast.at))
+        }
     }
 
     /// The toast a table describes. `original` gives what the table cannot say: the id
@@ -53,9 +54,14 @@ extension LuaState {
     /// original without building a new Swift value; field names are recognized by the
     /// identity of Lua's interned strings (`fieldKeys`), not by converting them.
     func toast(fromTableAt index: Int32, original: Toast, defaults: Toast, roles: RoleTable) throws -> Toast {
-        let index = lua_absindex(L, index)
+        var index = lua_absindex(L, index)
         let top = self.top
         defer { lua_settop(L, top) }
+        if proxy(at: index) != nil {
+            // Another toast's table (say, one a script kept): read all it shows.
+            pushMaterialized(proxyAt: index)
+            index = self.top
+        }
         var toast = defaults
         toast.id = original.id
         toast.at = original.at
@@ -105,7 +111,7 @@ extension LuaState {
     }
 
     /// Reads one field's value, at the top of the stack, into `toast`.
-    private func readField(_ field: ToastField, into toast: inout Toast, original: Toast, roles: RoleTable) throws {
+    func readField(_ field: ToastField, into toast: inout Toast, original: Toast, roles: RoleTable) throws {
         let name = field.rawValue
         func text() throws -> String {
             guard let value = string(at: -1) else {
@@ -190,6 +196,28 @@ extension LuaState {
             toast.dismissOnLongPress = try flag()
         case .swipe:
             toast.swipe = try flag()
+        }
+    }
+}
+
+extension Toast {
+    /// Sets a field a script removed to what `defaults` has (the id, time and type stay).
+    mutating func removeField(_ field: ToastField, defaults: Toast) {
+        switch field {
+        case .id, .at, .type: break
+        case .message: message = defaults.message
+        case .subtitle: subtitle = defaults.subtitle
+        case .role: role = defaults.role
+        case .duration: duration = defaults.duration
+        case .after: after = defaults.after
+        case .placement: placement = defaults.placement
+        case .policy: policy = defaults.policy
+        case .priority: priority = defaults.priority
+        case .source: source = defaults.source
+        case .key: key = defaults.key
+        case .dismissOnTap: dismissOnTap = defaults.dismissOnTap
+        case .dismissOnLongPress: dismissOnLongPress = defaults.dismissOnLongPress
+        case .swipe: swipe = defaults.swipe
         }
     }
 }

@@ -90,6 +90,13 @@ extension LuaState {
             guard depth < LuaState.maxNesting, reserve(3) else {
                 throw LuaBridgeError("field '\(path)' is nested too deeply (or refers to itself)")
             }
+            if proxy(at: index) != nil {
+                // A toast's table inside another: its fields, as `pairs` shows them.
+                let top = self.top
+                defer { lua_settop(L, top) }
+                pushMaterialized(proxyAt: index)
+                return try jsonValue(at: -1, path: path, depth: depth + 1)
+            }
             var members: [JSONMember] = []
             var listed: [Int64: JSONValue] = [:]
             var onlyIntegerKeys = true

@@ -1,0 +1,200 @@
+import CLua
+
+/// The toast table a rule, hook or `announce` function gets is a proxy: an empty Lua table
+/// whose metatable answers from the Swift toast. A call then costs what the script touches,
+/// not a table of every field built before it and read back after it.
+///
+/// - Reading a field (`t.message`) pushes the toast's value, unless the script wrote it.
+/// - Writing stores the value in the table itself and remembers the name; after the call only
+///   the names written are read back (nil removes a field).
+/// - An extra field holding a table is stored in the proxy when first read, so changes made
+///   inside it (`t.n.a[3] = 3`) are read back too.
+/// - `pairs(t)` walks a full copy; `next(t)` and `rawget(t, k)` see only what was written.
+///   The metatable is protected (`getmetatable(t)` is `"toast"`).
+/// - A proxy keeps its toast until Lua collects it (`__gc`), so a script may keep one.
+struct ToastProxy {
+    var toast: Toast
+    /// The roles of the run, for the priority a toast takes from its role.
+    let roles: RoleTable
+    /// Names the script wrote, or table-valued extras it read, in order.
+    var touched: [String] = []
+    /// A key that is not a string was written (an error when the toast is read back).
+    var hasOtherKey = false
+}
+
+extension LuaState {
+    /// Pushes a proxy for `toast`.
+    func pushProxy(_ toast: Toast, roles: RoleTable) {
+        lua_createtable(L, 0, 0)
+        pushReference(proxyMetatable)
+        lua_setmetatable(L, -2)
+        if let pointer = lua_topointer(L, -1) { proxies[pointer] = ToastProxy(toast: toast, roles: roles) }
+    }
+
+    /// The proxy's state, when the value at `index` is a live proxy.
+    func proxy(at index: Int32) -> ToastProxy? {
+        guard lua_type(L, index) == LUA_TTABLE, let pointer = lua_topointer(L, index) else { return nil }
+        return proxies[pointer]
+    }
+
+    /// Pushes a plain table with every field the proxy at `index` shows: its toast's, then
+    /// what the script wrote over them.
+    func pushMaterialized(proxyAt index: Int32) {
+        let index = lua_absindex(L, index)
+        guard let proxy = proxy(at: index) else {
+            lua_createtable(L, 0, 0)
+            return
+        }
+        pushToast(proxy.toast, roles: proxy.roles)
+        guard reserve(4) else { return }
+        for name in proxy.touched {
+            push(name)
+            lua_pushnil(L)
+            lua_rawset(L, -3)
+        }
+        lua_pushnil(L)
+        while lua_next(L, index) != 0 {
+            lua_pushvalue(L, -2)
+            clua_insert(L, -2)
+            lua_rawset(L, -4)
+        }
+    }
+
+    /// The toast after a call that kept it: the original with what the script touched read
+    /// back over it. `defaults` gives the value of a removed field.
+    func toast(fromProxyAt index: Int32, original: Toast, defaults: Toast, roles: RoleTable) throws -> Toast {
+        let index = lua_absindex(L, index)
+        guard let proxy = proxy(at: index), proxy.hasOtherKey || !proxy.touched.isEmpty else { return original }
+        let top = self.top
+        defer { lua_settop(L, top) }
+        if proxy.hasOtherKey {
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                if lua_type(L, -2) != LUA_TSTRING {
+                    throw LuaBridgeError("the toast table has a key of type \(typeName(at: -2)); fields need names")
+                }
+                clua_pop(L, 1)
+            }
+        }
+        var toast = original
+        var added: [JSONMember] = []
+        for name in proxy.touched {
+            push(name)
+            let type = lua_rawget(L, index)
+            defer { clua_pop(L, 1) }
+            if let field = ToastField(rawValue: name) {
+                if type == LUA_TNIL {
+                    toast.removeField(field, defaults: defaults)
+                } else {
+                    try readField(field, into: &toast, original: original, roles: roles)
+                }
+            } else if let position = toast.extra.firstIndex(where: { $0.name == name }) {
+                if type == LUA_TNIL {
+                    toast.extra.remove(at: position)
+                } else {
+                    toast.extra[position].value = try jsonValue(at: -1, path: name)
+                }
+            } else if type != LUA_TNIL {
+                added.append(JSONMember(name, try jsonValue(at: -1, path: name)))
+            }
+        }
+        // Extra fields a script adds follow the toast's own, by name.
+        toast.extra += added.sorted { $0.name < $1.name }
+        guard !toast.message.isEmpty else { throw LuaBridgeError("field 'message' must be a non-empty string") }
+        return toast
+    }
+}
+
+extension LuaRuntime {
+    /// Creates the metatable every proxy shares.
+    func installProxyMetatable() {
+        let L = state.L
+        lua_createtable(L, 0, 5)
+        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.proxyIndex() ?? 0 }, 0)
+        lua_setfield(L, -2, "__index")
+        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.proxyNewIndex() ?? 0 }, 0)
+        lua_setfield(L, -2, "__newindex")
+        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.proxyPairs() ?? 0 }, 0)
+        lua_setfield(L, -2, "__pairs")
+        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.proxyCollected() ?? 0 }, 0)
+        lua_setfield(L, -2, "__gc")
+        state.push("toast")
+        lua_setfield(L, -2, "__metatable")
+        state.proxyMetatable = state.makeReference()
+        // `pairs(t)` hands out the base library's `next`, whatever a script does to the global.
+        _ = lua_getglobal(L, "next")
+        state.nextFunction = state.makeReference()
+    }
+
+    /// `t[k]`: the toast's value, unless the script wrote the field (then it is in the table
+    /// itself, and this runs only if it was removed).
+    private func proxyIndex() -> Int32 {
+        let L = state.L
+        lua_settop(L, 2)
+        guard let pointer = lua_topointer(L, 1), let proxy = state.proxies[pointer],
+              lua_type(L, 2) == LUA_TSTRING, let key = lua_topointer(L, 2) else {
+            lua_pushnil(L)
+            return 1
+        }
+        if let field = state.fieldKeys[key] {
+            if proxy.touched.contains(field.rawValue) {
+                lua_pushnil(L)
+            } else {
+                state.pushField(field, of: proxy.toast, roles: proxy.roles)
+            }
+            return 1
+        }
+        guard let member = proxy.toast.extra.first(where: { state.stringEquals(at: 2, $0.name) }),
+              !proxy.touched.contains(member.name), state.reserve(3) else {
+            lua_pushnil(L)
+            return 1
+        }
+        state.push(member.value)
+        switch member.value {
+        case .array, .object:
+            lua_pushvalue(L, 2)
+            lua_pushvalue(L, 3)
+            lua_rawset(L, 1)
+            state.proxies[pointer]?.touched.append(member.name)
+        default:
+            break
+        }
+        return 1
+    }
+
+    /// `t[k] = v`: stored in the table, and the name remembered for reading back.
+    private func proxyNewIndex() -> Int32 {
+        let L = state.L
+        lua_settop(L, 3)
+        guard let pointer = lua_topointer(L, 1) else { return 0 }
+        switch lua_type(L, 2) {
+        case LUA_TNIL:
+            return raise("index is nil")
+        case LUA_TNUMBER where clua_tonumber(L, 2, nil).isNaN:
+            return raise("index is NaN")
+        case LUA_TSTRING:
+            let name = state.string(at: 2) ?? ""
+            if state.proxies[pointer]?.touched.contains(name) == false { state.proxies[pointer]?.touched.append(name) }
+        default:
+            state.proxies[pointer]?.hasOtherKey = true
+        }
+        lua_rawset(L, 1)
+        return 0
+    }
+
+    /// `pairs(t)`: `next` over a full copy.
+    private func proxyPairs() -> Int32 {
+        let L = state.L
+        lua_settop(L, 1)
+        state.pushReference(state.nextFunction)
+        state.pushMaterialized(proxyAt: 1)
+        lua_pushnil(L)
+        return 3
+    }
+
+    /// `__gc`: Lua collected the proxy; its toast goes too.
+    private func proxyCollected() -> Int32 {
+        if let pointer = lua_topointer(state.L, 1) { state.proxies[pointer] = nil }
+        return 0
+    }
+}
