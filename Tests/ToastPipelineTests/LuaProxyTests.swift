@@ -1,0 +1,96 @@
+import Testing
+@testable import ToastPipeline
+import ToastPipelineTesting
+
+/// The toast table is a proxy (docs/lua.md "The toast table"): what a script can do with it,
+/// and that Lua lets go of the proxies it no longer needs.
+@Suite struct LuaProxyTests {
+    private let show = lines(#"{"message":"M","subtitle":"S","source":"net","level":"debug","n":{"a":[1,2]}}"#)
+
+    @Test func readsSeeWritesAndRemovals() {
+        let script = """
+            rule(function(t)
+              t.message = 'New'
+              t.subtitle = nil
+              t.level = nil
+              log(t.message, tostring(t.subtitle), tostring(t.level), t.source, t.n.a[2], tostring(t.nope))
+            end)
+            """
+        let result = runCLI(["--format", "json"], input: show, scripts: [script])
+        #expect(result.stderr == ["New\tnil\tnil\tnet\t2\tnil"])
+        #expect(result.lines.first == present("0", "t1", "New", source: "net", extra: #"{"n":{"a":[1,2]}}"#))
+    }
+
+    @Test func pairsShowsTheToastWithWhatWasWritten() {
+        let script = """
+            rule(function(t)
+              t.subtitle = nil
+              t.team = 'sync'
+              local names = {}
+              for name, value in pairs(t) do names[#names + 1] = name end
+              table.sort(names)
+              log(table.concat(names, ' '))
+            end)
+            """
+        let result = runCLI([], input: show, scripts: [script])
+        #expect(result.stderr == ["after at dismiss_on_long_press dismiss_on_tap duration id level message n placement policy priority role source swipe team type"])
+    }
+
+    @Test func aKeptTableStillShowsItsToastLaterAndCanBeEmitted() {
+        let script = """
+            local first
+            rule(function(t)
+              if not first then first = t; t.subtitle = 'seen' return end
+              if t.message == 'again' then
+                log(first.message, first.subtitle, first.source)
+                first.message = 'First again'
+                emit(first)
+              end
+            end)
+            """
+        let result = runCLI(["--format", "json"], input: lines(#"{"message":"One","source":"net","duration":1}"#,
+                                                               #"{"message":"again","at":5,"duration":1}"#), scripts: [script])
+        #expect(result.stderr == ["One\tseen\tnet"])
+        #expect(result.lines.contains(present("6", "t1", "First again", waited: "1", duration: "1", subtitle: "seen", source: "net")))
+    }
+
+    @Test func returningTheToastItselfKeepsItWithItsChanges() {
+        let records = jsonRecords(show, scripts: ["rule(function(t) t.message = 'Changed'; return t end)"])
+        #expect(records.first == present("0", "t1", "Changed", subtitle: "S", source: "net", extra: #"{"level":"debug","n":{"a":[1,2]}}"#))
+    }
+
+    @Test func whatATableCannotDoWithAProxy() {
+        let script = """
+            rule(function(t)
+              log(getmetatable(t), #t, tostring(next(t)), tostring(rawget(t, 'message')))
+              log(pcall(setmetatable, t, {}))
+              t[1] = 'x'
+            end)
+            """
+        let result = runCLI(["--format", "json"], input: show, scripts: [script])
+        #expect(result.stderr == [
+            "toast\t0\tnil\tnil",
+            "false\tcannot change a protected metatable",
+            "toastscript: rules.lua:1: rule: the toast table has a key of type number; fields need names (input line 1)",
+        ])
+        #expect(result.lines.first == present("0", "t1", "M", subtitle: "S", source: "net", extra: #"{"level":"debug","n":{"a":[1,2]}}"#))
+        let nilKey = runCLI([], input: show, scripts: ["rule(function(t)\n  t[nil] = 1\nend)"])
+        #expect(nilKey.stderr == ["toastscript: rules.lua:2: index is nil (input line 1)"])
+    }
+
+    @Test func luaCollectsTheProxiesOfPastToasts() throws {
+        let runtime = try LuaRuntime()
+        try runtime.load(source: "kept = {}\nrule(function(t) if t.message == 'keep' then kept[#kept + 1] = t end end)", name: "rules.lua")
+        let settings = runtime.settings
+        let log = RecordLog()
+        let stages = try StageRegistry.builtIn.makeStages(settings: settings, rules: RulesStage(rules: runtime.rules))
+        let pipeline = Pipeline(settings: settings, stages: stages, output: log)
+        runtime.attach(to: pipeline)
+        for index in 0..<20_000 {
+            let message = index % 1_000 == 0 ? "keep" : "m\(index)"
+            pipeline.handle(Event(.show(Toast(id: "t\(index)", message: message)), at: Int64(index) * 1_000_000))
+        }
+        #expect(runtime.state.proxies.count < 2_000, "proxies of toasts no script keeps are collected")
+        #expect(runtime.state.proxies.count >= 20, "the 20 kept ones stay")
+    }
+}
