@@ -5,7 +5,9 @@ public final class StageContext {
     public let stageName: String
     /// The stage's position; emitted toasts enter just after it.
     let position: Int
-    unowned let pipeline: Pipeline
+    /// The pipeline owns its contexts, so it is never gone while one is used
+    /// (`unowned(unsafe)`: no reference count on every toast).
+    unowned(unsafe) let pipeline: Pipeline
 
     init(stageName: String, position: Int, pipeline: Pipeline) {
         self.stageName = stageName

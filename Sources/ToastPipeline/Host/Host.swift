@@ -7,7 +7,9 @@
 /// the lowest-priority, oldest toast. Visible toasts leave by timeout or interaction.
 public final class Host {
     public let settings: QueueSettings
-    unowned let environment: any HostEnvironment
+    /// The pipeline that owns this host, so it is never gone while the host runs
+    /// (`unowned(unsafe)`: no reference count on every record and timer).
+    unowned(unsafe) let environment: any HostEnvironment
 
     /// Visible toasts, in the order they were presented.
     @exclusivity(unchecked) private var visible: [HostedToast] = []

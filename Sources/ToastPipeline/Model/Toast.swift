@@ -227,7 +227,7 @@ public struct Toast {
             key.append(UInt8(ascii: "s"))
             StreamTime.appendDecimal(UInt64(text.utf8.count), to: &key)
             key.append(UInt8(ascii: ":"))
-            key.append(contentsOf: text.utf8)
+            key.appendUTF8(text)
         }
         switch field {
         case .field(.message): appendString(message)

@@ -6,7 +6,7 @@ public struct JSONRecordEncoder: RecordEncoder {
     public func encode(_ record: Record, into out: inout [UInt8]) -> Bool {
         switch record {
         case .present(let toast, let at, let waited):
-            out.append(contentsOf: #"{"event":"present","t":"#.utf8)
+            out.appendLiteral(#"{"event":"present","t":"#)
             StreamTime.append(at, to: &out)
             field("id", toast.id, &out)
             field("message", toast.message, &out)
@@ -14,34 +14,34 @@ public struct JSONRecordEncoder: RecordEncoder {
             field("role", toast.role, &out)
             field("placement", toast.placement.rawValue, &out)
             field("policy", toast.policy.rawValue, &out)
-            out.append(contentsOf: #","priority":"#.utf8)
+            out.appendLiteral(#","priority":"#)
             JSONText.appendValue(.integer(Int64(toast.priority ?? 0)), to: &out)
-            out.append(contentsOf: #","duration":"#.utf8)
+            out.appendLiteral(#","duration":"#)
             if let duration = toast.duration {
                 StreamTime.append(duration, to: &out)
             } else {
-                out.append(contentsOf: "null".utf8)
+                out.appendLiteral("null")
             }
             field("symbol", toast.style?.symbol ?? "", &out)
             field("glyph", toast.style?.glyph ?? "", &out)
             field("color", toast.style?.color ?? "", &out)
             field("announcement", toast.announcement ?? "", &out)
-            out.append(contentsOf: #","waited":"#.utf8)
+            out.appendLiteral(#","waited":"#)
             StreamTime.append(waited, to: &out)
             if let source = toast.source { field("source", source, &out) }
             if !toast.extra.isEmpty {
-                out.append(contentsOf: #","extra":"#.utf8)
+                out.appendLiteral(#","extra":"#)
                 JSONText.appendObject(toast.extra, to: &out)
             }
         case .dismiss(let toast, let at, let reason, let shown):
-            out.append(contentsOf: #"{"event":"dismiss","t":"#.utf8)
+            out.appendLiteral(#"{"event":"dismiss","t":"#)
             StreamTime.append(at, to: &out)
             field("id", toast.id, &out)
             field("reason", reason.rawValue, &out)
-            out.append(contentsOf: #","shown":"#.utf8)
+            out.appendLiteral(#","shown":"#)
             StreamTime.append(shown, to: &out)
         case .drop(let toast, let at, let drop):
-            out.append(contentsOf: #"{"event":"drop","t":"#.utf8)
+            out.appendLiteral(#"{"event":"drop","t":"#)
             StreamTime.append(at, to: &out)
             field("id", toast.id, &out)
             field("stage", drop.stage, &out)
@@ -50,7 +50,7 @@ public struct JSONRecordEncoder: RecordEncoder {
             if let of = drop.of { field("of", of, &out) }
             if let note = drop.note { field("note", note, &out) }
         }
-        out.append(contentsOf: "}\n".utf8)
+        out.appendLiteral("}\n")
         return true
     }
 
@@ -58,7 +58,7 @@ public struct JSONRecordEncoder: RecordEncoder {
         out.append(UInt8(ascii: ","))
         out.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { out.append(contentsOf: $0) }
-        out.append(contentsOf: "\":".utf8)
+        out.appendLiteral("\":")
         JSONText.appendString(value, to: &out)
     }
 }

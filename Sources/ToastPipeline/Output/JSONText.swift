@@ -36,8 +36,8 @@ public enum JSONText {
     /// Appends any JSON value; object members keep their order.
     public static func appendValue(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .null: out.appendLiteral("null")
+        case .bool(let flag): out.appendLiteral(flag ? "true" : "false")
         case .integer(let number):
             if number < 0 { out.append(UInt8(ascii: "-")) }
             StreamTime.appendDecimal(number.magnitude, to: &out)
@@ -70,7 +70,7 @@ public enum JSONText {
     /// Not-finite numbers cannot be JSON and print as `null`.
     public static func appendDouble(_ number: Double, to out: inout [UInt8]) {
         guard number.isFinite else {
-            out.append(contentsOf: "null".utf8)
+            out.appendLiteral("null")
             return
         }
         if number.rounded() == number && abs(number) < 1e15 {
@@ -79,7 +79,7 @@ public enum JSONText {
             StreamTime.appendDecimal(integer.magnitude, to: &out)
             return
         }
-        out.append(contentsOf: number.description.utf8)
+        out.appendUTF8(number.description)
     }
 
     /// A value as JSON text.

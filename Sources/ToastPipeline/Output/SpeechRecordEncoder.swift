@@ -4,7 +4,7 @@ public struct SpeechRecordEncoder: RecordEncoder {
 
     public func encode(_ record: Record, into out: inout [UInt8]) -> Bool {
         guard case .present(let toast, _, _) = record else { return false }
-        out.append(contentsOf: (toast.announcement ?? toast.message).utf8)
+        out.appendUTF8(toast.announcement ?? toast.message)
         out.append(UInt8(ascii: "\n"))
         return true
     }

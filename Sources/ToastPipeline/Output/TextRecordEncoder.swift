@@ -39,7 +39,7 @@ public struct TextRecordEncoder: RecordEncoder {
             text += " — \(quoted(toast.message))"
             line = timeColumn(at) + dimmed(text)
         }
-        out.append(contentsOf: line.utf8)
+        out.appendUTF8(line)
         out.append(UInt8(ascii: "\n"))
         return true
     }

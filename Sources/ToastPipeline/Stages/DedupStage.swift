@@ -23,10 +23,16 @@ public final class DedupStage: ToastStage {
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         let key = identity(of: toast, roles: context.roles)
         let now = context.now
-        if let earlier = cache.peek(key), settings.window == 0 || now - earlier.time < settings.window {
+        let passed = PassedToast(time: now, id: toast.id)
+        guard let slot = cache.slot(of: key) else {
+            cache.insert(key, passed)
+            return .pass
+        }
+        let earlier = cache.value(at: slot)
+        if settings.window == 0 || now - earlier.time < settings.window {
             return .drop(Drop(stage: "dedup", reason: .duplicate, of: earlier.id))
         }
-        cache.put(key, PassedToast(time: now, id: toast.id))
+        cache.update(at: slot, passed)
         return .pass
     }
 
@@ -36,7 +42,7 @@ public final class DedupStage: ToastStage {
         scratch.removeAll(keepingCapacity: true)
         if let key = toast.key {
             scratch.append(UInt8(ascii: "K"))
-            scratch.append(contentsOf: key.utf8)
+            scratch.appendUTF8(key)
         } else {
             scratch.append(UInt8(ascii: "F"))
             for field in fields {
@@ -49,7 +55,7 @@ public final class DedupStage: ToastStage {
 }
 
 /// A map of bounded size that forgets the least recently stored entry first.
-/// `peek` does not count as use; only `put` does (dedup remembers passes, not drops).
+/// Looking up does not count as use; only storing does (dedup remembers passes, not drops).
 struct RecencyCache<Key: Hashable, Value> {
     private struct Node {
         var key: Key
@@ -70,19 +76,25 @@ struct RecencyCache<Key: Hashable, Value> {
 
     var count: Int { index.count }
 
-    func peek(_ key: Key) -> Value? {
-        guard let slot = index[key] else { return nil }
-        return nodes[slot].value
+    /// Where `key` is stored, if it is; a lookup that is not a use.
+    func slot(of key: Key) -> Int? {
+        index[key]
     }
 
-    mutating func put(_ key: Key, _ value: Value) {
+    func value(at slot: Int) -> Value {
+        nodes[slot].value
+    }
+
+    /// Stores a new value for the key at `slot`, which becomes the most recently used.
+    mutating func update(at slot: Int, _ value: Value) {
+        nodes[slot].value = value
+        unlink(slot)
+        linkAsNewest(slot)
+    }
+
+    /// Stores a key that is not stored yet, forgetting the least recently used at capacity.
+    mutating func insert(_ key: Key, _ value: Value) {
         guard capacity > 0 else { return }
-        if let slot = index[key] {
-            nodes[slot].value = value
-            unlink(slot)
-            linkAsNewest(slot)
-            return
-        }
         let slot: Int
         if nodes.count < capacity {
             slot = nodes.count

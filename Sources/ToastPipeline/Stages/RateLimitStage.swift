@@ -30,27 +30,29 @@ public final class RateLimitStage: ToastStage {
         toast.appendKey(of: key, roles: context.roles, to: &scratch)
         let group = ByteKey(scratch)
         let now = context.now
-        var state = groups[group] ?? GroupState(value: groupValue(of: toast, roles: context.roles))
-        state.passes.removeAll(atOrBefore: now - settings.window)
-        let verdict: StageVerdict
-        if state.passes.count < settings.limit {
-            state.passes.append(now)
-            verdict = .pass
-        } else {
-            if let drops = state.pendingDrops {
-                state.pendingDrops = drops + 1
-            } else if settings.summary {
-                state.pendingDrops = 1
-                let token = nextToken
-                nextToken += 1
-                summaryGroups[token] = group
-                context.setTimer(at: now + settings.window, token: token)
-            }
-            verdict = .drop(Drop(stage: "rate_limit", reason: .rateLimited))
-        }
-        groups[group] = state
+        let verdict = admit(into: &groups[group, default: GroupState(value: groupValue(of: toast, roles: context.roles))],
+                            group: group, now: now, context: context)
         sweepIfGrown(now: now)
         return verdict
+    }
+
+    /// Counts one toast into its group's window: a pass while fewer than `limit` passed.
+    private func admit(into state: inout GroupState, group: ByteKey, now: Microseconds, context: StageContext) -> StageVerdict {
+        state.passes.removeAll(atOrBefore: now - settings.window)
+        if state.passes.count < settings.limit {
+            state.passes.append(now)
+            return .pass
+        }
+        if let drops = state.pendingDrops {
+            state.pendingDrops = drops + 1
+        } else if settings.summary {
+            state.pendingDrops = 1
+            let token = nextToken
+            nextToken += 1
+            summaryGroups[token] = group
+            context.setTimer(at: now + settings.window, token: token)
+        }
+        return .drop(Drop(stage: "rate_limit", reason: .rateLimited))
     }
 
     public func timerFired(token: Int, context: StageContext) {
