@@ -1,6 +1,6 @@
 /// A JSON value as the event decoder reads it: the extra fields of a show event
 /// (SPEC §1: "any other field is kept") and the values scripts hand back.
-public indirect enum JSONValue: Equatable, Hashable, Sendable {
+public enum JSONValue: Equatable, Hashable, Sendable {
     case null
     case bool(Bool)
     /// An integral number that fits `Int64` (`2`, `-7`; also `2.0` from Lua).
