@@ -61,8 +61,9 @@ extension LuaState {
     }
 
     /// The toast after a call that kept it: the original with what the script touched read
-    /// back over it. `defaults` gives the value of a removed field.
-    func toast(fromProxyAt index: Int32, original: Toast, defaults: Toast, roles: RoleTable) throws -> Toast {
+    /// back over it. `defaults` gives the value of a removed field (built only then).
+    func toast(fromProxyAt index: Int32, original: Toast, defaults: @autoclosure () -> Toast,
+               roles: RoleTable) throws -> Toast {
         let index = lua_absindex(L, index)
         guard let proxy = proxy(at: index), proxy.hasOtherKey || !proxy.touched.isEmpty else { return original }
         let top = self.top
@@ -84,7 +85,7 @@ extension LuaState {
             defer { clua_pop(L, 1) }
             if let field = ToastField(rawValue: name) {
                 if type == LUA_TNIL {
-                    toast.removeField(field, defaults: defaults)
+                    toast.removeField(field, defaults: defaults())
                 } else {
                     try readField(field, into: &toast, original: original, roles: roles)
                 }
