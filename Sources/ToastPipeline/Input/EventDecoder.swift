@@ -120,7 +120,7 @@ public struct EventDecoder {
             throw FieldError("missing message")
         }
         guard !message.isEmpty else { throw FieldError("field 'message' must not be empty") }
-        var toast = Toast(id: id ?? "t\(showCount)", message: message, duration: defaultDuration,
+        var toast = Toast(id: id ?? "t" + String(showCount), message: message, duration: defaultDuration,
                           policy: defaultPolicy, inputLine: line)
         toast.subtitle = try fields.string("subtitle", fields.subtitle)
         if let role = try fields.string("role", fields.role) {

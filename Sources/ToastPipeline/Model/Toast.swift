@@ -219,14 +219,17 @@ public struct Toast {
         }
     }
 
-    /// Appends a field's value as key bytes: `-` for no value, `s<length>:<bytes>` for a
-    /// string, `j<length>:<JSON>` for anything else, so distinct values never share bytes.
-    /// The common string fields go in without building a `JSONValue`.
+    /// Appends a field's value as key bytes: `-` for no value, `s` and the string's bytes, or
+    /// `j` and the JSON text for anything else, each after its length in four bytes, so
+    /// distinct values never share bytes. The common string fields go in without building a
+    /// `JSONValue`.
     public func appendKey(of field: FieldReference, roles: RoleTable, to key: inout [UInt8]) {
+        func appendLength(_ count: Int) {
+            for shift in stride(from: 24, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: count >> shift)) }
+        }
         func appendString(_ text: String) {
             key.append(UInt8(ascii: "s"))
-            StreamTime.appendDecimal(UInt64(text.utf8.count), to: &key)
-            key.append(UInt8(ascii: ":"))
+            appendLength(text.utf8.count)
             key.appendUTF8(text)
         }
         switch field {
@@ -242,8 +245,7 @@ public struct Toast {
                 var json: [UInt8] = []
                 JSONText.appendValue(other, to: &json)
                 key.append(UInt8(ascii: "j"))
-                StreamTime.appendDecimal(UInt64(json.count), to: &key)
-                key.append(UInt8(ascii: ":"))
+                appendLength(json.count)
                 key.append(contentsOf: json)
             }
         }

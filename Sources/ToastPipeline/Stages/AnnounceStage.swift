@@ -19,8 +19,8 @@ public final class AnnounceStage: ToastStage {
         case nil:
             break
         }
-        var text = style.label.isEmpty ? toast.message : "\(style.label): \(toast.message)"
-        if let subtitle = toast.subtitle, !subtitle.isEmpty { text += ", \(subtitle)" }
+        var text = style.label.isEmpty ? toast.message : style.label + ": " + toast.message
+        if let subtitle = toast.subtitle, !subtitle.isEmpty { text += ", " + subtitle }
         return text
     }
 
