@@ -151,6 +151,15 @@ import Testing
         let result = try runBinary(["--output", "/nonexistent/out.jsonl"], stdin: "{\"message\":\"a\"}\n")
         #expect(result.status == 1)
         #expect(result.stderr == "toastscript: cannot open /nonexistent/out.jsonl: No such file or directory\n")
+        // Before reading: with an input that sends nothing for 3 s, it is done at once.
+        let early = try runShell("""
+            start=$(date +%s%N)
+            '\(binary)' --output /nonexistent/out.jsonl 2>/dev/null < <(exec 2>/dev/null; sleep 3; echo '{"message":"a"}')
+            echo "status $? after $((($(date +%s%N) - start) / 1000000)) ms"
+            """)
+        let parts = early.stdout.split(separator: " ")
+        #expect(parts.count == 5 && parts[1] == "1")
+        #expect((Int(parts.dropFirst(3).first ?? "") ?? .max) < 2_000, "\(early.stdout)")
         let full = try runBinary(["--format", "json", "--output", "/dev/full"], stdin: "{\"message\":\"a\"}\n")
         #expect(full.status == 1)
         #expect(full.stderr == "toastscript: cannot write /dev/full: No space left on device\n")
