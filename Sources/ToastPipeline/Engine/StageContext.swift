@@ -9,20 +9,21 @@ public final class StageContext {
     /// (`unowned(unsafe)`: no reference count on every toast).
     unowned(unsafe) let pipeline: Pipeline
 
+    /// The settings of the run.
+    public let settings: PipelineSettings
+    /// The roles the run knows (kept here: stages read them for every toast).
+    public let roles: RoleTable
+
     init(stageName: String, position: Int, pipeline: Pipeline) {
         self.stageName = stageName
         self.position = position
         self.pipeline = pipeline
+        self.settings = pipeline.settings
+        self.roles = pipeline.settings.roles
     }
 
     /// The current time on the stream clock.
     public var now: Microseconds { pipeline.now }
-
-    /// The roles the run knows.
-    public var roles: RoleTable { pipeline.settings.roles }
-
-    /// The settings of the run.
-    public var settings: PipelineSettings { pipeline.settings }
 
     /// A new toast with the defaults of a show event, the next `e<N>` id and the current time.
     public func makeToast(message: String, role: String = "info") -> Toast {

@@ -55,6 +55,18 @@ public struct RoleTable {
         entries.contains { $0.name == role }
     }
 
+    /// A role's priority, without copying its style (the `priority` stage asks for every toast).
+    public func priority(of role: String) -> Int? {
+        for entry in entries where entry.name == role { return entry.style.priority }
+        return nil
+    }
+
+    /// What the `style` stage applies for a role; a role it does not know looks like `info`.
+    public func appliedStyle(of role: String) -> AppliedStyle {
+        let style = self[role] ?? newRoleBase
+        return AppliedStyle(symbol: style.symbol, glyph: style.glyph, color: style.color)
+    }
+
     /// Defines or replaces a role outright.
     public mutating func define(_ role: String, as style: RoleStyle) {
         if let index = entries.firstIndex(where: { $0.name == role }) {

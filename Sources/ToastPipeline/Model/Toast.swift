@@ -183,7 +183,7 @@ public struct Toast {
 
     /// Its priority: its own, else its role's, else 0.
     public func effectivePriority(in roles: RoleTable) -> Int {
-        priority ?? roles[role]?.priority ?? 0
+        priority ?? roles.priority(of: role) ?? 0
     }
 
     /// The value of a field by its SPEC §1 name (extra fields included), after defaults;

@@ -5,7 +5,7 @@ public final class PriorityStage: ToastStage {
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         if toast.priority == nil {
-            toast.priority = context.roles[toast.role]?.priority ?? 0
+            toast.priority = context.roles.priority(of: toast.role) ?? 0
         }
         return .pass
     }

@@ -3,8 +3,7 @@ public final class StyleStage: ToastStage {
     public init() {}
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
-        let style = context.roles[toast.role] ?? context.roles.newRoleBase
-        toast.style = AppliedStyle(symbol: style.symbol, glyph: style.glyph, color: style.color)
+        toast.style = context.roles.appliedStyle(of: toast.role)
         return .pass
     }
 }
