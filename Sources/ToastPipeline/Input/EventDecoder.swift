@@ -210,31 +210,13 @@ struct EventFields {
             guard scanner.current == UInt8(ascii: "\"") else { throw scanner.unexpected(expecting: "a member name") }
             let name = try scanner.parseName()
             try scanner.expect(UInt8(ascii: ":"), "':'")
-            if let raw = name.raw {
-                try fields.readValue(named: EventFieldName(raw), rawName: raw, from: &scanner)
+            if let field = name.raw.flatMap(EventFieldName.init) ?? name.decoded.flatMap(EventFieldName.init(rawValue:)) {
+                try fields.readValue(of: field, from: &scanner)
             } else {
-                let decoded = name.decoded ?? ""
-                try fields.readValue(named: EventFieldName(rawValue: decoded), decodedName: decoded, from: &scanner)
+                let text = name.raw.map { String(decoding: $0, as: UTF8.self) } ?? name.decoded ?? ""
+                fields.addExtra(text, try scanner.parseValue(depth: 1))
             }
             guard try scanner.endOfMember(closing: UInt8(ascii: "}")) else { return fields }
-        }
-    }
-
-    private mutating func readValue(named field: EventFieldName?, rawName: UnsafeBufferPointer<UInt8>,
-                                    from scanner: inout JSONScanner) throws {
-        if let field {
-            try readValue(of: field, from: &scanner)
-        } else {
-            addExtra(String(decoding: rawName, as: UTF8.self), try scanner.parseValue(depth: 1))
-        }
-    }
-
-    private mutating func readValue(named field: EventFieldName?, decodedName: String,
-                                    from scanner: inout JSONScanner) throws {
-        if let field {
-            try readValue(of: field, from: &scanner)
-        } else {
-            addExtra(decodedName, try scanner.parseValue(depth: 1))
         }
     }
 
