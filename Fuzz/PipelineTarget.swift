@@ -2,9 +2,11 @@
 // Built by Scripts/fuzz together with the library sources into one module; run from the
 // package root (the scripts are read from examples/).
 
-/// The runs each input goes through: JSON in, two formats out, with and without drain.
+/// The runs each input goes through: JSON in, two formats out, with and without drain, and a
+/// rule that sends every field of every toast through Lua and back.
 private let runs: [[String]] = [
     ["--format", "json", "--stats", "examples/flaky-sync.lua", "examples/summary-hook.lua", "examples/mask-emails.lua"],
+    ["--format", "json", "Fuzz/touch-everything.lua"],
     ["--format", "text", "--verbose", "--color", "always", "--no-drain", "examples/app-session.lua"],
     ["--format", "json", "--input", "text", "examples/ci-log.lua"],
 ]
