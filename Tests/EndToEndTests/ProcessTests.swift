@@ -108,6 +108,25 @@ import Testing
         #expect(presents == dismisses, "every presented toast was dismissed before the run ended")
     }
 
+    /// The same with a recorded log, which is read and decoded on a second thread: the signal
+    /// stops both, and what was written is whole.
+    @Test func sigintWhileReadingAheadFromAFile() throws {
+        let directory = NSTemporaryDirectory() + "toastscript-sigint-file-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let script = """
+            seq 1 1000000 | sed 's/.*/{"message":"m&","at":&}/' > '\(directory)/events.jsonl'
+            '\(binary)' --format json --events '\(directory)/events.jsonl' --output '\(directory)/out.jsonl' & pid=$!
+            sleep 1; kill -INT $pid; wait $pid; echo "status $?"
+            """
+        let result = try runShell(script)
+        #expect(result.stdout == "status 130\n")
+        let lines = try String(contentsOfFile: directory + "/out.jsonl", encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.last == "", "the file ends with a whole line")
+        #expect(lines.count > 100 && lines.count < 1_000_000, "stopped while writing")
+        #expect(lines.dropLast().allSatisfy { $0.hasPrefix(#"{"event":""#) && $0.hasSuffix("}") })
+    }
+
     /// A disk that fills up mid-run (a 64 KB tmpfs, which only root may mount).
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
     func aDiskThatFillsUpEndsWithStatusOneAndTheSystemsReason() throws {

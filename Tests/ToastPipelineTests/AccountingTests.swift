@@ -101,4 +101,43 @@ import Testing
         #expect(Set(endings.keys) == Set(toastsIn.keys))
         #expect(endings.values.allSatisfy { $0 == ["drop"] || $0 == ["present", "dismiss"] })
     }
+
+    /// A regular file is read and decoded on a second thread (`ReadAhead`); it must give exactly
+    /// what the one-thread loop gives: records, messages, statistics and dead letters.
+    @Test(arguments: [5, 6] as [UInt64])
+    func readingAheadGivesWhatTheOneThreadLoopGives(seed: UInt64) throws {
+        var random = InvariantTests.SeededGenerator(state: seed)
+        var input: [UInt8] = []
+        for number in 1...5_000 {
+            let kind = Int.random(in: 0..<10, using: &random)
+            input += kind < 6 ? Self.goodLine(number, random: &random)
+                : kind < 8 ? Self.badLines.randomElement(using: &random)!
+                : kind < 9 ? Self.blankLines.randomElement(using: &random)! : Self.interactions.randomElement(using: &random)!
+            input.append(0x0A)
+        }
+        let directory = temporaryDirectory()
+        let events = directory + "/events.jsonl"
+        try Data(input).write(to: URL(fileURLWithPath: events))
+        func run(fromFile: Bool) throws -> (status: Int32, output: [UInt8], errors: [String], deadLetter: [UInt8]) {
+            let deadLetter = directory + "/dead-\(fromFile).jsonl"
+            let output = MemorySink()
+            var errors: [String] = []
+            let environment = CommandEnvironment(standardInput: MemorySource(input), standardOutput: output,
+                                                 writeError: { errors.append($0) })
+            let arguments = ["--format", "json", "--stats", "--max-line-bytes", "200", "--dead-letter", deadLetter,
+                             "--lua-budget", "100000"] + (fromFile ? ["--events", events] : [])
+            let script = directory + "/rules.lua"
+            try "rule(function(t) if t.message == 'm3' then error('no m3') end end)".write(toFile: script, atomically: true, encoding: .utf8)
+            let status = Toastscript.run(arguments: arguments + [script], environment: environment)
+            return (status, output.bytes, errors.filter { !$0.hasPrefix("  events/s") },
+                    try [UInt8](Data(contentsOf: URL(fileURLWithPath: deadLetter))))
+        }
+        let inline = try run(fromFile: false)
+        let ahead = try run(fromFile: true)
+        #expect(ahead.status == inline.status)
+        #expect(ahead.output == inline.output)
+        #expect(ahead.errors == inline.errors)
+        #expect(ahead.deadLetter == inline.deadLetter)
+        #expect(inline.errors.contains { $0.contains("no m3") } && inline.errors.contains { $0.contains("input line") })
+    }
 }

@@ -7,7 +7,7 @@ import Glibc
 /// ends the run with the right records and exit status.
 struct RunLoop {
     let setup: RunSetup
-    private var decoder: EventDecoder
+    private var decoding: LineDecoding
     private let reader: LineReader
     private var linesRead = 0
     private var blankLines = 0
@@ -25,7 +25,7 @@ struct RunLoop {
 
     init(setup: RunSetup) {
         self.setup = setup
-        decoder = setup.decoder
+        decoding = LineDecoding(decoder: setup.decoder, input: setup.options.input, deadLetter: setup.deadLetter)
         reader = LineReader(source: setup.input, maxLineBytes: setup.options.maxLineBytes,
                             skippedBytes: setup.deadLetter.map { deadLetter in { deadLetter.write($0) } })
     }
@@ -46,6 +46,13 @@ struct RunLoop {
     // MARK: Reading
 
     private mutating func readInput() {
+        if setup.input.isRegularFile && !isWallClock && !setup.options.strict {
+            let readAhead = ReadAhead(reader: reader, decoding: decoding)
+            if readAhead.start() {
+                defer { readAhead.stop() }
+                return read(from: readAhead)
+            }
+        }
         while stopReason == nil {
             if Signals.received != 0 {
                 stopReason = .signal(Signals.received)
@@ -54,13 +61,9 @@ struct RunLoop {
             let item = reader.next(waitLimit: waitLimit()) { setup.writer.flush() }
             switch item {
             case .line(let bytes, let number):
-                linesRead += 1
-                handleLine(bytes, number: number)
+                handle(decoding.decode(bytes, number: number))
             case .tooLong(let number, let length):
-                linesRead += 1
-                // Its bytes already went to the dead-letter file as the reader skipped them.
-                reject(InputRejection(line: number, reason: "line of \(length) bytes is longer than --max-line-bytes (\(reader.maxLineBytes))"),
-                       bytes: nil)
+                handle(decoding.tooLong(number: number, length: length, limit: reader.maxLineBytes))
             case .timedOut:
                 pipeline.advance(to: wallNow)
             case .interrupted:
@@ -82,36 +85,39 @@ struct RunLoop {
         return Int32(clamping: max(0, milliseconds))
     }
 
-    private mutating func handleLine(_ line: UnsafeBufferPointer<UInt8>, number: Int) {
-        // A UTF-8 byte order mark opening the input is not part of the first line (RFC 8259 §8.1).
-        let bytes = number == 1 ? EventDecoder.droppingByteOrderMark(line) : line
-        if EventDecoder.isBlank(bytes) {
-            blankLines += 1
-            return
+    /// Takes lines from a `ReadAhead` until the input ends or the run must stop.
+    private mutating func read(from readAhead: ReadAhead) {
+        while stopReason == nil, let batch = readAhead.next() {
+            for item in batch {
+                if Signals.received != 0 {
+                    stopReason = .signal(Signals.received)
+                    return
+                }
+                switch item {
+                case .line(let line, _): handle(line)
+                case .failed(let reason): stopReason = .inputFailed(reason)
+                }
+                checkOutput()
+                if stopReason != nil { return }
+            }
         }
-        let result = setup.options.input == .text
-            ? decoder.decodeText(bytes, number: number)
-            : decoder.decodeJSON(bytes, number: number)
-        switch result {
-        case .success(var event):
+    }
+
+    private mutating func handle(_ line: DecodedLine) {
+        linesRead += 1
+        switch line {
+        case .blank:
+            blankLines += 1
+        case .event(var event):
             if isWallClock { event.at = wallNow }
             let errorsBefore = setup.runtime.errorCount
             pipeline.handle(event)
             if setup.options.strict && setup.runtime.errorCount > errorsBefore { stopReason = .strict }
-        case .failure(let rejection):
-            reject(rejection, bytes: line)
+        case .rejected(let rejection):
+            rejectedLines += 1
+            setup.environment.writeError("toastscript: \(rejection.message)")
+            if setup.options.strict { stopReason = .strict }
         }
-    }
-
-    private mutating func reject(_ rejection: InputRejection, bytes: UnsafeBufferPointer<UInt8>?) {
-        rejectedLines += 1
-        setup.environment.writeError("toastscript: \(rejection.message)")
-        if let deadLetter = setup.deadLetter {
-            if let bytes { deadLetter.write(UnsafeRawBufferPointer(bytes)) }
-            var newline: UInt8 = 0x0A
-            withUnsafeBytes(of: &newline) { deadLetter.write($0) }
-        }
-        if setup.options.strict { stopReason = .strict }
     }
 
     private mutating func checkOutput() {

@@ -13,6 +13,12 @@ public protocol ByteSource: AnyObject {
     func waitUntilReadable(milliseconds: Int32) -> Bool
     /// Whether a read now would have to wait for more input.
     var wouldBlock: Bool { get }
+    /// Whether this is a regular file, which never makes a read wait (a recorded log).
+    var isRegularFile: Bool { get }
+}
+
+extension ByteSource {
+    public var isRegularFile: Bool { false }
 }
 
 public enum ReadOutcome: Equatable {
@@ -62,6 +68,11 @@ public final class FileDescriptorSource: ByteSource {
     public var wouldBlock: Bool {
         var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&request, 1, 0) == 0
+    }
+
+    public var isRegularFile: Bool {
+        var status = stat()
+        return fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
     }
 }
 

@@ -1,0 +1,42 @@
+/// One input line as the run loop sees it: blank, an event, or a rejection (SPEC §1, §8).
+enum DecodedLine {
+    case blank
+    case event(Event)
+    case rejected(InputRejection)
+}
+
+/// The step from a line's bytes to a `DecodedLine`, and the dead-letter file that keeps the
+/// rejected ones, in input order. The run loop does it inline, or `ReadAhead` on its thread.
+struct LineDecoding {
+    var decoder: EventDecoder
+    let input: CommandLineOptions.InputFormat
+    let deadLetter: FileDescriptorSink?
+
+    mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> DecodedLine {
+        // A UTF-8 byte order mark opening the input is not part of the first line (RFC 8259 §8.1).
+        let bytes = number == 1 ? EventDecoder.droppingByteOrderMark(line) : line
+        if EventDecoder.isBlank(bytes) { return .blank }
+        let result = input == .text ? decoder.decodeText(bytes, number: number) : decoder.decodeJSON(bytes, number: number)
+        switch result {
+        case .success(let event):
+            return .event(event)
+        case .failure(let rejection):
+            keep(UnsafeRawBufferPointer(line))
+            return .rejected(rejection)
+        }
+    }
+
+    /// A line over the limit: its bytes already went to the dead-letter file as the reader
+    /// skipped them; this ends it.
+    func tooLong(number: Int, length: Int, limit: Int) -> DecodedLine {
+        keep(UnsafeRawBufferPointer(start: nil, count: 0))
+        return .rejected(InputRejection(line: number, reason: "line of \(length) bytes is longer than --max-line-bytes (\(limit))"))
+    }
+
+    private func keep(_ bytes: UnsafeRawBufferPointer) {
+        guard let deadLetter else { return }
+        if bytes.count > 0 { deadLetter.write(bytes) }
+        var newline: UInt8 = 0x0A
+        withUnsafeBytes(of: &newline) { deadLetter.write($0) }
+    }
+}
