@@ -155,37 +155,32 @@ struct JSONScanner {
     /// Reads a member name at the current `"`: a view of its bytes when it has no escapes
     /// (most do), so a caller can match it against names it knows without a `String`.
     mutating func parseName() throws -> (raw: UnsafeBufferPointer<UInt8>?, decoded: String?) {
+        if let raw = scanPlainString() { return (raw, nil) }
+        return (nil, try parseString())
+    }
+
+    /// The bytes of the string at the current `"` when it holds no escape and no control
+    /// character (then the scanner moves past it); nil, not moving, otherwise.
+    private mutating func scanPlainString() -> UnsafeBufferPointer<UInt8>? {
         let start = index + 1
         var end = start
         while end < bytes.count {
             let byte = bytes[end]
             if byte == UInt8(ascii: "\"") {
                 index = end + 1
-                return (UnsafeBufferPointer(rebasing: bytes[start..<end]), nil)
+                return UnsafeBufferPointer(rebasing: bytes[start..<end])
             }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
             end += 1
         }
-        return (nil, try parseString())
+        return nil
     }
 
     /// Reads a string at the current `"`.
     mutating func parseString() throws -> String {
+        if let raw = scanPlainString() { return String(decoding: raw, as: UTF8.self) }
         index += 1  // opening quote
-        let start = index
-        // Fast path: no escapes.
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                index += 1
-                return text
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw controlCharacter(byte) }
-            index += 1
-        }
-        var decoded = Array(bytes[start..<index])
+        var decoded: [UInt8] = []
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
