@@ -27,7 +27,7 @@ struct RunLoop {
         self.setup = setup
         decoding = LineDecoding(decoder: setup.decoder, input: setup.options.input, deadLetter: setup.deadLetter)
         reader = LineReader(source: setup.input, maxLineBytes: setup.options.maxLineBytes,
-                            skippedBytes: setup.deadLetter.map { deadLetter in { deadLetter.write($0) } })
+                            skippedBytes: decoding.skippedBytes)
     }
 
     private var pipeline: Pipeline { setup.pipeline }

@@ -26,6 +26,12 @@ struct LineDecoding {
         }
     }
 
+    /// Where the reader hands the bytes of an over-long line as it skips them: the dead-letter
+    /// file, so it gets the whole line without it ever being held.
+    var skippedBytes: ((UnsafeRawBufferPointer) -> Void)? {
+        deadLetter.map { deadLetter in { deadLetter.write($0) } }
+    }
+
     /// A line over the limit: its bytes already went to the dead-letter file as the reader
     /// skipped them; this ends it.
     func tooLong(number: Int, length: Int, limit: Int) -> DecodedLine {
