@@ -24,6 +24,7 @@ import Testing
         let events = (0..<200_000).map { #"{"message":"m\#($0)","at":\#($0)}"# }.joined(separator: "\n")
         let path = NSTemporaryDirectory() + "toastscript-pipe-\(getpid()).jsonl"
         try events.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try runShell("'\(binary)' --format json --events '\(path)' | head -n 1; echo \"status ${PIPESTATUS[0]}\"")
         #expect(result.stdout.hasPrefix(#"{"event":"present","t":0,"id":"t1""#))
         #expect(result.stdout.hasSuffix("status 0\n"))
@@ -33,6 +34,7 @@ import Testing
     @Test func sigtermWritesEveryRecordWholeAndEndsEveryToast() throws {
         let directory = NSTemporaryDirectory() + "toastscript-signal-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/out.jsonl"
         // Two events, then the input stays open: the run waits for more until the signal.
         let script = """

@@ -67,7 +67,9 @@ import Testing
             if number < count { input += crlf ? [0x0D, 0x0A] : [0x0A] }
         }
 
-        let deadLetter = temporaryDirectory() + "/dead.jsonl"
+        let directory = temporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let deadLetter = directory + "/dead.jsonl"
         let output = MemorySink()
         var errors: [String] = []
         let environment = CommandEnvironment(standardInput: MemorySource(input), standardOutput: output,
@@ -116,6 +118,7 @@ import Testing
             input.append(0x0A)
         }
         let directory = temporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let events = directory + "/events.jsonl"
         try Data(input).write(to: URL(fileURLWithPath: events))
         func run(fromFile: Bool) throws -> (status: Int32, output: [UInt8], errors: [String], deadLetter: [UInt8]) {

@@ -43,7 +43,9 @@ import Testing
     }
 
     @Test func deadLetterHoldsExactlyTheRejectedLines() throws {
-        let path = temporaryDirectory() + "/dead.jsonl"
+        let directory = temporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let path = directory + "/dead.jsonl"
         let input = "{\"message\":\"ok\"}\nnot json\r\n{\"message\":5}\n\n{\"type\":\"tap\"}\n[1]"
         let result = runCLI(["--dead-letter", path], input: input)
         #expect(result.status == 65)
@@ -150,6 +152,7 @@ import Testing
 
     @Test func outputAppendsToAFileAndFailsEarlyOnABadPath() throws {
         let directory = temporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
         let path = directory + "/out.jsonl"
         _ = runCLI(["--format", "json", "--output", path, "--fsync"], input: lines(#"{"message":"A"}"#))
         _ = runCLI(["--format", "json", "--output", path], input: lines(#"{"message":"B"}"#))
@@ -162,7 +165,9 @@ import Testing
     }
 
     @Test func eventsFileIsReadInsteadOfStdin() throws {
-        let path = temporaryDirectory() + "/events.jsonl"
+        let directory = temporaryDirectory()
+        defer { removeTemporaryDirectory(directory) }
+        let path = directory + "/events.jsonl"
         try lines(#"{"message":"From file"}"#).write(toFile: path, atomically: true, encoding: .utf8)
         let result = runCLI(["--events", path, "--format", "speech"], input: lines(#"{"message":"From stdin"}"#))
         #expect(result.stdout == "From file\n")

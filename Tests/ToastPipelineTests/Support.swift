@@ -16,6 +16,7 @@ struct CLIResult {
 func runCLI(_ arguments: [String] = [], input: String, scripts: [String] = [],
             registry: StageRegistry = .builtIn, variables: [String: String] = [:]) -> CLIResult {
     let directory = temporaryDirectory()
+    defer { removeTemporaryDirectory(directory) }
     var paths: [String] = []
     for (index, source) in scripts.enumerated() {
         let path = directory + "/" + (index == 0 ? "rules.lua" : "script\(index + 1).lua")
@@ -37,11 +38,16 @@ func jsonRecords(_ input: String, _ arguments: [String] = [], scripts: [String] 
     runCLI(["--format", "json"] + arguments, input: input, scripts: scripts).lines
 }
 
+/// A new empty directory; the test removes it with `removeTemporaryDirectory` when done.
 func temporaryDirectory() -> String {
     // Short, because Lua shortens long script paths in its messages.
     let path = "/tmp/ts-" + UUID().uuidString.prefix(8).lowercased()
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
+}
+
+func removeTemporaryDirectory(_ path: String) {
+    try? FileManager.default.removeItem(atPath: path)
 }
 
 /// A `present` record line as the JSON encoder writes it, for a toast with defaults.
