@@ -78,6 +78,30 @@ import ToastPipelineTesting
         #expect(nilKey.stderr == ["toastscript: rules.lua:2: index is nil (input line 1)"])
     }
 
+    @Test func theRulesOfOneToastShareOneTableShowingWhatTheRulesBeforeLeft() {
+        let script = """
+            local seen, first
+            rule(function(t) seen = t; first = first or t; t.message = t.message .. '+1' end)
+            rule(function(t)
+              t.message = 'partial'; t.subtitle = nil; t[1] = 'x'
+              error('boom')
+            end)
+            rule(function(t) log(t == seen, t == first, t.message, tostring(t.subtitle), tostring(rawget(t, 1)), tostring(next(t))) end)
+            rule(function(t) return {message = 'Replaced', team = 'sync'} end)
+            rule(function(t) log(t == seen, t.message, tostring(t.subtitle), t.team, t.id) end)
+            """
+        let result = runCLI(["--format", "json"], input: show + lines(#"{"message":"Next"}"#), scripts: [script])
+        #expect(result.stderr == [
+            "toastscript: rules.lua:5: boom (input line 1)",
+            "true\ttrue\tM+1\tS\tnil\tnil",
+            "true\tReplaced\tnil\tsync\tt1",
+            "toastscript: rules.lua:5: boom (input line 2)",
+            "true\tfalse\tNext+1\tnil\tnil\tnil",
+            "true\tReplaced\tnil\tsync\tt2",
+        ])
+        #expect(result.lines.first == present("0", "t1", "Replaced", extra: #"{"team":"sync"}"#))
+    }
+
     @Test func luaCollectsTheProxiesOfPastToasts() throws {
         let runtime = try LuaRuntime()
         try runtime.load(source: "kept = {}\nrule(function(t) if t.message == 'keep' then kept[#kept + 1] = t end end)", name: "rules.lua")

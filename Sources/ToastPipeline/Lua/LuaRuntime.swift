@@ -99,38 +99,41 @@ public final class LuaRuntime: RecordWriter {
         let top = state.top
         defer { lua_settop(L, top) }
         let roles = settings.roles
-        state.pushProxy(toast, roles: roles)
+        state.pushRuleProxy(toast, roles: roles)
         let table = state.top
         state.pushReference(rule.reference)
         lua_pushvalue(L, table)
-        guard case .success = callFailing(argumentCount: 1, resultCount: 2, place: rule.place) else { return .keep }
-        let first = table + 1
-        do {
-            switch lua_type(L, first) {
-            case LUA_TNIL where lua_type(L, first + 1) == LUA_TNIL:
-                toast = try state.toast(fromProxyAt: table, original: toast, defaults: keepDefaults, roles: roles)
-            case LUA_TBOOLEAN where lua_toboolean(L, first) != 0 && lua_type(L, first + 1) == LUA_TNIL:
-                toast = try state.toast(fromProxyAt: table, original: toast, defaults: keepDefaults, roles: roles)
-            case LUA_TTABLE where lua_rawequal(L, first, table) != 0 && lua_type(L, first + 1) == LUA_TNIL:
-                // The rule returned its own toast: kept, with its changes.
-                toast = try state.toast(fromProxyAt: table, original: toast, defaults: keepDefaults, roles: roles)
-            case LUA_TBOOLEAN where lua_toboolean(L, first) == 0:
-                switch lua_type(L, first + 1) {
-                case LUA_TNIL: return .drop(note: nil)
-                case LUA_TSTRING: return .drop(note: state.string(at: first + 1))
-                default: throw LuaBridgeError("a rule that returns false may add a string, not \(state.typeName(at: first + 1))")
+        if case .success = callFailing(argumentCount: 1, resultCount: 2, place: rule.place) {
+            let first = table + 1
+            do {
+                switch lua_type(L, first) {
+                case LUA_TNIL where lua_type(L, first + 1) == LUA_TNIL:
+                    toast = try state.toast(fromProxyAt: table, original: toast, defaults: keepDefaults, roles: roles)
+                case LUA_TBOOLEAN where lua_toboolean(L, first) != 0 && lua_type(L, first + 1) == LUA_TNIL:
+                    toast = try state.toast(fromProxyAt: table, original: toast, defaults: keepDefaults, roles: roles)
+                case LUA_TTABLE where lua_rawequal(L, first, table) != 0 && lua_type(L, first + 1) == LUA_TNIL:
+                    // The rule returned its own toast: kept, with its changes.
+                    toast = try state.toast(fromProxyAt: table, original: toast, defaults: keepDefaults, roles: roles)
+                case LUA_TBOOLEAN where lua_toboolean(L, first) == 0:
+                    switch lua_type(L, first + 1) {
+                    case LUA_TNIL: return .drop(note: nil)
+                    case LUA_TSTRING: return .drop(note: state.string(at: first + 1))
+                    default: throw LuaBridgeError("a rule that returns false may add a string, not \(state.typeName(at: first + 1))")
+                    }
+                case LUA_TTABLE where lua_type(L, first + 1) == LUA_TNIL:
+                    toast = try state.toast(fromTableAt: first, original: toast, defaults: showDefaults, roles: roles)
+                default:
+                    let second = lua_type(L, first + 1) == LUA_TNIL ? "" : ", \(state.typeName(at: first + 1))"
+                    throw LuaBridgeError("rule returned \(state.typeName(at: first))\(second); expected nothing, true, false (and a reason) or a table")
                 }
-            case LUA_TTABLE where lua_type(L, first + 1) == LUA_TNIL:
-                toast = try state.toast(fromTableAt: first, original: toast, defaults: showDefaults, roles: roles)
-            default:
-                let second = lua_type(L, first + 1) == LUA_TNIL ? "" : ", \(state.typeName(at: first + 1))"
-                throw LuaBridgeError("rule returned \(state.typeName(at: first))\(second); expected nothing, true, false (and a reason) or a table")
+            } catch let error as LuaBridgeError {
+                report("\(rule.place): \(ruleName(rule)): \(error.message)")
+            } catch {
+                report("\(rule.place): \(ruleName(rule)): \(error)")
             }
-        } catch let error as LuaBridgeError {
-            report("\(rule.place): \(ruleName(rule)): \(error.message)")
-        } catch {
-            report("\(rule.place): \(ruleName(rule)): \(error)")
         }
+        // The next rule gets the same table, showing the toast as this one left it.
+        state.resetProxy(at: table, showing: toast)
         return .keep
     }
 
@@ -261,6 +264,7 @@ public final class LuaRuntime: RecordWriter {
             let value = try state.configValue(at: index, path: path) { scriptFunction(at: $0) }
             guard case .table(let table) = value else { return 0 }
             try apply(table)
+            state.forgetRuleProxy()
         } catch let error as ConfigError {
             return raise("\(global): \(error.message)")
         } catch {

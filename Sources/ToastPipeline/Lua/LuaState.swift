@@ -10,12 +10,14 @@ final class LuaState {
     /// The toast table's field names as Lua strings, by identity: Lua interns short strings,
     /// so a key is one of these names exactly when it is this object. Kept alive in the
     /// registry, so the identities never change.
-    private(set) var fieldKeys: [UnsafeRawPointer: ToastField] = [:]
+    @exclusivity(unchecked) private(set) var fieldKeys: [UnsafeRawPointer: ToastField] = [:]
     /// Live toast proxies by their table's address (see `ToastProxy`).
-    var proxies: [UnsafeRawPointer: ToastProxy] = [:]
-    /// The metatable proxies share, and the base library's `next`, in the registry.
+    @exclusivity(unchecked) var proxies: [UnsafeRawPointer: ToastProxy] = [:]
+    /// The metatable proxies share, the base library's `next`, and the proxy the last rule
+    /// got (see `pushRuleProxy`), in the registry.
     var proxyMetatable: Int32 = LUA_NOREF
     var nextFunction: Int32 = LUA_NOREF
+    var ruleProxy: Int32 = LUA_NOREF
 
     /// A new state whose allocations are capped at `memoryLimit` bytes while scripts run
     /// (0: no cap).

@@ -12,14 +12,24 @@ import CLua
 /// - `pairs(t)` walks a full copy; `next(t)` and `rawget(t, k)` see only what was written.
 ///   The metatable is protected (`getmetatable(t)` is `"toast"`).
 /// - A proxy keeps its toast until Lua collects it (`__gc`), so a script may keep one.
-struct ToastProxy {
-    var toast: Toast
+/// - The rules of one toast share one proxy: after each rule it is reset to show the toast
+///   as that rule left it, so a toast costs one table, not one per rule.
+final class ToastProxy {
+    @exclusivity(unchecked) var toast: Toast
     /// The roles of the run, for the priority a toast takes from its role.
     let roles: RoleTable
     /// Names the script wrote, or table-valued extras it read, in order.
-    var touched: [String] = []
+    @exclusivity(unchecked) var touched: [String] = []
     /// A key that is not a string was written (an error when the toast is read back).
-    var hasOtherKey = false
+    @exclusivity(unchecked) var hasOtherKey = false
+
+    init(toast: Toast, roles: RoleTable) {
+        self.toast = toast
+        self.roles = roles
+    }
+
+    /// Nothing was written since it was made or reset.
+    var isUnwritten: Bool { touched.isEmpty && !hasOtherKey }
 }
 
 extension LuaState {
@@ -29,6 +39,54 @@ extension LuaState {
         pushReference(proxyMetatable)
         lua_setmetatable(L, -2)
         if let pointer = lua_topointer(L, -1) { proxies[pointer] = ToastProxy(toast: toast, roles: roles) }
+    }
+
+    /// Pushes the proxy for a rule's call on `toast`: the one the previous rule got, when it
+    /// shows this very toast and nothing was written to it since its reset; else a new one.
+    func pushRuleProxy(_ toast: Toast, roles: RoleTable) {
+        if ruleProxy != LUA_NOREF {
+            pushReference(ruleProxy)
+            if let proxy = proxy(at: -1), proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) { return }
+            clua_pop(L, 1)
+        }
+        pushProxy(toast, roles: roles)
+        lua_pushvalue(L, -1)
+        if ruleProxy == LUA_NOREF {
+            ruleProxy = makeReference()
+        } else {
+            lua_rawseti(L, clua_registryindex(), lua_Integer(ruleProxy))
+        }
+    }
+
+    /// The next rule makes a new proxy (the roles a proxy holds may have changed).
+    func forgetRuleProxy() {
+        guard ruleProxy != LUA_NOREF else { return }
+        luaL_unref(L, clua_registryindex(), ruleProxy)
+        ruleProxy = LUA_NOREF
+    }
+
+    /// Makes the proxy at `index` show `toast` with nothing written, as a new one would.
+    func resetProxy(at index: Int32, showing toast: Toast) {
+        let index = lua_absindex(L, index)
+        guard let proxy = proxy(at: index) else { return }
+        if proxy.hasOtherKey {
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                clua_pop(L, 1)
+                lua_pushvalue(L, -1)
+                lua_pushnil(L)
+                lua_rawset(L, index)
+            }
+        } else {
+            for name in proxy.touched {
+                push(name)
+                lua_pushnil(L)
+                lua_rawset(L, index)
+            }
+        }
+        proxy.touched.removeAll(keepingCapacity: true)
+        proxy.hasOtherKey = false
+        proxy.toast = toast
     }
 
     /// The proxy's state, when the value at `index` is a live proxy.
@@ -156,7 +214,7 @@ extension LuaRuntime {
             lua_pushvalue(L, 2)
             lua_pushvalue(L, 3)
             lua_rawset(L, 1)
-            state.proxies[pointer]?.touched.append(member.name)
+            proxy.touched.append(member.name)
         default:
             break
         }
@@ -175,7 +233,7 @@ extension LuaRuntime {
             return raise("index is NaN")
         case LUA_TSTRING:
             let name = state.string(at: 2) ?? ""
-            if state.proxies[pointer]?.touched.contains(name) == false { state.proxies[pointer]?.touched.append(name) }
+            if let proxy = state.proxies[pointer], !proxy.touched.contains(name) { proxy.touched.append(name) }
         default:
             state.proxies[pointer]?.hasOtherKey = true
         }
