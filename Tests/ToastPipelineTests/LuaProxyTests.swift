@@ -102,6 +102,15 @@ import ToastPipelineTesting
         #expect(result.lines.first == present("0", "t1", "Replaced", extra: #"{"team":"sync"}"#))
     }
 
+    @Test func aRoleChangedByARuleShowsInTheNextRulesTable() {
+        let script = """
+            rule(function(t) log(t.priority); role('info', { priority = 5 }) end)
+            rule(function(t) log(t.priority) end)
+            """
+        let result = runCLI([], input: lines(#"{"message":"M"}"#), scripts: [script])
+        #expect(result.stderr == ["0", "5"])
+    }
+
     @Test func luaCollectsTheProxiesOfPastToasts() throws {
         let runtime = try LuaRuntime()
         try runtime.load(source: "kept = {}\nrule(function(t) if t.message == 'keep' then kept[#kept + 1] = t end end)", name: "rules.lua")
