@@ -35,14 +35,29 @@ public enum AnnouncementFormat {
 /// A handful of roles, looked up for every toast by several stages: a short list searched
 /// in order is cheaper than hashing the name each time.
 public struct RoleTable {
-    private var entries: [(name: String, style: RoleStyle)]
+    private struct Entry {
+        let name: String
+        var style: RoleStyle {
+            didSet { applied = AppliedStyle(style) }
+        }
+        /// What the `style` stage applies, made once rather than for every toast.
+        private(set) var applied: AppliedStyle
+
+        init(_ name: String, _ style: RoleStyle) {
+            self.name = name
+            self.style = style
+            applied = AppliedStyle(style)
+        }
+    }
+
+    private var entries: [Entry]
 
     public static var builtIn: RoleTable {
         RoleTable(entries: [
-            ("info", RoleStyle(symbol: "info.circle.fill", glyph: "ℹ", color: "blue", label: "")),
-            ("success", RoleStyle(symbol: "checkmark.circle.fill", glyph: "✔", color: "green", label: "Success")),
-            ("warning", RoleStyle(symbol: "exclamationmark.triangle.fill", glyph: "⚠", color: "orange", label: "Warning")),
-            ("error", RoleStyle(symbol: "xmark.octagon.fill", glyph: "✖", color: "red", label: "Error")),
+            Entry("info", RoleStyle(symbol: "info.circle.fill", glyph: "ℹ", color: "blue", label: "")),
+            Entry("success", RoleStyle(symbol: "checkmark.circle.fill", glyph: "✔", color: "green", label: "Success")),
+            Entry("warning", RoleStyle(symbol: "exclamationmark.triangle.fill", glyph: "⚠", color: "orange", label: "Warning")),
+            Entry("error", RoleStyle(symbol: "xmark.octagon.fill", glyph: "✖", color: "red", label: "Error")),
         ])
     }
 
@@ -63,8 +78,15 @@ public struct RoleTable {
 
     /// What the `style` stage applies for a role; a role it does not know looks like `info`.
     public func appliedStyle(of role: String) -> AppliedStyle {
-        let style = self[role] ?? newRoleBase
-        return AppliedStyle(symbol: style.symbol, glyph: style.glyph, color: style.color)
+        for entry in entries where entry.name == role { return entry.applied }
+        return AppliedStyle(newRoleBase)
+    }
+
+    /// Runs `body` with a role's style (`info`'s for a role it does not know), without
+    /// copying it: the `announce` stage reads two of its fields for every toast.
+    public func withStyle<Result>(of role: String, _ body: (RoleStyle) -> Result) -> Result {
+        for index in entries.indices where entries[index].name == role { return body(entries[index].style) }
+        return body(newRoleBase)
     }
 
     /// Defines or replaces a role outright.
@@ -72,7 +94,7 @@ public struct RoleTable {
         if let index = entries.firstIndex(where: { $0.name == role }) {
             entries[index].style = style
         } else {
-            entries.append((role, style))
+            entries.append(Entry(role, style))
         }
     }
 

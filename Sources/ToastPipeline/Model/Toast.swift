@@ -272,4 +272,9 @@ public struct AppliedStyle: Equatable, Sendable {
         self.glyph = glyph
         self.color = color
     }
+
+    /// The look of a role.
+    public init(_ style: RoleStyle) {
+        self.init(symbol: style.symbol, glyph: style.glyph, color: style.color)
+    }
 }

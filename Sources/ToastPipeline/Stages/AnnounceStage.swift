@@ -10,18 +10,19 @@ public final class AnnounceStage: ToastStage {
     }
 
     public static func announcement(for toast: Toast, roles: RoleTable) -> String {
-        let style = roles[toast.role] ?? roles.newRoleBase
-        switch style.announcement {
-        case .template(let template)?:
-            return render(template, toast: toast, style: style, roles: roles)
-        case .custom(let function)?:
-            if let text = function(toast) { return text }
-        case nil:
-            break
+        roles.withStyle(of: toast.role) { style in
+            switch style.announcement {
+            case .template(let template)?:
+                return render(template, toast: toast, style: style, roles: roles)
+            case .custom(let function)?:
+                if let text = function(toast) { return text }
+            case nil:
+                break
+            }
+            var text = style.label.isEmpty ? toast.message : style.label + ": " + toast.message
+            if let subtitle = toast.subtitle, !subtitle.isEmpty { text += ", " + subtitle }
+            return text
         }
-        var text = style.label.isEmpty ? toast.message : style.label + ": " + toast.message
-        if let subtitle = toast.subtitle, !subtitle.isEmpty { text += ", " + subtitle }
-        return text
     }
 
     /// Fills `{name}` with the field's value (`{label}`: the role's label); a missing field
