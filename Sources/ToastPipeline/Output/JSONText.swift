@@ -6,6 +6,12 @@ public enum JSONText {
     /// Appends `text` as a quoted JSON string.
     public static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        appendEscaped(text, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends what goes between the quotes of `text` as a JSON string.
+    static func appendEscaped(_ text: String, to out: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes in
             var runStart = 0
@@ -30,7 +36,6 @@ public enum JSONText {
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
-        out.append(UInt8(ascii: "\""))
     }
 
     /// Appends any JSON value; object members keep their order.
