@@ -25,9 +25,9 @@ public final class Pipeline: HostEnvironment {
     private var stepDepth = 0
     public let generatedIDs: GeneratedIDs
 
-    public private(set) var now: Microseconds = 0
+    @exclusivity(unchecked) public private(set) var now: Microseconds = 0
     /// The input line being handled, for toasts brought in while handling it.
-    public private(set) var currentLine = 0
+    @exclusivity(unchecked) public private(set) var currentLine = 0
     @exclusivity(unchecked) public private(set) var statistics: PipelineStatistics
 
     /// The last stage; built on first use, as it needs the pipeline as its environment.

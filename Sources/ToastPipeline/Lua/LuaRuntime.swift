@@ -10,7 +10,7 @@ import CLua
 public final class LuaRuntime: RecordWriter {
     let state: LuaState
     public let options: LuaOptions
-    public private(set) var settingsBuilder: SettingsBuilder
+    @exclusivity(unchecked) public private(set) var settingsBuilder: SettingsBuilder
     /// The rules the scripts registered, in order.
     public private(set) var rules: [any ToastRule] = []
     private var hooks: [String: [(reference: Int32, place: String)]] = [:]
@@ -20,7 +20,7 @@ public final class LuaRuntime: RecordWriter {
     /// Toasts emitted while the scripts loaded; they enter when the pipeline starts.
     private var emittedBeforeStart: [Toast] = []
     /// Script calls that failed (SPEC §4: the run ends with 65).
-    public private(set) var errorCount = 0
+    @exclusivity(unchecked) public private(set) var errorCount = 0
     /// Receives each script error as one line, `FILE:LINE: message (input line N)`.
     public var reportError: (String) -> Void = { _ in }
     /// Receives what `log` and `print` write.

@@ -5,7 +5,7 @@ public final class SinkRecordWriter: RecordWriter {
     @exclusivity(unchecked) private var buffer: [UInt8] = []
     private let blockSize: Int
     /// Lines written (a format may leave records out).
-    public private(set) var linesWritten = 0
+    @exclusivity(unchecked) public private(set) var linesWritten = 0
 
     public init(encoder: any RecordEncoder, sink: any ByteSink, blockSize: Int = 1 << 16) {
         self.encoder = encoder
