@@ -99,7 +99,7 @@ public final class LuaRuntime: RecordWriter {
         let top = state.top
         defer { lua_settop(L, top) }
         let roles = settings.roles
-        state.pushRuleProxy(toast, roles: roles)
+        let proxy = state.pushRuleProxy(toast, roles: roles)
         let table = state.top
         state.pushReference(rule.reference)
         lua_pushvalue(L, table)
@@ -108,12 +108,12 @@ public final class LuaRuntime: RecordWriter {
             do {
                 switch lua_type(L, first) {
                 case LUA_TNIL where lua_type(L, first + 1) == LUA_TNIL:
-                    toast = try state.toast(fromProxyAt: table, original: toast, defaults: keepDefaults, roles: roles)
+                    toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
                 case LUA_TBOOLEAN where lua_toboolean(L, first) != 0 && lua_type(L, first + 1) == LUA_TNIL:
-                    toast = try state.toast(fromProxyAt: table, original: toast, defaults: keepDefaults, roles: roles)
+                    toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
                 case LUA_TTABLE where lua_rawequal(L, first, table) != 0 && lua_type(L, first + 1) == LUA_TNIL:
                     // The rule returned its own toast: kept, with its changes.
-                    toast = try state.toast(fromProxyAt: table, original: toast, defaults: keepDefaults, roles: roles)
+                    toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
                 case LUA_TBOOLEAN where lua_toboolean(L, first) == 0:
                     switch lua_type(L, first + 1) {
                     case LUA_TNIL: return .drop(note: nil)
@@ -133,7 +133,7 @@ public final class LuaRuntime: RecordWriter {
             }
         }
         // The next rule gets the same table, showing the toast as this one left it.
-        state.resetProxy(at: table, showing: toast)
+        state.reset(proxy, at: table, showing: toast)
         return .keep
     }
 

@@ -9,15 +9,25 @@ final class LuaState {
     private let context: UnsafeMutablePointer<clua_context>
     /// The toast table's field names as Lua strings, by identity: Lua interns short strings,
     /// so a key is one of these names exactly when it is this object. Kept alive in the
-    /// registry, so the identities never change.
-    @exclusivity(unchecked) private(set) var fieldKeys: [UnsafeRawPointer: ToastField] = [:]
+    /// registry, so the identities never change. A short list: comparing eighteen addresses
+    /// is cheaper than hashing one.
+    @exclusivity(unchecked) private var fieldKeys: [(key: UnsafeRawPointer, field: ToastField)] = []
+    /// The field a key names, given the address of the Lua string.
+    func field(forKey key: UnsafeRawPointer) -> ToastField? {
+        for entry in fieldKeys where entry.key == key { return entry.field }
+        return nil
+    }
+
     /// Live toast proxies by their table's address (see `ToastProxy`).
     @exclusivity(unchecked) var proxies: [UnsafeRawPointer: ToastProxy] = [:]
     /// The metatable proxies share, the base library's `next`, and the proxy the last rule
     /// got (see `pushRuleProxy`), in the registry.
     var proxyMetatable: Int32 = LUA_NOREF
     var nextFunction: Int32 = LUA_NOREF
-    var ruleProxy: Int32 = LUA_NOREF
+    var ruleProxyReference: Int32 = LUA_NOREF
+    /// The Swift side of the proxy at `ruleProxyReference`, and its table's address.
+    @exclusivity(unchecked) var ruleProxy: ToastProxy?
+    @exclusivity(unchecked) var ruleProxyTable: UnsafeRawPointer?
 
     /// A new state whose allocations are capped at `memoryLimit` bytes while scripts run
     /// (0: no cap).
@@ -36,7 +46,7 @@ final class LuaState {
         lua_createtable(L, Int32(ToastField.allCases.count), 0)
         for (position, field) in ToastField.allCases.enumerated() {
             push(field.rawValue)
-            if let key = lua_topointer(L, -1) { fieldKeys[key] = field }
+            if let key = lua_topointer(L, -1) { fieldKeys.append((key, field)) }
             lua_rawseti(L, -2, lua_Integer(position + 1))
         }
         _ = makeReference()

@@ -79,7 +79,7 @@ extension LuaState {
             guard lua_type(L, -2) == LUA_TSTRING, let key = lua_topointer(L, -2) else {
                 throw LuaBridgeError("the toast table has a key of type \(typeName(at: -2)); fields need names")
             }
-            if let field = fieldKeys[key] {
+            if let field = field(forKey: key) {
                 try readField(field, into: &toast, original: original, roles: roles)
             } else if let position = original.extra.firstIndex(where: { stringEquals(at: -2, $0.name) }) {
                 let member = original.extra[position]

@@ -33,42 +33,50 @@ final class ToastProxy {
 }
 
 extension LuaState {
-    /// Pushes a proxy for `toast`.
-    func pushProxy(_ toast: Toast, roles: RoleTable) {
+    /// Pushes a proxy for `toast`; returns its Swift side.
+    @discardableResult
+    func pushProxy(_ toast: Toast, roles: RoleTable) -> ToastProxy {
         lua_createtable(L, 0, 0)
         pushReference(proxyMetatable)
         lua_setmetatable(L, -2)
-        if let pointer = lua_topointer(L, -1) { proxies[pointer] = ToastProxy(toast: toast, roles: roles) }
+        let proxy = ToastProxy(toast: toast, roles: roles)
+        if let pointer = lua_topointer(L, -1) { proxies[pointer] = proxy }
+        return proxy
     }
 
     /// Pushes the proxy for a rule's call on `toast`: the one the previous rule got, when it
     /// shows this very toast and nothing was written to it since its reset; else a new one.
-    func pushRuleProxy(_ toast: Toast, roles: RoleTable) {
-        if ruleProxy != LUA_NOREF {
-            pushReference(ruleProxy)
-            if let proxy = proxy(at: -1), proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) { return }
-            clua_pop(L, 1)
+    /// Returns its Swift side.
+    func pushRuleProxy(_ toast: Toast, roles: RoleTable) -> ToastProxy {
+        if let proxy = ruleProxy, proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) {
+            pushReference(ruleProxyReference)
+            return proxy
         }
-        pushProxy(toast, roles: roles)
+        let proxy = pushProxy(toast, roles: roles)
+        ruleProxyTable = lua_topointer(L, -1)
         lua_pushvalue(L, -1)
-        if ruleProxy == LUA_NOREF {
-            ruleProxy = makeReference()
+        if ruleProxyReference == LUA_NOREF {
+            ruleProxyReference = makeReference()
         } else {
-            lua_rawseti(L, clua_registryindex(), lua_Integer(ruleProxy))
+            lua_rawseti(L, clua_registryindex(), lua_Integer(ruleProxyReference))
         }
+        ruleProxy = proxy
+        return proxy
     }
 
     /// The next rule makes a new proxy (the roles a proxy holds may have changed).
     func forgetRuleProxy() {
-        guard ruleProxy != LUA_NOREF else { return }
-        luaL_unref(L, clua_registryindex(), ruleProxy)
-        ruleProxy = LUA_NOREF
+        guard ruleProxyReference != LUA_NOREF else { return }
+        luaL_unref(L, clua_registryindex(), ruleProxyReference)
+        ruleProxyReference = LUA_NOREF
+        ruleProxy = nil
+        ruleProxyTable = nil
     }
 
-    /// Makes the proxy at `index` show `toast` with nothing written, as a new one would.
-    func resetProxy(at index: Int32, showing toast: Toast) {
+    /// Makes `proxy`, the table at `index`, show `toast` with nothing written, as a new one
+    /// would.
+    func reset(_ proxy: ToastProxy, at index: Int32, showing toast: Toast) {
         let index = lua_absindex(L, index)
-        guard let proxy = proxy(at: index) else { return }
         if proxy.hasOtherKey {
             lua_pushnil(L)
             while lua_next(L, index) != 0 {
@@ -89,10 +97,15 @@ extension LuaState {
         proxy.toast = toast
     }
 
+    /// The Swift side of the proxy table at `pointer`, the current rule's looked at first.
+    func proxy(forTable pointer: UnsafeRawPointer) -> ToastProxy? {
+        pointer == ruleProxyTable ? ruleProxy : proxies[pointer]
+    }
+
     /// The proxy's state, when the value at `index` is a live proxy.
     func proxy(at index: Int32) -> ToastProxy? {
         guard lua_type(L, index) == LUA_TTABLE, let pointer = lua_topointer(L, index) else { return nil }
-        return proxies[pointer]
+        return proxy(forTable: pointer)
     }
 
     /// Pushes a plain table with every field the proxy at `index` shows: its toast's, then
@@ -118,12 +131,13 @@ extension LuaState {
         }
     }
 
-    /// The toast after a call that kept it: the original with what the script touched read
-    /// back over it. `defaults` gives the value of a removed field (built only then).
-    func toast(fromProxyAt index: Int32, original: Toast, defaults: @autoclosure () -> Toast,
+    /// The toast after a call that kept it: the original with what the script touched in
+    /// `proxy`, the table at `index`, read back over it. `defaults` gives the value of a
+    /// removed field (built only then).
+    func toast(from proxy: ToastProxy, at index: Int32, original: Toast, defaults: @autoclosure () -> Toast,
                roles: RoleTable) throws -> Toast {
         let index = lua_absindex(L, index)
-        guard let proxy = proxy(at: index), proxy.hasOtherKey || !proxy.touched.isEmpty else { return original }
+        guard !proxy.isUnwritten else { return original }
         let top = self.top
         defer { lua_settop(L, top) }
         if proxy.hasOtherKey {
@@ -190,12 +204,12 @@ extension LuaRuntime {
     private func proxyIndex() -> Int32 {
         let L = state.L
         lua_settop(L, 2)
-        guard let pointer = lua_topointer(L, 1), let proxy = state.proxies[pointer],
+        guard let pointer = lua_topointer(L, 1), let proxy = state.proxy(forTable: pointer),
               lua_type(L, 2) == LUA_TSTRING, let key = lua_topointer(L, 2) else {
             lua_pushnil(L)
             return 1
         }
-        if let field = state.fieldKeys[key] {
+        if let field = state.field(forKey: key) {
             if proxy.touched.contains(field.rawValue) {
                 lua_pushnil(L)
             } else {
@@ -233,9 +247,9 @@ extension LuaRuntime {
             return raise("index is NaN")
         case LUA_TSTRING:
             let name = state.string(at: 2) ?? ""
-            if let proxy = state.proxies[pointer], !proxy.touched.contains(name) { proxy.touched.append(name) }
+            if let proxy = state.proxy(forTable: pointer), !proxy.touched.contains(name) { proxy.touched.append(name) }
         default:
-            state.proxies[pointer]?.hasOtherKey = true
+            state.proxy(forTable: pointer)?.hasOtherKey = true
         }
         lua_rawset(L, 1)
         return 0
