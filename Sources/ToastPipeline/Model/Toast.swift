@@ -228,7 +228,7 @@ public struct Toast {
     /// `JSONValue`.
     public func appendKey(of field: FieldReference, roles: RoleTable, to key: inout [UInt8]) {
         func appendLength(_ count: Int) {
-            for shift in stride(from: 24, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: count >> shift)) }
+            withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { key.append(contentsOf: $0) }
         }
         func appendString(_ text: String) {
             key.append(UInt8(ascii: "s"))
