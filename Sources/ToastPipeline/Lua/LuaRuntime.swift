@@ -107,12 +107,10 @@ public final class LuaRuntime: RecordWriter {
             let first = table + 1
             do {
                 switch lua_type(L, first) {
-                case LUA_TNIL where lua_type(L, first + 1) == LUA_TNIL:
-                    toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
-                case LUA_TBOOLEAN where lua_toboolean(L, first) != 0 && lua_type(L, first + 1) == LUA_TNIL:
-                    toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
-                case LUA_TTABLE where lua_rawequal(L, first, table) != 0 && lua_type(L, first + 1) == LUA_TNIL:
-                    // The rule returned its own toast: kept, with its changes.
+                case LUA_TNIL where lua_type(L, first + 1) == LUA_TNIL,
+                     LUA_TBOOLEAN where lua_toboolean(L, first) != 0 && lua_type(L, first + 1) == LUA_TNIL,
+                     // The rule returned its own toast: kept, with its changes.
+                     LUA_TTABLE where lua_rawequal(L, first, table) != 0 && lua_type(L, first + 1) == LUA_TNIL:
                     toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
                 case LUA_TBOOLEAN where lua_toboolean(L, first) == 0:
                     switch lua_type(L, first + 1) {

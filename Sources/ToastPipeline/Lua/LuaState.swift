@@ -25,9 +25,8 @@ final class LuaState {
     var proxyMetatable: Int32 = LUA_NOREF
     var nextFunction: Int32 = LUA_NOREF
     var ruleProxyReference: Int32 = LUA_NOREF
-    /// The Swift side of the proxy at `ruleProxyReference`, and its table's address.
-    @exclusivity(unchecked) var ruleProxy: ToastProxy?
-    @exclusivity(unchecked) var ruleProxyTable: UnsafeRawPointer?
+    /// The Swift side of the proxy at `ruleProxyReference`, with its table's address.
+    @exclusivity(unchecked) var ruleProxy: (proxy: ToastProxy, table: UnsafeRawPointer?)?
 
     /// A new state whose allocations are capped at `memoryLimit` bytes while scripts run
     /// (0: no cap).

@@ -48,19 +48,18 @@ extension LuaState {
     /// shows this very toast and nothing was written to it since its reset; else a new one.
     /// Returns its Swift side.
     func pushRuleProxy(_ toast: Toast, roles: RoleTable) -> ToastProxy {
-        if let proxy = ruleProxy, proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) {
+        if let proxy = ruleProxy?.proxy, proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) {
             pushReference(ruleProxyReference)
             return proxy
         }
         let proxy = pushProxy(toast, roles: roles)
-        ruleProxyTable = lua_topointer(L, -1)
+        ruleProxy = (proxy, lua_topointer(L, -1))
         lua_pushvalue(L, -1)
         if ruleProxyReference == LUA_NOREF {
             ruleProxyReference = makeReference()
         } else {
             lua_rawseti(L, clua_registryindex(), lua_Integer(ruleProxyReference))
         }
-        ruleProxy = proxy
         return proxy
     }
 
@@ -70,7 +69,6 @@ extension LuaState {
         luaL_unref(L, clua_registryindex(), ruleProxyReference)
         ruleProxyReference = LUA_NOREF
         ruleProxy = nil
-        ruleProxyTable = nil
     }
 
     /// Makes `proxy`, the table at `index`, show `toast` with nothing written, as a new one
@@ -99,7 +97,8 @@ extension LuaState {
 
     /// The Swift side of the proxy table at `pointer`, the current rule's looked at first.
     func proxy(forTable pointer: UnsafeRawPointer) -> ToastProxy? {
-        pointer == ruleProxyTable ? ruleProxy : proxies[pointer]
+        if let cached = ruleProxy, cached.table == pointer { return cached.proxy }
+        return proxies[pointer]
     }
 
     /// The proxy's state, when the value at `index` is a live proxy.
