@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// Runs the built binary on two 100,000-event streams from `../shared/bench/gen_events.py` (the same
-/// arguments always give the same bytes) and compares the output with `Tests/golden/`, recorded
-/// before the speed work: optimizations must never change a single byte of output.
+/// Runs the built binary on three 100,000-event streams from the project's own generator,
+/// `bench/workload.py` (the same arguments always give the same bytes), and compares the output
+/// with `Tests/golden/`: changes to the model and speed work must never change a single byte.
 @Suite struct GoldenStreamTests {
     struct Golden: CustomTestStringConvertible, Sendable {
         let file: String
@@ -14,9 +14,11 @@ import Testing
 
     static let streams: [Golden] = [
         Golden(file: "steady-100k-rules.json.gz", generator: "--n 100000 --seed 1 --profile steady",
-               arguments: ["--format", "json", "../shared/bench/rules.lua"]),
+               arguments: ["--format", "json", "bench/rules.lua"]),
         Golden(file: "bursty-100k-text.txt.gz", generator: "--n 100000 --seed 2 --profile bursty",
                arguments: ["--format", "text", "--verbose", "--color", "always"]),
+        Golden(file: "bursty-100k-limits.json.gz", generator: "--n 100000 --seed 3 --profile bursty",
+               arguments: ["--format", "json", "bench/rules-five.lua", "Tests/golden/limits.lua"]),
     ]
 
     @Test(arguments: streams)
@@ -27,7 +29,7 @@ import Testing
         let events = directory.appendingPathComponent("events.jsonl").path
         let actual = directory.appendingPathComponent("actual").path
         let expected = directory.appendingPathComponent("expected").path
-        try shell("python3 ../shared/bench/gen_events.py \(golden.generator) > \(events)")
+        try shell("python3 bench/workload.py \(golden.generator) > \(events)")
         try shell("gzip -dc Tests/golden/\(golden.file) > \(expected)")
         let run = try runBinary(golden.arguments + ["--events", events, "--output", actual])
         #expect(run.status == 0)
@@ -47,6 +49,6 @@ import Testing
         process.currentDirectoryURL = URL(fileURLWithPath: root)
         try process.run()
         process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "`\(command)` failed (needs ../shared/bench beside the package)")
+        try #require(process.terminationStatus == 0, "`\(command)` failed")
     }
 }

@@ -128,8 +128,7 @@ import ToastPipelineTesting
 
     @Test(arguments: ["steady", "bursty"])
     func benchWorkloadsKeepTheInvariant(profile: String) throws {
-        let generator = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/bench/gen_events.py").path
-        #expect(FileManager.default.fileExists(atPath: generator), "needs ../shared/bench beside the package")
+        let generator = packageRoot.appendingPathComponent("bench/workload.py").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", generator, "--n", "100000", "--seed", "7", "--profile", profile]
@@ -138,7 +137,7 @@ import ToastPipelineTesting
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let rules = try String(contentsOfFile: packageRoot.deletingLastPathComponent().appendingPathComponent("shared/bench/rules.lua").path,
+        let rules = try String(contentsOfFile: packageRoot.appendingPathComponent("bench/rules.lua").path,
                                encoding: .utf8)
         let (records, problems) = try Self.check(String(decoding: data, as: UTF8.self), scripts: [rules])
         #expect(problems.isEmpty, "\(problems.prefix(5))")
