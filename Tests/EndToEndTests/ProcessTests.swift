@@ -155,13 +155,13 @@ import Testing
         func syscalls(_ options: String) throws -> [String] {
             let trace = directory + "/trace\(options.count)"
             let run = try runShell("""
-                echo '{"message":"a"}' | strace -e trace=write,fsync,fdatasync -o '\(trace)' \
+                echo '{"message":"a"}' | strace -y -e trace=write,fsync,fdatasync -o '\(trace)' \
                     '\(binary)' --format json --output '\(directory)/out.jsonl' \(options)
                 """)
             try #require(run.status == 0, "strace: \(run.stderr)")
-            // The output file is descriptor 3; the other writes are stdout and stderr.
+            // `-y` names each descriptor's file: only the calls on the output file count.
             return try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
-                .filter { $0.hasPrefix("write(3,") || $0.hasPrefix("fsync(") || $0.hasPrefix("fdatasync(") }
+                .filter { $0.contains("out.jsonl>") }
                 .map { String($0.prefix { $0 != "(" }) }
         }
         #expect(try syscalls("--fsync") == ["write", "fsync"])

@@ -74,7 +74,8 @@ import Testing
         var errors: [String] = []
         let environment = CommandEnvironment(standardInput: MemorySource(input), standardOutput: output,
                                              writeError: { errors.append($0) })
-        let status = Toastscript.run(arguments: ["--format", "json", "--stats", "--max-line-bytes", "200",
+        // --verbose: every rejection is reported, none only counted.
+        let status = Toastscript.run(arguments: ["--format", "json", "--stats", "--verbose", "--max-line-bytes", "200",
                                                  "--dead-letter", deadLetter], environment: environment)
         #expect(status == 65)
 
@@ -83,6 +84,7 @@ import Testing
         #expect(errors.contains("  lines read      \(count) (\(blanks) blank)"))
         #expect(errors.contains("  events          \(events)"))
         #expect(errors.contains("  rejected lines  \(rejectedNumbers.count)"))
+        #expect(errors.last == "toastscript: \(rejectedNumbers.count) input lines rejected (--dead-letter has every rejected line)")
         #expect(count == events + rejectedNumbers.count + blanks)
 
         let kept = try [UInt8](Data(contentsOf: URL(fileURLWithPath: deadLetter)))

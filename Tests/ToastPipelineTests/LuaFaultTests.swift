@@ -9,7 +9,8 @@ import Testing
     private func expectOneErrorPerShow(_ script: String, message: String, budget: String = "100000") {
         let result = runCLI(["--format", "json", "--lua-budget", budget], input: twoShows, scripts: [script])
         #expect(result.status == 65)
-        #expect(result.stderr == ["toastscript: \(message) (input line 1)", "toastscript: \(message) (input line 2)"])
+        #expect(result.stderr == ["toastscript: \(message) (input line 1)", "toastscript: \(message) (input line 2)",
+                                  scriptCallsFailed(2)])
         #expect(result.lines == [
             present("0", "t1", "A"), dismiss("3", "t1", "timeout", shown: "3"),
             present("5", "t2", "B"), dismiss("8", "t2", "timeout", shown: "3"),
@@ -39,7 +40,7 @@ import Testing
         let result = runCLI([], input: lines(#"{"message":"A"}"#), scripts: ["rule(function(t)\n  \(call)\nend)"])
         #expect(result.status == 65)
         let expected = type == "number" ? "toastscript: rules.lua:2: 12 (input line 1)" : "toastscript: rules.lua:2: (error object is a \(type) value) (input line 1)"
-        #expect(result.stderr == [expected])
+        #expect(result.stderr == [expected, scriptCallsFailed(1)])
     }
 
     /// Regression: reading such a table back overflowed Lua's stack and crashed the process.
@@ -60,7 +61,8 @@ import Testing
         let emit = runCLI([], input: lines(#"{"message":"A"}"#),
                           scripts: ["rule(function(t)\n  local a = {}; a[1] = a\n  emit({ message = 'x', a = a })\nend)"])
         #expect(emit.status == 65)
-        #expect(emit.stderr.count == 1)
+        #expect(emit.stderr.count == 2)
+        #expect(emit.stderr.last == scriptCallsFailed(1))
         #expect(emit.stderr.first?.contains("nested too deeply") == true)
     }
 

@@ -72,10 +72,11 @@ import ToastPipelineTesting
             "toast\t0\tnil\tnil",
             "false\tcannot change a protected metatable",
             "toastscript: rules.lua:1: rule: the toast table has a key of type number; fields need names (input line 1)",
+            scriptCallsFailed(1),
         ])
         #expect(result.lines.first == present("0", "t1", "M", subtitle: "S", source: "net", extra: #"{"level":"debug","n":{"a":[1,2]}}"#))
         let nilKey = runCLI([], input: show, scripts: ["rule(function(t)\n  t[nil] = 1\nend)"])
-        #expect(nilKey.stderr == ["toastscript: rules.lua:2: index is nil (input line 1)"])
+        #expect(nilKey.stderr == ["toastscript: rules.lua:2: index is nil (input line 1)", scriptCallsFailed(1)])
     }
 
     @Test func theRulesOfOneToastShareOneTableShowingWhatTheRulesBeforeLeft() {
@@ -98,6 +99,7 @@ import ToastPipelineTesting
             "toastscript: rules.lua:5: boom (input line 2)",
             "true\tfalse\tNext+1\tnil\tnil\tnil",
             "true\tReplaced\tnil\tsync\tt2",
+            scriptCallsFailed(2),
         ])
         #expect(result.lines.first == present("0", "t1", "Replaced", extra: #"{"team":"sync"}"#))
     }

@@ -117,7 +117,7 @@ import Testing
         for (body, message) in cases {
             let result = runCLI(["--format", "json"], input: show, scripts: ["rule('r', function(t) t.subtitle = 'x'; \(body) end)"])
             #expect(result.status == 65, "\(body)")
-            #expect(result.stderr == ["toastscript: \(message) (input line 1)"], "\(body)")
+            #expect(result.stderr == ["toastscript: \(message) (input line 1)", scriptCallsFailed(1)], "\(body)")
             #expect(result.lines.first == present("0", "t1", "Saved", role: "success", extra: #"{"level":"debug","n":{"a":[1,2]}}"#), "\(body)")
         }
     }
@@ -128,28 +128,29 @@ import Testing
         let script = "rule('boom', function(t)\n  if t.message == 'B' then error('cannot handle ' .. t.message) end\n  t.subtitle = 'seen'\nend)"
         let result = runCLI(["--format", "json"], input: lines(#"{"message":"A"}"#, #"{"message":"B","at":5}"#), scripts: [script])
         #expect(result.status == 65)
-        #expect(result.stderr == ["toastscript: rules.lua:2: cannot handle B (input line 2)"])
+        #expect(result.stderr == ["toastscript: rules.lua:2: cannot handle B (input line 2)", scriptCallsFailed(1)])
         #expect(result.lines[0] == present("0", "t1", "A", subtitle: "seen"))
         #expect(result.lines[2] == present("5", "t2", "B"))
     }
 
     @Test func errorValuesThatAreNotStringsStillHaveAPlace() {
         let result = runCLI([], input: lines(#"{"message":"A"}"#), scripts: ["rule(function(t)\n  error({ code = 1 })\nend)"])
-        #expect(result.stderr == ["toastscript: rules.lua:2: (error object is a table value) (input line 1)"])
+        #expect(result.stderr == ["toastscript: rules.lua:2: (error object is a table value) (input line 1)", scriptCallsFailed(1)])
         let meta = runCLI([], input: lines(#"{"message":"A"}"#), scripts: [
             "rule(function(t) error(setmetatable({}, { __tostring = function() return 'custom' end })) end)"])
-        #expect(meta.stderr == ["toastscript: rules.lua:1: custom (input line 1)"])
+        #expect(meta.stderr == ["toastscript: rules.lua:1: custom (input line 1)", scriptCallsFailed(1)])
         let broken = runCLI([], input: lines(#"{"message":"A"}"#), scripts: [
             "rule(function(t) error(setmetatable({}, { __tostring = function() error('worse') end })) end)"])
         #expect(broken.status == 65)
-        #expect(broken.stderr.count == 1)
+        #expect(broken.stderr.count == 2)
+        #expect(broken.stderr.last == scriptCallsFailed(1))
     }
 
     @Test func strictStopsAtTheFirstScriptError() {
         let result = runCLI(["--format", "json", "--strict"], input: lines(#"{"message":"A"}"#, #"{"message":"B","at":1}"#),
                             scripts: ["rule(function(t) error('no') end)"])
         #expect(result.status == 65)
-        #expect(result.stderr == ["toastscript: rules.lua:1: no (input line 1)"])
+        #expect(result.stderr == ["toastscript: rules.lua:1: no (input line 1)", scriptCallsFailed(1)])
         #expect(result.lines == [present("0", "t1", "A"), dismiss("0", "t1", "host_removed", shown: "0")])
     }
 
@@ -164,7 +165,8 @@ import Testing
         let result = runCLI(["--format", "json", "--lua-budget", "100000"],
                             input: lines(#"{"message":"loop"}"#, #"{"message":"next","at":5}"#), scripts: [script])
         #expect(result.status == 65)
-        #expect(result.stderr.count == 1)
+        #expect(result.stderr.count == 2)
+        #expect(result.stderr.last == scriptCallsFailed(1))
         #expect(result.stderr.first?.hasSuffix("instruction budget exceeded (input line 1)") == true)
         #expect(result.stderr.first?.hasPrefix("toastscript: rules.lua:3: ") == true)
         #expect(result.lines.contains(present("5", "t2", "next")))
@@ -182,7 +184,8 @@ import Testing
         let result = runCLI(["--format", "json", "--lua-memory", "8", "--lua-budget", "0"],
                             input: lines(#"{"message":"hog"}"#, #"{"message":"next","at":5}"#), scripts: [script])
         #expect(result.status == 65)
-        #expect(result.stderr == ["toastscript: rules.lua:1: not enough memory (the scripts' memory cap was reached) (input line 1)"])
+        #expect(result.stderr == ["toastscript: rules.lua:1: not enough memory (the scripts' memory cap was reached) (input line 1)",
+                                  scriptCallsFailed(1)])
         #expect(result.lines.contains(present("5", "t2", "next")))
     }
 
@@ -221,7 +224,8 @@ import Testing
             #"{"message":"Disk full","role":"error","source":"backup"}"#, #"{"message":"Low BATTERY","role":"warning","at":9}"#,
             #"{"message":"Saved","role":"success","at":19}"#), scripts: [script])
         #expect(result.stdout == "Error from backup: Disk full ()\nHeads up. low battery\nSuccess: Saved\n")
-        #expect(result.stderr.count == 1)
+        #expect(result.stderr.count == 2)
+        #expect(result.stderr.last == scriptCallsFailed(1))
         #expect(result.stderr.first?.contains("announce function at rules.lua:3 returned number, not a string (input line 3)") == true)
         #expect(result.status == 65)
     }
@@ -281,7 +285,8 @@ import Testing
         #expect(records.contains(drop("0", "e1", stage: "rate_limit", "rate_limited")))
         #expect(records.contains(present("3", "e2", "2 more notifications", waited: "1")))
         let bad = runCLI([], input: lines(#"{"message":"go"}"#), scripts: ["rule(function(t) emit{ role = 'info' } end)"])
-        #expect(bad.stderr == ["toastscript: rules.lua:1: emit: field 'message' must be a non-empty string (input line 1)"])
+        #expect(bad.stderr == ["toastscript: rules.lua:1: emit: field 'message' must be a non-empty string (input line 1)",
+                               scriptCallsFailed(1)])
     }
 
     @Test func logConvertsWithTostringAndPrintGoesToStderrToo() {

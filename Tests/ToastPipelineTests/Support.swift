@@ -33,6 +33,11 @@ func runCLI(_ arguments: [String] = [], input: String, scripts: [String] = [],
                      stderr: errors.map { $0.replacingOccurrences(of: prefix, with: "") })
 }
 
+/// The closing line of a run where script calls failed (and no line was rejected).
+func scriptCallsFailed(_ count: Int) -> String {
+    "toastscript: \(count) script call\(count == 1 ? "" : "s") failed (--stats counts them by stage)"
+}
+
 /// JSON records of a run, one string per line.
 func jsonRecords(_ input: String, _ arguments: [String] = [], scripts: [String] = []) -> [String] {
     runCLI(["--format", "json"] + arguments, input: input, scripts: scripts).lines

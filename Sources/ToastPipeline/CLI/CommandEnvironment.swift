@@ -16,29 +16,38 @@ public struct CommandEnvironment {
     public var variables: [String: String]
     /// Microseconds on a monotonic clock.
     public var wallClock: () -> Microseconds
+    /// Microseconds since the Unix epoch, for showing the time of day.
+    public var timeOfDay: () -> Microseconds
 
     public init(standardInput: any ByteSource, standardOutput: any ByteSink, standardOutputIsTerminal: Bool = false,
                 writeError: @escaping (String) -> Void, variables: [String: String] = [:],
-                wallClock: @escaping () -> Microseconds = CommandEnvironment.monotonicMicroseconds) {
+                wallClock: @escaping () -> Microseconds = CommandEnvironment.monotonicMicroseconds,
+                timeOfDay: @escaping () -> Microseconds = CommandEnvironment.epochMicroseconds) {
         self.standardInput = standardInput
         self.standardOutput = standardOutput
         self.standardOutputIsTerminal = standardOutputIsTerminal
         self.writeError = writeError
         self.variables = variables
         self.wallClock = wallClock
+        self.timeOfDay = timeOfDay
     }
 
     /// The process's own streams and environment.
     public static func process() -> CommandEnvironment {
         let output = FileDescriptorSink.standardOutput()
         var variables: [String: String] = [:]
-        if let noColor = getenv("NO_COLOR") { variables["NO_COLOR"] = String(cString: noColor) }
+        for name in ["NO_COLOR", "TERM"] {
+            if let value = getenv(name) { variables[name] = String(cString: value) }
+        }
         return CommandEnvironment(
             standardInput: FileDescriptorSource(fd: STDIN_FILENO),
             standardOutput: output,
             standardOutputIsTerminal: output.isTerminal,
             writeError: { line in
-                var text = line + "\n"
+                // Messages quote input and scripts: nothing in them may act on the terminal
+                // (tabs stay: they separate the fields of a script's `log` line).
+                var text = line.split(separator: "\n", omittingEmptySubsequences: false)
+                    .map { TerminalText.escaped(String($0), keepingTabs: true) }.joined(separator: "\n") + "\n"
                 text.withUTF8 { bytes in
                     var offset = 0
                     while offset < bytes.count {
@@ -49,6 +58,12 @@ public struct CommandEnvironment {
                 }
             },
             variables: variables)
+    }
+
+    public static func epochMicroseconds() -> Microseconds {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Microseconds(now.tv_sec) * 1_000_000 + Microseconds(now.tv_nsec / 1_000)
     }
 
     public static func monotonicMicroseconds() -> Microseconds {

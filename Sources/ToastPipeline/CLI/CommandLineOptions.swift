@@ -10,6 +10,8 @@ public struct CommandLineOptions: Equatable, Sendable {
     public var fsync = false
     public var deadLetter: String?
     public var clock: ClockMode = .stream
+    /// Whether `--clock` was given (live text input picks the wall clock only when it was not).
+    public var clockGiven = false
     public var drain = true
     public var strict = false
     public var stats = false
@@ -40,6 +42,8 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
 /// One option: the table that drives both the parser and `--help`.
 struct OptionSpec: Sendable {
     let name: String
+    /// A one-letter alias (`-h`), if it has one.
+    var short: String? = nil
     /// The value's placeholder; nil for a flag.
     let value: String?
     let help: String
@@ -53,7 +57,7 @@ extension CommandLineOptions {
         OptionSpec(name: "--input", value: "json|text", help: "input format: JSON Lines (default), or one message per line") {
             $0.input = try choice($1, "--input")
         },
-        OptionSpec(name: "--events", value: "FILE", help: "read events from FILE instead of stdin") {
+        OptionSpec(name: "--events", value: "FILE", help: "read events from FILE instead of stdin (-: stdin)") {
             $0.events = $1
         },
         OptionSpec(name: "--format", value: "text|json|speech", help: "record format (default: text)") {
@@ -70,6 +74,7 @@ extension CommandLineOptions {
         },
         OptionSpec(name: "--clock", value: "stream|wall", help: "time from the events' \"at\" (default) or from the wall clock") {
             $0.clock = try choice($1, "--clock")
+            $0.clockGiven = true
         },
         OptionSpec(name: "--no-drain", value: nil, help: "end at the last event instead of running the timers out") { options, _ in
             options.drain = false
@@ -83,7 +88,7 @@ extension CommandLineOptions {
         OptionSpec(name: "--verbose", value: nil, help: "show drops in --format text") { options, _ in
             options.verbose = true
         },
-        OptionSpec(name: "--color", value: "auto|always|never", help: "color text records (auto: on a terminal, unless NO_COLOR)") {
+        OptionSpec(name: "--color", value: "auto|always|never", help: "color text records (auto: on a terminal, unless NO_COLOR or TERM=dumb)") {
             $0.color = try choice($1, "--color")
         },
         OptionSpec(name: "--unsafe-lua", value: nil, help: "open every Lua library to scripts (no sandbox)") { options, _ in
@@ -98,8 +103,8 @@ extension CommandLineOptions {
         OptionSpec(name: "--max-line-bytes", value: "N", help: "reject input lines longer than N bytes (default 1048576)") {
             $0.maxLineBytes = try count($1, "--max-line-bytes", minimum: 1)
         },
-        OptionSpec(name: "--help", value: nil, help: "show this help") { options, _ in options.help = true },
-        OptionSpec(name: "--version", value: nil, help: "show the version") { options, _ in options.version = true },
+        OptionSpec(name: "--help", short: "-h", value: nil, help: "show this help") { options, _ in options.help = true },
+        OptionSpec(name: "--version", short: "-V", value: nil, help: "show the version") { options, _ in options.version = true },
     ]
 
     private static func choice<T: RawRepresentable & CaseIterable>(_ text: String, _ option: String) throws -> T
@@ -137,7 +142,7 @@ extension CommandLineOptions {
             }
             let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0])
-            guard let spec = specs.first(where: { $0.name == name }) else {
+            guard let spec = specs.first(where: { $0.name == name || $0.short == name }) else {
                 var message = "unknown option '\(name)'"
                 if let suggestion = closestOption(to: name) { message += "; did you mean '\(suggestion)'?" }
                 throw UsageError(message)
@@ -158,25 +163,7 @@ extension CommandLineOptions {
 
     /// The known option nearest to a mistyped one, if near enough to suggest.
     static func closestOption(to name: String) -> String? {
-        let scored = specs.map { ($0.name, editDistance(name, $0.name)) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, name.count / 3) else { return nil }
-        return best.0
-    }
-
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.utf8), b = Array(b.utf8)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
-            }
-            previous = current
-        }
-        return previous[b.count]
+        NameSuggestion.closest(to: name, among: specs.map(\.name), maximumEdits: max(2, name.count / 3))
     }
 
     /// `--help`: the usage line and one line per option.
@@ -188,15 +175,32 @@ extension CommandLineOptions {
             "",
             "Options:",
         ]
-        let width = specs.map { $0.name.count + ($0.value.map { $0.count + 1 } ?? 0) }.max() ?? 0
-        for spec in specs {
-            let left = spec.name + (spec.value.map { " " + $0 } ?? "")
+        let left = specs.map { spec in
+            (spec.short.map { $0 + ", " } ?? "    ") + spec.name + (spec.value.map { " " + $0 } ?? "")
+        }
+        let width = left.map(\.count).max() ?? 0
+        for (spec, left) in zip(specs, left) {
             lines.append("  " + left + String(repeating: " ", count: width - left.count + 2) + spec.help)
         }
         lines += [
             "",
-            "Exit status: 0 all went well; 1 a failure (a script that does not load, output that cannot",
-            "be written); 2 a usage error; 65 input lines were rejected or script calls failed.",
+            "Examples:",
+            "  toastscript rules.lua < events.jsonl                  what users would see, as text",
+            "  toastscript --format json --stats rules.lua --events events.jsonl",
+            "  tail -f app.log | toastscript --input text rules.lua  a live log (wall clock)",
+            "  toastscript --verbose --dead-letter bad.jsonl < events.jsonl",
+            "",
+            "Exit status:",
+            "  0    all went well",
+            "  1    a failure: a script that does not load, output that cannot be written",
+            "  2    a usage error",
+            "  65   the run finished, but input lines were rejected or script calls failed",
+            "       (also: input that looks binary)",
+            "  130  stopped by SIGINT (Ctrl-C); every record so far was written",
+            "  143  stopped by SIGTERM; every record so far was written",
+            "",
+            "Documentation: docs/events.md (input and records), docs/lua.md (scripts) and",
+            "docs/plugins.md (Swift stages) in the source tree; man toastscript once installed.",
         ]
         return lines.joined(separator: "\n") + "\n"
     }

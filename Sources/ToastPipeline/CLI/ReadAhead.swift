@@ -13,6 +13,9 @@ import Glibc
 final class ReadAhead: @unchecked Sendable {
     enum Item {
         case line(DecodedLine, number: Int)
+        /// A warning about the line that follows (a field name that looks mistyped).
+        case note(String)
+        case looksBinary
         case failed(String)
     }
 
@@ -84,11 +87,16 @@ final class ReadAhead: @unchecked Sendable {
         reading: while true {
             switch reader.next() {
             case .line(let bytes, let number):
-                batch.append(.line(decoding.decode(bytes, number: number), number: number))
+                let line = decoding.decode(bytes, number: number)
+                for note in decoding.takeNotes() { batch.append(.note(note)) }
+                batch.append(.line(line, number: number))
             case .tooLong(let number, let length):
                 batch.append(.line(decoding.tooLong(number: number, length: length, limit: reader.maxLineBytes), number: number))
             case .failed(let reason):
                 batch.append(.failed(reason))
+                break reading
+            case .looksBinary:
+                batch.append(.looksBinary)
                 break reading
             case .end:
                 break reading

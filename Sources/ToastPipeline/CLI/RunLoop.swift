@@ -11,8 +11,6 @@ struct RunLoop {
     private let reader: LineReader
     private var linesRead = 0
     private var blankLines = 0
-    private var rejectedLines = 0
-    private var startedAt: Microseconds = 0
     private var stopReason: StopReason?
 
     enum StopReason: Equatable {
@@ -21,23 +19,24 @@ struct RunLoop {
         case outputClosed
         case outputFailed(String)
         case inputFailed(String)
+        case binaryInput
     }
 
     init(setup: RunSetup) {
         self.setup = setup
         decoding = LineDecoding(decoder: setup.decoder, input: setup.options.input, deadLetter: setup.deadLetter)
         reader = LineReader(source: setup.input, maxLineBytes: setup.options.maxLineBytes,
-                            skippedBytes: decoding.skippedBytes)
+                            skippedBytes: decoding.skippedBytes, wakeDescriptor: Signals.wakeDescriptor,
+                            rejectsBinary: true)
     }
 
     private var pipeline: Pipeline { setup.pipeline }
     private var isWallClock: Bool { setup.options.clock == .wall }
 
     /// Microseconds since the run started, on the wall clock.
-    private var wallNow: Microseconds { setup.environment.wallClock() - startedAt }
+    private var wallNow: Microseconds { setup.environment.wallClock() - setup.startedAt }
 
     mutating func run() -> Int32 {
-        startedAt = setup.environment.wallClock()
         readInput()
         finish()
         return exitStatus()
@@ -61,13 +60,17 @@ struct RunLoop {
             let item = reader.next(waitLimit: waitLimit()) { setup.writer.flush() }
             switch item {
             case .line(let bytes, let number):
-                handle(decoding.decode(bytes, number: number))
+                let line = decoding.decode(bytes, number: number)
+                for note in decoding.takeNotes() { setup.reports.note(note) }
+                handle(line)
             case .tooLong(let number, let length):
                 handle(decoding.tooLong(number: number, length: length, limit: reader.maxLineBytes))
             case .timedOut:
                 pipeline.advance(to: wallNow)
             case .interrupted:
                 continue
+            case .looksBinary:
+                stopReason = .binaryInput
             case .failed(let reason):
                 stopReason = .inputFailed(reason)
             case .end:
@@ -95,6 +98,8 @@ struct RunLoop {
                 }
                 switch item {
                 case .line(let line, _): handle(line)
+                case .note(let text): setup.reports.note(text)
+                case .looksBinary: stopReason = .binaryInput
                 case .failed(let reason): stopReason = .inputFailed(reason)
                 }
                 checkOutput()
@@ -114,8 +119,8 @@ struct RunLoop {
             pipeline.handle(event)
             if setup.options.strict && setup.runtime.errorCount > errorsBefore { stopReason = .strict }
         case .rejected(let rejection):
-            rejectedLines += 1
-            setup.environment.writeError("toastscript: \(rejection.message)")
+            setup.reports.rejected(rejection)
+            if let hint = rejection.hint { setup.reports.note(hint) }
             if setup.options.strict { stopReason = .strict }
         }
     }
@@ -137,10 +142,15 @@ struct RunLoop {
             while let due = pipeline.nextTimerDue, Signals.received == 0 {
                 let wait = due - wallNow
                 if wait > 0 { sleep(microseconds: wait) }
+                if Signals.received != 0 { break }
                 pipeline.advance(to: max(due, wallNow))
                 setup.writer.flush()
             }
             if Signals.received != 0 && stopReason == nil { stopReason = .signal(Signals.received) }
+        }
+        if isWallClock, case .signal? = stopReason {
+            // The ending happens when the signal came, not at the last event (SPEC §9.2).
+            pipeline.advance(to: wallNow)
         }
         pipeline.finish(drain: drain && stopReason == nil)
         setup.writer.flush()
@@ -148,18 +158,20 @@ struct RunLoop {
         checkOutput()
         if setup.options.stats {
             let report = StatisticsReport(statistics: pipeline.statistics, linesRead: linesRead,
-                                          blankLines: blankLines, rejectedLines: rejectedLines,
+                                          blankLines: blankLines, rejectedLines: setup.reports.rejectedLines,
                                           scriptErrors: setup.runtime.errorCount,
                                           linesWritten: setup.writer.linesWritten,
                                           elapsed: wallNow)
             for line in report.lines { setup.environment.writeError(line) }
         }
+        setup.reports.finish(deadLetter: setup.options.deadLetter, stats: setup.options.stats)
     }
 
-    /// Sleeps, waking early on a signal.
+    /// Sleeps, waking at once on a stop signal (polling its wake descriptor closes the race
+    /// of a signal that lands just before the sleep starts).
     private func sleep(microseconds: Microseconds) {
-        var request = timespec(tv_sec: Int(microseconds / 1_000_000), tv_nsec: Int(microseconds % 1_000_000) * 1_000)
-        _ = nanosleep(&request, nil)
+        var request = pollfd(fd: Signals.wakeDescriptor, events: Int16(POLLIN), revents: 0)
+        _ = poll(&request, 1, Int32(clamping: (microseconds + 999) / 1_000))
     }
 
     private func exitStatus() -> Int32 {
@@ -169,11 +181,15 @@ struct RunLoop {
         case .outputFailed(let reason)?:
             setup.environment.writeError("toastscript: cannot write \(reason)")
             return ExitStatus.failure
+        case .binaryInput?:
+            setup.environment.writeError("toastscript: input looks binary (NUL bytes or invalid UTF-8 in its first 64 KiB); "
+                                         + "nothing was read. toastscript reads JSON Lines, or text with --input text")
+            return ExitStatus.dataError
         case .inputFailed(let reason)?:
             setup.environment.writeError("toastscript: cannot read input: \(reason)")
             return ExitStatus.failure
         case .strict?, .outputClosed?, nil:
-            return rejectedLines > 0 || setup.runtime.errorCount > 0 ? ExitStatus.dataError : ExitStatus.success
+            return setup.reports.rejectedLines > 0 || setup.runtime.errorCount > 0 ? ExitStatus.dataError : ExitStatus.success
         }
     }
 }

@@ -1,8 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Everything a run needs, built before any input is read: scripts loaded, files opened,
 /// the pipeline assembled. Any failure here is exit 1 (SPEC §8 "Files").
 struct RunSetup {
     let options: CommandLineOptions
     let environment: CommandEnvironment
+    let reports: ErrorReports
+    /// The wall clock (monotonic microseconds) at stream time 0, for `--clock wall`.
+    let startedAt: Microseconds
     let runtime: LuaRuntime
     let pipeline: Pipeline
     let writer: SinkRecordWriter
@@ -11,20 +18,26 @@ struct RunSetup {
     let decoder: EventDecoder
 
     init(options: CommandLineOptions, environment: CommandEnvironment, registry: StageRegistry) throws {
-        self.options = options
+        var options = options
         self.environment = environment
+        let reports = ErrorReports(writeError: environment.writeError, verbose: options.verbose)
+        self.reports = reports
         do {
             runtime = try LuaRuntime(options: options.lua, registry: registry)
         } catch {
             throw SetupError(message: "\(error)")
         }
-        runtime.reportError = { [writeError = environment.writeError] in writeError("toastscript: \($0)") }
+        runtime.reportError = { reports.scriptFailed($0, inputLine: $1) }
         runtime.writeLog = environment.writeError
         for script in options.scripts {
             do {
                 try runtime.load(scriptAt: script)
             } catch {
-                throw SetupError(message: "\(error)")
+                var message = "\(error)"
+                if Self.looksLikeEvents(script) {
+                    message += "\ntoastscript: hint: \(script) looks like events, not a Lua script: read it with --events \(script) or < \(script)"
+                }
+                throw SetupError(message: message)
             }
         }
         let settings = runtime.settings
@@ -40,17 +53,31 @@ struct RunSetup {
                 isTerminal = environment.standardOutputIsTerminal
             }
             deadLetter = try options.deadLetter.map { try FileDescriptorSink.appending(to: $0, fsync: false) }
-            input = try options.events.map { try FileDescriptorSource.opening($0) } ?? environment.standardInput
+            if let events = options.events, events != "-" {
+                input = try FileDescriptorSource.opening(events)
+            } else {
+                input = environment.standardInput
+            }
         } catch let error as SinkOpenError {
             throw SetupError(message: error.message)
         }
+        if options.input == .text && !options.clockGiven && !input.isRegularFile {
+            // Live text has no times of its own: on the stream clock every line would sit at 0.
+            options.clock = .wall
+            reports.note("note: reading text from a pipe or terminal, so times come from the wall clock "
+                         + "(--clock stream keeps every line at time 0)")
+        }
+        self.options = options
+        startedAt = environment.wallClock()
 
-        let noColor = !(environment.variables["NO_COLOR"] ?? "").isEmpty
+        let noColor = !(environment.variables["NO_COLOR"] ?? "").isEmpty || environment.variables["TERM"] == "dumb"
         let useColor = options.color == .always || (options.color == .auto && isTerminal && !noColor)
         let encoder: any RecordEncoder
         switch options.format {
         case .json: encoder = JSONRecordEncoder()
-        case .text: encoder = TextRecordEncoder(useColor: useColor, verbose: options.verbose)
+        case .text:
+            let origin = options.clock == .wall ? environment.timeOfDay() : nil
+            encoder = TextRecordEncoder(useColor: useColor, verbose: options.verbose, timeOfDayOrigin: origin)
         case .speech: encoder = SpeechRecordEncoder()
         }
         writer = SinkRecordWriter(encoder: encoder, sink: sink)
@@ -67,6 +94,17 @@ struct RunSetup {
         runtime.attach(to: pipeline)
         decoder = EventDecoder(roles: settings.roles, defaultPolicy: settings.queue.policy,
                                defaultDuration: settings.queue.duration)
+    }
+
+    /// Whether a file given as a script holds events instead: named `.json`/`.jsonl`, or opening
+    /// with a JSON object (the `jq file` habit).
+    private static func looksLikeEvents(_ path: String) -> Bool {
+        if path.hasSuffix(".json") || path.hasSuffix(".jsonl") || path.hasSuffix(".ndjson") { return true }
+        guard let file = fopen(path, "r") else { return false }
+        defer { fclose(file) }
+        var first: Int32 = fgetc(file)
+        while first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D { first = fgetc(file) }
+        return first == Int32(UInt8(ascii: "{"))
     }
 
     func execute() -> Int32 {

@@ -8,9 +8,9 @@ import Darwin
 public protocol ByteSource: AnyObject {
     /// Reads into `buffer`: the count read, 0 at the end, or a failure.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome
-    /// Waits until a read would not block, at most `milliseconds` (-1: no limit);
-    /// false when the time ran out first.
-    func waitUntilReadable(milliseconds: Int32) -> Bool
+    /// Waits until a read would not block, at most `milliseconds` (-1: no limit), or until
+    /// `wakeDescriptor` (if not -1) becomes readable: how a signal ends the wait at once.
+    func waitUntilReadable(milliseconds: Int32, wakeDescriptor: Int32) -> WaitOutcome
     /// Whether a read now would have to wait for more input.
     var wouldBlock: Bool { get }
     /// Whether this is a regular file, which never makes a read wait (a recorded log).
@@ -19,6 +19,13 @@ public protocol ByteSource: AnyObject {
 
 extension ByteSource {
     public var isRegularFile: Bool { false }
+}
+
+public enum WaitOutcome: Equatable {
+    case readable
+    case timedOut
+    /// The wake descriptor became readable, or a signal ended the wait.
+    case woken
 }
 
 public enum ReadOutcome: Equatable {
@@ -60,9 +67,14 @@ public final class FileDescriptorSource: ByteSource {
         return .failed(String(cString: strerror(errno)))
     }
 
-    public func waitUntilReadable(milliseconds: Int32) -> Bool {
-        var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&request, 1, milliseconds) != 0
+    public func waitUntilReadable(milliseconds: Int32, wakeDescriptor: Int32) -> WaitOutcome {
+        var requests = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                        pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+        let ready = poll(&requests, wakeDescriptor >= 0 ? 2 : 1, milliseconds)
+        if ready < 0 { return errno == EINTR ? .woken : .readable }  // another failure: the read reports it
+        if ready == 0 { return .timedOut }
+        if wakeDescriptor >= 0 && requests[1].revents != 0 { return .woken }
+        return .readable
     }
 
     public var wouldBlock: Bool {
@@ -99,7 +111,7 @@ public final class MemorySource: ByteSource {
         return .bytes(count)
     }
 
-    public func waitUntilReadable(milliseconds: Int32) -> Bool { true }
+    public func waitUntilReadable(milliseconds: Int32, wakeDescriptor: Int32) -> WaitOutcome { .readable }
 
     public var wouldBlock: Bool { false }
 }

@@ -17,6 +17,11 @@ public struct EventDecoder {
     public var defaultDuration: Microseconds?
     /// Lines so far that were JSON objects of type `show`, rejected ones included.
     public private(set) var showCount = 0
+    /// Warnings since the last `takeNotes()`: show fields whose name looks like a typo.
+    private var notes: [String] = []
+    /// Extra field names already looked at for typos (each is warned about once at most).
+    private var namesChecked: Set<String> = []
+    static let maximumNamesChecked = 1024
 
     public init(roles: RoleTable = .builtIn, defaultPolicy: Policy = .enqueue,
                 defaultDuration: Microseconds? = 3 * StreamTime.perSecond) {
@@ -72,12 +77,33 @@ public struct EventDecoder {
         } catch {
             return .failure(InputRejection(line: number, reason: "\(error)"))
         }
+        if [nil, .null, .string("show")].contains(fields.type) && !fields.extra.isEmpty {
+            lookForTypos(in: fields.extra, line: number)
+        }
         do {
             return .success(try event(from: fields, line: number))
         } catch let error as FieldError {
             return .failure(InputRejection(line: number, reason: error.message))
         } catch {
             return .failure(InputRejection(line: number, reason: "\(error)"))
+        }
+    }
+
+    /// The warnings gathered since the last call, oldest first.
+    public mutating func takeNotes() -> [String] {
+        guard !notes.isEmpty else { return [] }
+        defer { notes = [] }
+        return notes
+    }
+
+    /// Unknown fields are extras, not errors; one close to a show field's name is most likely
+    /// a typo, so it gets one warning (the first time the name is seen).
+    private mutating func lookForTypos(in extra: [JSONMember], line: Int) {
+        for member in extra where namesChecked.count < Self.maximumNamesChecked {
+            guard namesChecked.insert(member.name).inserted,
+                  let known = NameSuggestion.closest(to: member.name, among: EventFieldName.showFieldNames) else { continue }
+            notes.append("input line \(line): unknown field \(quoted(member.name)); did you mean \(quoted(known))? "
+                         + "(kept as an extra field)")
         }
     }
 
@@ -323,6 +349,9 @@ enum EventFieldName: String, CaseIterable {
     case dismissOnTap = "dismiss_on_tap"
     case dismissOnLongPress = "dismiss_on_long_press"
     case swipe, phase, dy
+
+    /// The names a show gives meaning to (`phase` and `dy` belong to drags).
+    static let showFieldNames = allCases.filter { $0 != .phase && $0 != .dy }.map(\.rawValue)
 
     /// The names by their length in bytes, for matching without building a `String`.
     private static let byLength: [[(bytes: [UInt8], name: EventFieldName)]] = {

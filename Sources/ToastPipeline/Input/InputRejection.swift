@@ -10,6 +10,29 @@ public struct InputRejection: Error, Equatable, Sendable {
         self.reason = reason
     }
 
+    /// A suggestion shown once after the message (`--input text` for a text file).
+    public var hint: String?
+
     /// The one line written to stderr.
     public var message: String { "input line \(line): \(reason)" }
+
+    /// The complaint apart from where it was made: the reason with its numbers (columns,
+    /// lengths) written as `#` and without the character it found, so that the rejections of a
+    /// flood are counted as one kind.
+    public var kind: String {
+        var text = reason
+        if let unexpected = text.firstRange(of: ": unexpected") { text = String(text[..<unexpected.lowerBound]) }
+        var result = ""
+        var inNumber = false
+        for character in text {
+            if character.isASCII && character.isNumber {
+                if !inNumber { result.append("#") }
+                inNumber = true
+            } else {
+                result.append(character)
+                inNumber = false
+            }
+        }
+        return result
+    }
 }

@@ -11,19 +11,44 @@ struct LineDecoding {
     var decoder: EventDecoder
     let input: CommandLineOptions.InputFormat
     let deadLetter: FileDescriptorSink?
+    /// Whether the first non-blank line was seen (only it is looked at for plain text).
+    private var sawFirstLine = false
+
+    init(decoder: EventDecoder, input: CommandLineOptions.InputFormat, deadLetter: FileDescriptorSink?) {
+        self.decoder = decoder
+        self.input = input
+        self.deadLetter = deadLetter
+    }
 
     mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> DecodedLine {
         // A UTF-8 byte order mark opening the input is not part of the first line (RFC 8259 §8.1).
         let bytes = number == 1 ? EventDecoder.droppingByteOrderMark(line) : line
         if EventDecoder.isBlank(bytes) { return .blank }
+        let isFirstLine = !sawFirstLine
+        sawFirstLine = true
         let result = input == .text ? decoder.decodeText(bytes, number: number) : decoder.decodeJSON(bytes, number: number)
         switch result {
         case .success(let event):
             return .event(event)
-        case .failure(let rejection):
+        case .failure(var rejection):
             keep(UnsafeRawBufferPointer(line))
+            if input == .json && isFirstLine && Self.looksLikeText(bytes) {
+                rejection.hint = "hint: the input looks like plain text, not JSON Lines; "
+                    + "--input text shows each line as a message"
+            }
             return .rejected(rejection)
         }
+    }
+
+    /// Warnings about the lines decoded since the last call (see `EventDecoder.takeNotes`).
+    mutating func takeNotes() -> [String] {
+        decoder.takeNotes()
+    }
+
+    /// A line that opens with something no JSON value opens with, in valid UTF-8.
+    private static func looksLikeText(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = line.first(where: { $0 != 0x20 && $0 != 0x09 }), isValidUTF8(line) else { return false }
+        return !"{[\"-0123456789tfn".utf8.contains(first)
     }
 
     /// Where the reader hands the bytes of an over-long line as it skips them: the dead-letter

@@ -18,8 +18,10 @@ public final class LineReader {
         case tooLong(number: Int, length: Int)
         /// Nothing arrived within the wait limit.
         case timedOut
-        /// A signal arrived while waiting.
+        /// A signal arrived while waiting (or the wake descriptor became readable).
         case interrupted
+        /// The input's opening bytes are not text (`BinaryInputCheck`); nothing more is read.
+        case looksBinary
         case failed(String)
         case end
     }
@@ -27,6 +29,10 @@ public final class LineReader {
     private let source: any ByteSource
     public let maxLineBytes: Int
     private let skippedBytes: ((UnsafeRawBufferPointer) -> Void)?
+    /// Polled beside the input whenever a read would wait: readable means stop waiting.
+    private let wakeDescriptor: Int32
+    /// Whether the opening bytes were looked at (or need not be).
+    private var openingChecked: Bool
     @exclusivity(unchecked) private var buffer: UnsafeMutableRawBufferPointer
     @exclusivity(unchecked) private var start = 0
     @exclusivity(unchecked) private var end = 0
@@ -37,8 +43,11 @@ public final class LineReader {
     static let blockSize = 1 << 18
 
     public init(source: any ByteSource, maxLineBytes: Int = 1 << 20,
-                skippedBytes: ((UnsafeRawBufferPointer) -> Void)? = nil) {
+                skippedBytes: ((UnsafeRawBufferPointer) -> Void)? = nil, wakeDescriptor: Int32 = -1,
+                rejectsBinary: Bool = false) {
         self.source = source
+        self.wakeDescriptor = wakeDescriptor
+        openingChecked = !rejectsBinary
         self.maxLineBytes = maxLineBytes
         self.skippedBytes = skippedBytes
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(maxLineBytes, 1) + LineReader.blockSize,
@@ -53,7 +62,8 @@ public final class LineReader {
     /// (flush output there); `waitLimit` bounds that wait in milliseconds (nil: none).
     public func next(waitLimit: Int32? = nil, beforeBlocking: () -> Void = {}) -> Item {
         while true {
-            if let item = bufferedItem() { return item }
+            if !openingChecked, let verdict = checkOpening() { return verdict }
+            if openingChecked, let item = bufferedItem() { return item }
             if atEnd { return finalItem() }
             // Make room: move the partial line to the front.
             if start > 0 {
@@ -65,7 +75,11 @@ public final class LineReader {
             }
             if source.wouldBlock {
                 beforeBlocking()
-                if let waitLimit, !source.waitUntilReadable(milliseconds: waitLimit) { return .timedOut }
+                switch source.waitUntilReadable(milliseconds: waitLimit ?? -1, wakeDescriptor: wakeDescriptor) {
+                case .readable: break
+                case .timedOut: return .timedOut
+                case .woken: return .interrupted
+                }
             }
             let space = UnsafeMutableRawBufferPointer(rebasing: buffer[end..<buffer.count])
             switch source.read(into: space) {
@@ -75,6 +89,19 @@ public final class LineReader {
             case .failed(let reason): return .failed(reason)
             }
         }
+    }
+
+    /// Looks at the opening bytes once enough are here: the first 64 KiB, all of a shorter
+    /// input, or what a live source has sent before it would make us wait.
+    private func checkOpening() -> Item? {
+        let buffered = end - start
+        guard buffered >= BinaryInputCheck.openingBytes || atEnd || (buffered > 0 && source.wouldBlock) else { return nil }
+        openingChecked = true
+        let opening = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + min(buffered, BinaryInputCheck.openingBytes))])
+        guard BinaryInputCheck.looksBinary(opening) else { return nil }
+        start = end
+        atEnd = true
+        return .looksBinary
     }
 
     /// A complete line already in the buffer, or the end of an over-long one.

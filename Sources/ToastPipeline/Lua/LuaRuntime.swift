@@ -21,8 +21,9 @@ public final class LuaRuntime: RecordWriter {
     private var emittedBeforeStart: [Toast] = []
     /// Script calls that failed (SPEC §4: the run ends with 65).
     @exclusivity(unchecked) public private(set) var errorCount = 0
-    /// Receives each script error as one line, `FILE:LINE: message (input line N)`.
-    public var reportError: (String) -> Void = { _ in }
+    /// Receives each script error: `FILE:LINE: message` and the input line it happened on
+    /// (0 when it was not on one, as at load time).
+    public var reportError: (_ message: String, _ inputLine: Int) -> Void = { _, _ in }
     /// Receives what `log` and `print` write.
     public var writeLog: (String) -> Void = { _ in }
 
@@ -162,8 +163,7 @@ public final class LuaRuntime: RecordWriter {
     /// Counts and reports one script error.
     private func report(_ message: String) {
         errorCount += 1
-        let line = pipeline?.currentLine ?? 0
-        reportError(line > 0 ? "\(message) (input line \(line))" : message)
+        reportError(message, pipeline?.currentLine ?? 0)
     }
 
     /// Runs the hooks for a record (SPEC §5 `on`).

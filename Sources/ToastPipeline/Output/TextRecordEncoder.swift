@@ -5,14 +5,21 @@
 ///       3.5    t2 dropped by dedup: duplicate of t1 — "Saved "Report.pdf""
 ///       4.2    t3 dropped by rule "drop debug": debug build only — "cache warmed"
 ///
-/// Drops appear only with `verbose`.
+/// Drops appear only with `verbose`. Every text that came from the input or a script goes
+/// through `TerminalText`, so one record is always one line and nothing in it acts on the
+/// terminal. With a `timeOfDayOrigin` (the wall clock), the time column is the local time of
+/// day, `10:06:31.250`.
 public struct TextRecordEncoder: RecordEncoder {
     public var useColor: Bool
     public var verbose: Bool
+    /// Microseconds since the Unix epoch at stream time 0, when times are to be shown as the
+    /// time of day; nil shows seconds on the stream clock.
+    public var timeOfDayOrigin: Microseconds?
 
-    public init(useColor: Bool, verbose: Bool) {
+    public init(useColor: Bool, verbose: Bool, timeOfDayOrigin: Microseconds? = nil) {
         self.useColor = useColor
         self.verbose = verbose
+        self.timeOfDayOrigin = timeOfDayOrigin
     }
 
     public func encode(_ record: Record, into out: inout [UInt8]) -> Bool {
@@ -20,23 +27,23 @@ public struct TextRecordEncoder: RecordEncoder {
         switch record {
         case .present(let toast, let at, _):
             line = timeColumn(at)
-            let glyph = toast.style?.glyph ?? " "
-            var text = "\(glyph) \(toast.message)"
-            if let subtitle = toast.subtitle, !subtitle.isEmpty { text += " — \(subtitle)" }
-            line += colored(text, toast.style?.color) + "  (\(toast.role), \(toast.id))"
+            let glyph = toast.style.map { safe($0.glyph) } ?? " "
+            var text = "\(glyph) \(safe(toast.message))"
+            if let subtitle = toast.subtitle, !subtitle.isEmpty { text += " — \(safe(subtitle))" }
+            line += colored(text, toast.style?.color) + "  (\(safe(toast.role)), \(safe(toast.id)))"
         case .dismiss(let toast, let at, let reason, let shown):
-            line = timeColumn(at) + dimmed("  \(toast.id) dismissed: \(reason.rawValue) after \(StreamTime.format(shown))s")
+            line = timeColumn(at) + dimmed("  \(safe(toast.id)) dismissed: \(reason.rawValue) after \(StreamTime.format(shown))s")
         case .drop(let toast, let at, let drop):
             guard verbose else { return false }
-            var text = "  \(toast.id) dropped by "
+            var text = "  \(safe(toast.id)) dropped by "
             if let rule = drop.rule {
-                text += "rule \(quoted(rule))"
+                text += "rule \(quoted(safe(rule)))"
             } else {
-                text += "\(drop.stage): \(drop.reason.rawValue)"
-                if let of = drop.of { text += " of \(of)" }
+                text += "\(safe(drop.stage)): \(drop.reason.rawValue)"
+                if let of = drop.of { text += " of \(safe(of))" }
             }
-            if let note = drop.note { text += ": \(note)" }
-            text += " — \(quoted(toast.message))"
+            if let note = drop.note { text += ": \(safe(note))" }
+            text += " — \(quoted(safe(toast.message)))"
             line = timeColumn(at) + dimmed(text)
         }
         out.appendUTF8(line)
@@ -44,7 +51,12 @@ public struct TextRecordEncoder: RecordEncoder {
         return true
     }
 
+    private func safe(_ text: String) -> String {
+        TerminalText.escaped(text)
+    }
+
     private func timeColumn(_ time: Microseconds) -> String {
+        if let origin = timeOfDayOrigin { return LocalTime.timeOfDay(origin + time) + "  " }
         let text = StreamTime.format(time)
         return String(repeating: " ", count: max(0, 9 - text.count)) + text + "  "
     }

@@ -1,0 +1,79 @@
+/// What a run says on stderr about rejected lines and failed script calls, without flooding
+/// it (SPEC §9.2 "Error reports").
+///
+/// The first ten reports of a kind are written as they happen; later ones of that kind are
+/// counted, and each count is written once at the end (`… 990 more like this`). A kind is an
+/// input complaint apart from its line number and columns, or a script error's place and
+/// message. Whenever anything was rejected or failed, the end adds one line with the totals.
+/// `verbose` writes every report.
+final class ErrorReports {
+    static let shownPerKind = 10
+
+    private let writeError: (String) -> Void
+    private let verbose: Bool
+    private var reportsByKind: [String: Int] = [:]
+    /// Kinds with reports held back, in the order the first one was held back, with that report.
+    private var heldBack: [(kind: String, example: String, noun: String)] = []
+    private(set) var rejectedLines = 0
+    private(set) var failedCalls = 0
+    /// Whether the run was told that repeated reports are counted from now on (said once).
+    private var saidCounting = false
+
+    init(writeError: @escaping (String) -> Void, verbose: Bool) {
+        self.writeError = writeError
+        self.verbose = verbose
+    }
+
+    func rejected(_ rejection: InputRejection) {
+        rejectedLines += 1
+        report("toastscript: \(rejection.message)", kind: "input: " + rejection.kind,
+               example: rejection.reason, noun: "rejected lines")
+    }
+
+    /// A rule, hook or `emit` that failed; `message` is `FILE:LINE: what`, `line` the input line (0: none).
+    func scriptFailed(_ message: String, inputLine line: Int) {
+        failedCalls += 1
+        let text = line > 0 ? "\(message) (input line \(line))" : message
+        report("toastscript: \(text)", kind: "script: " + message, example: message, noun: "script errors")
+    }
+
+    /// A one-time note (a hint, a warning): always written.
+    func note(_ text: String) {
+        writeError("toastscript: \(text)")
+    }
+
+    private func report(_ line: String, kind: String, example: String, noun: String) {
+        guard !verbose else { return writeError(line) }
+        let count = reportsByKind[kind, default: 0] + 1
+        reportsByKind[kind] = count
+        if count <= Self.shownPerKind {
+            writeError(line)
+            if count == Self.shownPerKind && !saidCounting {
+                saidCounting = true
+                writeError("toastscript: (a complaint seen \(Self.shownPerKind) times is counted from now on, not shown; "
+                           + "--verbose shows every one)")
+            }
+        } else if count == Self.shownPerKind + 1 {
+            heldBack.append((kind, example, noun))
+        }
+    }
+
+    /// The counts held back and the closing totals; `deadLetter` is the `--dead-letter` path, if any.
+    func finish(deadLetter: String?, stats: Bool) {
+        for (kind, example, noun) in heldBack {
+            let more = (reportsByKind[kind] ?? 0) - Self.shownPerKind
+            writeError("toastscript: … \(more) more \(noun) like this: \(example)")
+        }
+        guard rejectedLines > 0 || failedCalls > 0 else { return }
+        var totals: [String] = []
+        if rejectedLines > 0 { totals.append(rejectedLines == 1 ? "1 input line rejected" : "\(rejectedLines) input lines rejected") }
+        if failedCalls > 0 { totals.append(failedCalls == 1 ? "1 script call failed" : "\(failedCalls) script calls failed") }
+        var pointers: [String] = []
+        if rejectedLines > 0 {
+            pointers.append(deadLetter == nil ? "--dead-letter FILE keeps rejected lines" : "--dead-letter has every rejected line")
+        }
+        if !stats { pointers.append("--stats counts them by stage") }
+        let tail = pointers.isEmpty ? "" : " (" + pointers.joined(separator: "; ") + ")"
+        writeError("toastscript: " + totals.joined(separator: ", ") + tail)
+    }
+}
