@@ -42,9 +42,22 @@ func runBinary(_ arguments: [String], stdinFile: String? = nil, stdin: String? =
         inputPipe.fileHandleForWriting.write(Data(stdin.utf8))
         try inputPipe.fileHandleForWriting.close()
     }
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+    let (outputData, errorData) = readBoth(output, errors)
     process.waitUntilExit()
     return BinaryResult(status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
                         stderr: String(decoding: errorData, as: UTF8.self))
+}
+
+/// Reads two pipes to their ends at once, so a child that fills one while the other is read
+/// never waits forever.
+func readBoth(_ output: Pipe, _ errors: Pipe) -> (Data, Data) {
+    nonisolated(unsafe) var errorData = Data()
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        done.signal()
+    }
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    done.wait()
+    return (outputData, errorData)
 }

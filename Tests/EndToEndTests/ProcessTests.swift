@@ -199,8 +199,7 @@ func runShell(_ command: String) throws -> BinaryResult {
     process.standardError = errors
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+    let (outputData, errorData) = readBoth(output, errors)
     process.waitUntilExit()
     return BinaryResult(status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
                         stderr: String(decoding: errorData, as: UTF8.self))

@@ -211,6 +211,30 @@ import Testing
         #expect(runCLI(["-V"], input: "").stdout == version.stdout)
     }
 
+    @Test func colorsFollowTheTerminalNoColorAndTermDumb() {
+        let input = lines(#"{"message":"Saved","role":"success"}"#)
+        #expect(runCLI([], input: input, terminal: true).stdout.contains("\u{1B}[32m"))
+        #expect(!runCLI([], input: input, variables: ["TERM": "dumb"], terminal: true).stdout.contains("\u{1B}"))
+        #expect(!runCLI([], input: input, variables: ["NO_COLOR": "1"], terminal: true).stdout.contains("\u{1B}"))
+        #expect(runCLI(["--color", "always"], input: input, variables: ["TERM": "dumb"]).stdout.contains("\u{1B}[32m"))
+    }
+
+    @Test func eventsDashIsStandardInput() {
+        let result = runCLI(["--format", "json", "--events", "-"], input: lines(#"{"message":"A"}"#))
+        #expect(result.status == 0)
+        #expect(result.lines.first == present("0", "t1", "A"))
+    }
+
+    @Test func textFromAPipeTakesTheWallClockUnlessAClockIsGiven() {
+        // An in-memory source stands for a pipe: it is not a regular file.
+        let live = runCLI(["--input", "text", "--format", "json", "--no-drain"], input: "first\n")
+        #expect(live.stderr == ["toastscript: note: reading text from a pipe or terminal, so times come from the wall clock "
+                                + "(--clock stream keeps every line at time 0)"])
+        let stream = runCLI(["--input", "text", "--format", "json", "--clock", "stream"], input: "first\n")
+        #expect(stream.stderr == [])
+        #expect(stream.lines.last == dismiss("3", "t1", "timeout", shown: "3"))
+    }
+
     @Test func optionsTakeEqualsAndDoubleDash() throws {
         let options = try CommandLineOptions.parse(["--format=json", "--clock", "wall", "a.lua", "--", "--weird.lua"])
         #expect(options.format == .json)

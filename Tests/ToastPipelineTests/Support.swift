@@ -14,7 +14,7 @@ struct CLIResult {
 /// Runs `toastscript` in-process on `input`, with `scripts` written to temporary files
 /// named `rules.lua`, `second.lua`, ... (in messages they appear by that path).
 func runCLI(_ arguments: [String] = [], input: String, scripts: [String] = [],
-            registry: StageRegistry = .builtIn, variables: [String: String] = [:]) -> CLIResult {
+            registry: StageRegistry = .builtIn, variables: [String: String] = [:], terminal: Bool = false) -> CLIResult {
     let directory = temporaryDirectory()
     defer { removeTemporaryDirectory(directory) }
     var paths: [String] = []
@@ -26,6 +26,7 @@ func runCLI(_ arguments: [String] = [], input: String, scripts: [String] = [],
     let output = MemorySink()
     var errors: [String] = []
     let environment = CommandEnvironment(standardInput: MemorySource(input), standardOutput: output,
+                                         standardOutputIsTerminal: terminal,
                                          writeError: { errors.append($0) }, variables: variables)
     let status = Toastscript.run(arguments: arguments + paths, environment: environment, registry: registry)
     let prefix = directory + "/"
