@@ -38,12 +38,28 @@ func runBinary(_ arguments: [String], stdinFile: String? = nil, stdin: String? =
         process.standardInput = FileHandle.nullDevice
     }
     try process.run()
+    let written = DispatchSemaphore(value: 0)
     if let inputPipe, let stdin {
-        inputPipe.fileHandleForWriting.write(Data(stdin.utf8))
-        try inputPipe.fileHandleForWriting.close()
+        // A child may stop before it reads all of its input (a usage error, a file it cannot
+        // open): the write then fails with EPIPE. A thread of its own, with SIGPIPE blocked,
+        // writes it, so the signal cannot kill the test process; ignoring SIGPIPE process-wide
+        // instead would pass the ignoring on to every child the tests start.
+        let writer = Thread {
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+            try? inputPipe.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
+            try? inputPipe.fileHandleForWriting.close()
+            written.signal()
+        }
+        writer.start()
+    } else {
+        written.signal()
     }
     let (outputData, errorData) = readBoth(output, errors)
     process.waitUntilExit()
+    written.wait()
     return BinaryResult(status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
                         stderr: String(decoding: errorData, as: UTF8.self))
 }

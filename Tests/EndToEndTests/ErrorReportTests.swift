@@ -90,6 +90,18 @@ import Testing
             """)
     }
 
+    @Test func aScriptArgumentThatOpensWithAJSONObjectSuggestsEvents() throws {
+        let path = NSTemporaryDirectory() + "toastscript-events-\(UUID().uuidString.prefix(8)).log"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "\n  {\"message\":\"A\"}\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try runBinary([path])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasSuffix("toastscript: hint: \(path) looks like events, not a Lua script: read it with --events \(path) or < \(path)\n"))
+        // A real script that fails to load gets no such hint.
+        try "rule(function(t)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try runBinary([path]).stderr.contains("hint") == false)
+    }
+
     @Test func aMistypedFieldGetsOneDidYouMeanPerName() throws {
         let result = try runBinary(["--format", "json"], stdin: """
             {"message":"a","sorce":"sync"}
