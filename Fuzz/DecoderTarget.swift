@@ -6,6 +6,7 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    _ = BinaryInputCheck.looksBinary(UnsafeRawBufferPointer(start: data, count: size))
     let reader = LineReader(source: MemorySource(bytes), maxLineBytes: 4096)
     var decoder = EventDecoder()
     var textDecoder = EventDecoder()
@@ -24,6 +25,11 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                     var output: [UInt8] = []
                     _ = encoder.encode(.present(toast, at: 0, waited: 0), into: &output)
                     checkJSONLine(output)
+                    // What a person sees of it holds no character that acts on a terminal.
+                    var text: [UInt8] = []
+                    _ = TextRecordEncoder(useColor: false, verbose: true).encode(.present(toast, at: 0, waited: 0), into: &text)
+                    precondition(!String(decoding: text.dropLast(), as: UTF8.self).unicodeScalars.contains(where: TerminalText.isUnsafe),
+                                 "text records escape control and bidi characters")
                 }
             case .failure(let rejection):
                 precondition(rejection.line == number, "a rejection names its own line")
@@ -33,8 +39,8 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             precondition(number == expectedLine, "line numbers must count every line")
         case .end:
             break loop
-        case .timedOut, .interrupted, .failed:
-            preconditionFailure("memory input cannot wait or fail")
+        case .timedOut, .interrupted, .failed, .looksBinary:
+            preconditionFailure("memory input cannot wait or fail, and this reader does not look for binary input")
         }
     }
     return 0

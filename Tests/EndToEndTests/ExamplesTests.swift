@@ -9,6 +9,7 @@ import Testing
         let arguments: [String]
         let input: String
         var status: Int32 = 0
+        var environment: [String: String] = [:]
         var testDescription: String { name }
     }
 
@@ -27,11 +28,17 @@ import Testing
                 input: "support.jsonl"),
         Example(name: "summary-hook", arguments: ["--format", "json", "examples/flaky-sync.lua", "examples/summary-hook.lua"],
                 input: "flaky-sync.jsonl"),
+        // Logs read by a parse function, at their own times (shown in UTC).
+        Example(name: "dpkg", arguments: ["--input", "text", "--verbose", "examples/dpkg.lua"], input: "dpkg.log",
+                environment: ["TZ": "UTC"]),
+        Example(name: "dpkg-json", arguments: ["--input", "text", "--format", "json", "examples/dpkg.lua"], input: "dpkg.log"),
+        Example(name: "journal", arguments: ["--format", "json", "examples/journal.lua"], input: "journal.jsonl"),
+        Example(name: "syslog", arguments: ["--input", "text", "--format", "json", "examples/syslog.lua"], input: "syslog.log"),
     ]
 
     @Test(arguments: examples)
     func exampleGivesItsExpectedOutput(_ example: Example) throws {
-        let result = try runBinary(example.arguments, stdinFile: "examples/" + example.input)
+        let result = try runBinary(example.arguments, stdinFile: "examples/" + example.input, environment: example.environment)
         let expected = try String(contentsOfFile: root + "/examples/expected/\(example.name).out", encoding: .utf8)
         #expect(result.stdout == expected)
         let errorFile = root + "/examples/expected/\(example.name).err"
@@ -42,7 +49,7 @@ import Testing
 
     @Test func everyExampleFileIsExercised() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: root + "/examples")
-            .filter { $0.hasSuffix(".lua") || $0.hasSuffix(".jsonl") || $0.hasSuffix(".txt") }
+            .filter { $0.hasSuffix(".lua") || $0.hasSuffix(".jsonl") || $0.hasSuffix(".txt") || $0.hasSuffix(".log") }
         let used = Set(Self.examples.flatMap { $0.arguments.map { ($0 as NSString).lastPathComponent } + [$0.input] })
         #expect(files.filter { !used.contains($0) } == [])
     }

@@ -100,6 +100,9 @@ extension CommandLineOptions {
         OptionSpec(name: "--lua-memory", value: "MB", help: "memory cap of the Lua state in MB (default 256, 0: none)") {
             $0.lua.memoryLimitMB = try count($1, "--lua-memory")
         },
+        OptionSpec(name: "--tz", value: "utc|local", help: "zone of parse_time's times without an offset (default utc)") {
+            $0.lua.timeZone = try choice($1, "--tz")
+        },
         OptionSpec(name: "--max-line-bytes", value: "N", help: "reject input lines longer than N bytes (default 1048576)") {
             $0.maxLineBytes = try count($1, "--max-line-bytes", minimum: 1)
         },

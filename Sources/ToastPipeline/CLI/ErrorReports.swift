@@ -24,8 +24,9 @@ final class ErrorReports {
         self.verbose = verbose
     }
 
-    func rejected(_ rejection: InputRejection) {
-        rejectedLines += 1
+    /// A rejected line; `sameLineAsBefore` for a second event of one line that `parse` split.
+    func rejected(_ rejection: InputRejection, sameLineAsBefore: Bool = false) {
+        if !sameLineAsBefore { rejectedLines += 1 }
         report("toastscript: \(rejection.message)", kind: "input: " + rejection.kind,
                example: rejection.reason, noun: "rejected lines")
     }

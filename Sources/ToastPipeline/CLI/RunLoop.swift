@@ -11,6 +11,7 @@ struct RunLoop {
     private let reader: LineReader
     private var linesRead = 0
     private var blankLines = 0
+    private var skippedLines = 0
     private var stopReason: StopReason?
 
     enum StopReason: Equatable {
@@ -24,7 +25,8 @@ struct RunLoop {
 
     init(setup: RunSetup) {
         self.setup = setup
-        decoding = LineDecoding(decoder: setup.decoder, input: setup.options.input, deadLetter: setup.deadLetter)
+        decoding = LineDecoding(decoder: setup.decoder, input: setup.options.input, deadLetter: setup.deadLetter,
+                                parser: setup.parser)
         reader = LineReader(source: setup.input, maxLineBytes: setup.options.maxLineBytes,
                             skippedBytes: decoding.skippedBytes, wakeDescriptor: Signals.wakeDescriptor,
                             rejectsBinary: true)
@@ -45,7 +47,8 @@ struct RunLoop {
     // MARK: Reading
 
     private mutating func readInput() {
-        if setup.input.isRegularFile && !isWallClock && !setup.options.strict {
+        // Not with a parse function: it runs in the one Lua state, which the rules use too.
+        if setup.input.isRegularFile && !isWallClock && !setup.options.strict && setup.parser == nil {
             let readAhead = ReadAhead(reader: reader, decoding: decoding)
             if readAhead.start() {
                 defer { readAhead.stop() }
@@ -110,16 +113,29 @@ struct RunLoop {
 
     private mutating func handle(_ line: DecodedLine) {
         linesRead += 1
+        process(line)
+    }
+
+    /// One decoded line, or one of the events a `parse` function made of a line.
+    private mutating func process(_ line: DecodedLine, partOfLine: Bool = false) {
         switch line {
         case .blank:
             blankLines += 1
+        case .skipped:
+            skippedLines += 1
+        case .several(let lines):
+            var rejectedBefore = false
+            for part in lines where stopReason == nil {
+                process(part, partOfLine: rejectedBefore)
+                if case .rejected = part { rejectedBefore = true }
+            }
         case .event(var event):
             if isWallClock { event.at = wallNow }
             let errorsBefore = setup.runtime.errorCount
             pipeline.handle(event)
             if setup.options.strict && setup.runtime.errorCount > errorsBefore { stopReason = .strict }
         case .rejected(let rejection):
-            setup.reports.rejected(rejection)
+            setup.reports.rejected(rejection, sameLineAsBefore: partOfLine)
             if let hint = rejection.hint { setup.reports.note(hint) }
             if setup.options.strict { stopReason = .strict }
         }
@@ -158,7 +174,9 @@ struct RunLoop {
         checkOutput()
         if setup.options.stats {
             let report = StatisticsReport(statistics: pipeline.statistics, linesRead: linesRead,
-                                          blankLines: blankLines, rejectedLines: setup.reports.rejectedLines,
+                                          blankLines: blankLines,
+                                          skippedLines: setup.parser == nil ? nil : skippedLines,
+                                          rejectedLines: setup.reports.rejectedLines,
                                           scriptErrors: setup.runtime.errorCount,
                                           linesWritten: setup.writer.linesWritten,
                                           elapsed: wallNow)

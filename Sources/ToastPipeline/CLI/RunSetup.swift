@@ -16,6 +16,8 @@ struct RunSetup {
     let input: any ByteSource
     let deadLetter: FileDescriptorSink?
     let decoder: EventDecoder
+    /// The scripts' `parse` function, when one was set.
+    let parser: (any LineParser)?
 
     init(options: CommandLineOptions, environment: CommandEnvironment, registry: StageRegistry) throws {
         var options = options
@@ -61,7 +63,8 @@ struct RunSetup {
         } catch let error as SinkOpenError {
             throw SetupError(message: error.message)
         }
-        if options.input == .text && !options.clockGiven && !input.isRegularFile {
+        parser = runtime.parseFunction == nil ? nil : runtime
+        if options.input == .text && !options.clockGiven && !input.isRegularFile && parser == nil {
             // Live text has no times of its own: on the stream clock every line would sit at 0.
             options.clock = .wall
             reports.note("note: reading text from a pipe or terminal, so times come from the wall clock "

@@ -3,6 +3,8 @@ struct StatisticsReport {
     let statistics: PipelineStatistics
     let linesRead: Int
     let blankLines: Int
+    /// Lines a `parse` function skipped; nil without one.
+    let skippedLines: Int?
     let rejectedLines: Int
     let scriptErrors: Int
     let linesWritten: Int
@@ -16,6 +18,7 @@ struct StatisticsReport {
         row("lines read", "\(linesRead) (\(blankLines) blank)")
         row("events", "\(statistics.events)")
         row("rejected lines", "\(rejectedLines)")
+        if let skippedLines { row("skipped lines", "\(skippedLines)") }
         row("late events", "\(statistics.lateEvents)")
         row("script errors", "\(scriptErrors)")
         row("toasts in", "\(statistics.toastsIn)")

@@ -1,8 +1,11 @@
-/// One input line as the run loop sees it: blank, an event, or a rejection (SPEC §1, §8).
+/// One input line as the run loop sees it: blank, an event, or a rejection (SPEC §1, §8);
+/// with a `parse` function also skipped, or several events (some perhaps rejected).
 enum DecodedLine {
     case blank
     case event(Event)
     case rejected(InputRejection)
+    case skipped
+    case several([DecodedLine])
 }
 
 /// The step from a line's bytes to a `DecodedLine`, and the dead-letter file that keeps the
@@ -11,13 +14,17 @@ struct LineDecoding {
     var decoder: EventDecoder
     let input: CommandLineOptions.InputFormat
     let deadLetter: FileDescriptorSink?
+    /// A script's `parse` function, which reads every non-blank line first.
+    let parser: (any LineParser)?
     /// Whether the first non-blank line was seen (only it is looked at for plain text).
     private var sawFirstLine = false
 
-    init(decoder: EventDecoder, input: CommandLineOptions.InputFormat, deadLetter: FileDescriptorSink?) {
+    init(decoder: EventDecoder, input: CommandLineOptions.InputFormat, deadLetter: FileDescriptorSink?,
+         parser: (any LineParser)? = nil) {
         self.decoder = decoder
         self.input = input
         self.deadLetter = deadLetter
+        self.parser = parser
     }
 
     mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> DecodedLine {
@@ -26,6 +33,7 @@ struct LineDecoding {
         if EventDecoder.isBlank(bytes) { return .blank }
         let isFirstLine = !sawFirstLine
         sawFirstLine = true
+        if let parser { return decode(bytes, through: parser, original: line, number: number) }
         let result = input == .text ? decoder.decodeText(bytes, number: number) : decoder.decodeJSON(bytes, number: number)
         switch result {
         case .success(let event):
@@ -38,6 +46,38 @@ struct LineDecoding {
             }
             return .rejected(rejection)
         }
+    }
+
+    /// A line through the `parse` function, then each event it made through the decoder. The
+    /// dead-letter file gets the line once, however many of its events were rejected.
+    private mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, through parser: any LineParser,
+                                 original line: UnsafeBufferPointer<UInt8>, number: Int) -> DecodedLine {
+        let objects: [[UInt8]]
+        switch parser.parse(bytes, isText: input == .text, number: number) {
+        case .skip:
+            return .skipped
+        case .rejected(let reason):
+            keep(UnsafeRawBufferPointer(line))
+            return .rejected(InputRejection(line: number, reason: reason))
+        case .events(let events):
+            objects = events
+        }
+        guard !objects.isEmpty else { return .skipped }
+        var lines: [DecodedLine] = []
+        var kept = false
+        for (position, object) in objects.enumerated() {
+            switch object.withUnsafeBufferPointer({ decoder.decodeJSON($0, number: number) }) {
+            case .success(let event):
+                lines.append(.event(event))
+            case .failure(var rejection):
+                if !kept { keep(UnsafeRawBufferPointer(line)) }
+                kept = true
+                let which = objects.count == 1 ? "the event" : "event \(position + 1) of \(objects.count)"
+                rejection.reason = "\(which) from parse: \(rejection.reason)"
+                lines.append(.rejected(rejection))
+            }
+        }
+        return lines.count == 1 ? lines[0] : .several(lines)
     }
 
     /// Warnings about the lines decoded since the last call (see `EventDecoder.takeNotes`).

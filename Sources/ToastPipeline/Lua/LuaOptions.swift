@@ -6,11 +6,15 @@ public struct LuaOptions: Equatable, Sendable {
     public var instructionBudget = 10_000_000
     /// `--lua-memory`: megabytes the state may hold while scripts run (0: no cap).
     public var memoryLimitMB = 256
+    /// `--tz`: the zone `parse_time` reads times without an offset in.
+    public var timeZone: TimestampParser.Zone = .utc
 
-    public init(unsafe: Bool = false, instructionBudget: Int = 10_000_000, memoryLimitMB: Int = 256) {
+    public init(unsafe: Bool = false, instructionBudget: Int = 10_000_000, memoryLimitMB: Int = 256,
+                timeZone: TimestampParser.Zone = .utc) {
         self.unsafe = unsafe
         self.instructionBudget = instructionBudget
         self.memoryLimitMB = memoryLimitMB
+        self.timeZone = timeZone
     }
 }
 

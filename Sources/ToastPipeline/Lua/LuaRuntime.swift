@@ -14,6 +14,8 @@ public final class LuaRuntime: RecordWriter {
     /// The rules the scripts registered, in order.
     public private(set) var rules: [any ToastRule] = []
     private var hooks: [String: [(reference: Int32, place: String)]] = [:]
+    /// The script's `parse` function, if it set one (one a run).
+    private(set) var parseFunction: (reference: Int32, place: String)?
     /// The pipeline the scripts' `emit` and `now` talk to, once there is one.
     public private(set) weak var pipeline: Pipeline?
     public let generatedIDs: GeneratedIDs
@@ -54,7 +56,7 @@ public final class LuaRuntime: RecordWriter {
     /// The Lua library's release, e.g. `Lua 5.4.6`.
     public static var luaRelease: String { String(cString: clua_release()) }
 
-    private var budget: Int32 { Int32(clamping: options.instructionBudget) }
+    var budget: Int32 { Int32(clamping: options.instructionBudget) }
 
     // MARK: Loading
 
@@ -210,6 +212,8 @@ public final class LuaRuntime: RecordWriter {
         state.setGlobalFunction("on", { L in LuaRuntime.from(L)?.on() ?? 0 })
         state.setGlobalFunction("emit", { L in LuaRuntime.from(L)?.emit() ?? 0 })
         state.setGlobalFunction("now", { L in LuaRuntime.from(L)?.now() ?? 0 })
+        state.setGlobalFunction("parse", { L in LuaRuntime.from(L)?.setParse() ?? 0 })
+        state.setGlobalFunction("parse_time", { L in LuaRuntime.from(L)?.parseTime() ?? 0 })
         state.setGlobalFunction("__toastscript_log", { L in LuaRuntime.from(L)?.logLine() ?? 0 })
         // log and print convert in Lua, so a failing __tostring stays a Lua error.
         let source = """
@@ -337,6 +341,41 @@ public final class LuaRuntime: RecordWriter {
         if let pipeline { pipeline.emit(toast) } else { emittedBeforeStart.append(toast) }
         state.push(toast.id)
         return 1
+    }
+
+    private func setParse() -> Int32 {
+        guard state.type(at: 1) == LUA_TFUNCTION else {
+            return raise("parse expects a function, not \(state.typeName(at: 1))")
+        }
+        if let first = parseFunction {
+            return raise("parse: a run has one parse function, and \(first.place) set it already")
+        }
+        let place = state.definitionPlace(ofFunctionAt: 1)
+        lua_pushvalue(state.L, 1)
+        parseFunction = (state.makeReference(), place)
+        return 0
+    }
+
+    /// `parse_time(text [, format])`: seconds since the epoch, or nil and why.
+    private func parseTime() -> Int32 {
+        guard let text = state.string(at: 1), state.type(at: 1) == LUA_TSTRING else {
+            return raise("parse_time expects a string, not \(state.typeName(at: 1))")
+        }
+        let format: String?
+        switch state.type(at: 2) {
+        case LUA_TNONE, LUA_TNIL: format = nil
+        case LUA_TSTRING: format = state.string(at: 2)
+        default: return raise("parse_time's format must be a string, not \(state.typeName(at: 2))")
+        }
+        switch TimestampParser(zone: options.timeZone).seconds(from: text, format: format) {
+        case .success(let seconds):
+            lua_pushnumber(state.L, seconds)
+            return 1
+        case .failure(let error):
+            lua_pushnil(state.L)
+            state.push(error.message)
+            return 2
+        }
     }
 
     private func now() -> Int32 {

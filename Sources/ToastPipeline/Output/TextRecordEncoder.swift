@@ -8,7 +8,8 @@
 /// Drops appear only with `verbose`. Every text that came from the input or a script goes
 /// through `TerminalText`, so one record is always one line and nothing in it acts on the
 /// terminal. With a `timeOfDayOrigin` (the wall clock), the time column is the local time of
-/// day, `10:06:31.250`.
+/// day, `10:06:31.250`; times of 1,000,000,000 s and more (epoch seconds, from a log's own
+/// timestamps) are the local date and time, `2026-11-30 10:06:31.250`.
 public struct TextRecordEncoder: RecordEncoder {
     public var useColor: Bool
     public var verbose: Bool
@@ -51,12 +52,16 @@ public struct TextRecordEncoder: RecordEncoder {
         return true
     }
 
+    /// 1,000,000,000 s (2001-09-09): stream times this large are read as seconds since the epoch.
+    static let epochTimesFrom: Microseconds = 1_000_000_000 * StreamTime.perSecond
+
     private func safe(_ text: String) -> String {
         TerminalText.escaped(text)
     }
 
     private func timeColumn(_ time: Microseconds) -> String {
         if let origin = timeOfDayOrigin { return LocalTime.timeOfDay(origin + time) + "  " }
+        if time >= Self.epochTimesFrom { return LocalTime.dateTime(time) + "  " }
         let text = StreamTime.format(time)
         return String(repeating: " ", count: max(0, 9 - text.count)) + text + "  "
     }
