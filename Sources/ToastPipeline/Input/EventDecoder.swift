@@ -77,6 +77,12 @@ public struct EventDecoder {
         } catch {
             return .failure(InputRejection(line: number, reason: "\(error)"))
         }
+        return decode(fields, number: number)
+    }
+
+    /// An event from fields that a `parse` function made: checked, defaulted and numbered
+    /// exactly like a JSON line with those members.
+    mutating func decode(_ fields: EventFields, number: Int) -> Result<Event, InputRejection> {
         if [nil, .null, .string("show")].contains(fields.type) && !fields.extra.isEmpty {
             lookForTypos(in: fields.extra, line: number)
         }
@@ -272,8 +278,51 @@ struct EventFields {
         }
     }
 
+    /// Sets a field from a value already decoded; a time also gets its exact microseconds,
+    /// read from the same decimal text a JSON line would hold.
+    mutating func set(_ field: EventFieldName, _ value: JSONValue) {
+        switch field {
+        case .at: (at, atMicros) = (value, Self.microseconds(of: value))
+        case .duration: (duration, durationMicros) = (value, Self.microseconds(of: value))
+        case .after: (after, afterMicros) = (value, Self.microseconds(of: value))
+        case .type: type = value
+        case .id: id = value
+        case .message: message = value
+        case .subtitle: subtitle = value
+        case .role: role = value
+        case .placement: placement = value
+        case .policy: policy = value
+        case .priority: priority = value
+        case .source: source = value
+        case .key: key = value
+        case .dismissOnTap: dismissOnTap = value
+        case .dismissOnLongPress: dismissOnLongPress = value
+        case .swipe: swipe = value
+        case .phase, .dy:
+            if field == .phase { phase = value } else { dy = value }
+            addExtra(field.rawValue, value)
+        }
+    }
+
+    private static func microseconds(of value: JSONValue) -> Microseconds? {
+        let number: Double
+        switch value {
+        case .integer(let integer):
+            let (product, overflow) = integer.multipliedReportingOverflow(by: StreamTime.perSecond)
+            return overflow ? nil : product
+        case .number(let double): number = double
+        default: return nil
+        }
+        var text: [UInt8] = []
+        JSONText.appendDouble(number, to: &text)
+        return text.withUnsafeBufferPointer { bytes in
+            var scanner = JSONScanner(bytes)
+            return (try? scanner.parseNumber())?.microseconds
+        }
+    }
+
     /// A member that is not a show field; a later duplicate replaces the earlier value.
-    private mutating func addExtra(_ name: String, _ value: JSONValue) {
+    mutating func addExtra(_ name: String, _ value: JSONValue) {
         if let existing = extra.firstIndex(where: { $0.name == name }) {
             extra[existing].value = value
         } else {

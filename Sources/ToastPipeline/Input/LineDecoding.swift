@@ -52,7 +52,7 @@ struct LineDecoding {
     /// dead-letter file gets the line once, however many of its events were rejected.
     private mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, through parser: any LineParser,
                                  original line: UnsafeBufferPointer<UInt8>, number: Int) -> DecodedLine {
-        let objects: [[UInt8]]
+        let objects: [EventFields]
         switch parser.parse(bytes, isText: input == .text, number: number) {
         case .skip:
             return .skipped
@@ -66,7 +66,7 @@ struct LineDecoding {
         var lines: [DecodedLine] = []
         var kept = false
         for (position, object) in objects.enumerated() {
-            switch object.withUnsafeBufferPointer({ decoder.decodeJSON($0, number: number) }) {
+            switch decoder.decode(object, number: number) {
             case .success(let event):
                 lines.append(.event(event))
             case .failure(var rejection):

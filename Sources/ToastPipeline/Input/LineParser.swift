@@ -1,19 +1,19 @@
 /// A step in front of the decoder that turns a raw input line into events of its own making
 /// (a script's `parse` function): any log format becomes events without another program.
 ///
-/// Its events come back as JSON objects, one per event, and go through the same decoder as
-/// every input line, so they are checked, defaulted and numbered (`t<N>`) exactly alike.
-public protocol LineParser: AnyObject {
+/// Its events come back as the fields of one event object each, and go through the same decoder
+/// as every input line, so they are checked, defaulted and numbered (`t<N>`) alike.
+protocol LineParser: AnyObject {
     /// The events of one non-blank line: `line` is the text itself (`--input text`), or valid
     /// UTF-8 holding one JSON object (JSON Lines).
     func parse(_ line: UnsafeBufferPointer<UInt8>, isText: Bool, number: Int) -> ParsedLine
 }
 
-public enum ParsedLine {
+enum ParsedLine {
     /// The line holds nothing to show (counted as skipped, not rejected).
     case skip
-    /// Each element is one event as a JSON object, in order.
-    case events([[UInt8]])
+    /// Each element is one event's fields, in order.
+    case events([EventFields])
     /// The line cannot be read: rejected like bad input.
     case rejected(String)
 }

@@ -4,7 +4,7 @@ import CLua
 /// line goes to it, as a string (`--input text`) or as the table of its JSON object, and what
 /// it returns comes back as events in JSON, for the decoder to check like any input line.
 extension LuaRuntime: LineParser {
-    public func parse(_ line: UnsafeBufferPointer<UInt8>, isText: Bool, number: Int) -> ParsedLine {
+    func parse(_ line: UnsafeBufferPointer<UInt8>, isText: Bool, number: Int) -> ParsedLine {
         guard let function = parseFunction else { return .rejected("no parse function") }
         let L = state.L
         let top = state.top
@@ -14,11 +14,8 @@ extension LuaRuntime: LineParser {
             guard isValidUTF8(line) else { return .rejected("not valid UTF-8") }
             let end = line.last == 0x0D ? line.count - 1 : line.count
             lua_pushlstring(L, UnsafeRawPointer(line.baseAddress).map { $0.assumingMemoryBound(to: CChar.self) }, end)
-        } else {
-            switch Self.jsonObject(line) {
-            case .success(let object): state.push(object)
-            case .failure(let reason): return .rejected(reason.message)
-            }
+        } else if let reason = pushJSONObject(line) {
+            return .rejected(reason)
         }
         if case .failure(let message) = state.call(argumentCount: 1, resultCount: 1, budget: budget, place: function.place) {
             return .rejected("parse: \(message)")
@@ -44,47 +41,38 @@ extension LuaRuntime: LineParser {
         }
         guard lua_rawgeti(L, index, 1) != LUA_TNIL else {
             clua_pop(L, 1)
-            return .events([try encodedEvent(at: index, path: "event")])
+            return .events([try state.eventFields(at: index, path: "event")])
         }
         clua_pop(L, 1)
-        var events: [[UInt8]] = []
+        var events: [EventFields] = []
         let count = Int(lua_rawlen(L, index))
         for position in 1...max(1, count) {
             guard lua_rawgeti(L, index, lua_Integer(position)) == LUA_TTABLE else {
                 throw LuaBridgeError("element \(position) of the returned list is \(state.typeName(at: -1)), not an event table")
             }
-            events.append(try encodedEvent(at: -1, path: "event \(position)"))
+            events.append(try state.eventFields(at: -1, path: "event \(position)"))
             clua_pop(L, 1)
         }
         return .events(events)
     }
 
-    private func encodedEvent(at index: Int32, path: String) throws -> [UInt8] {
-        let value = try state.jsonValue(at: index, path: path)
-        var bytes: [UInt8] = []
-        switch value {
-        case .object(let members): JSONText.appendObject(members, to: &bytes)
-        case .array([]): bytes = Array("{}".utf8)
-        default: throw LuaBridgeError("\(path) is a list, not an event table")
-        }
-        return bytes
-    }
-
-    /// The JSON object of a line, with the decoder's messages for lines that are not one.
-    private static func jsonObject(_ line: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, LuaBridgeError> {
-        guard isValidUTF8(line) else { return .failure(LuaBridgeError("not valid UTF-8")) }
+    /// Pushes the line's JSON object as a table; nil when done, else why the line is not one
+    /// (in the decoder's words).
+    private func pushJSONObject(_ line: UnsafeBufferPointer<UInt8>) -> String? {
+        guard isValidUTF8(line) else { return "not valid UTF-8" }
         var scanner = JSONScanner(line)
         do {
-            let value = try scanner.parseValue()
+            scanner.skipWhitespace()
+            let isObject = scanner.current == UInt8(ascii: "{")
+            try state.pushJSONValue(&scanner)
             scanner.skipWhitespace()
             guard scanner.isAtEnd else { throw scanner.unexpected(expecting: "the end of the line") }
-            if let column = scanner.outOfRangeColumn { return .failure(LuaBridgeError("number out of range at column \(column)")) }
-            guard case .object = value else { return .failure(LuaBridgeError("not a JSON object")) }
-            return .success(value)
+            if let column = scanner.outOfRangeColumn { return "number out of range at column \(column)" }
+            return isObject ? nil : "not a JSON object"
         } catch let error as JSONSyntaxError {
-            return .failure(LuaBridgeError(error.message))
+            return error.message
         } catch {
-            return .failure(LuaBridgeError("\(error)"))
+            return "\(error)"
         }
     }
 }
