@@ -15,7 +15,13 @@ let package = Package(
             pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"])]
         ),
-        .target(name: "ToastPipeline", dependencies: ["CLua"]),
+        // Debian's libdbus-1, for the desktop sink (freedesktop notifications), with C helpers.
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .target(name: "ToastPipeline", dependencies: ["CLua", "CDBus"]),
         // Test doubles for stage authors: an in-memory sink and a stage harness.
         .target(name: "ToastPipelineTesting", dependencies: ["ToastPipeline"]),
         .executableTarget(name: "toastscript", dependencies: ["ToastPipeline"]),

@@ -1,7 +1,7 @@
 /// Everything the command line says (SPEC §7).
 public struct CommandLineOptions: Equatable, Sendable {
     public enum InputFormat: String, Sendable, CaseIterable { case json, text }
-    public enum ClockMode: String, Sendable, CaseIterable { case stream, wall }
+    public enum ClockMode: String, Sendable, CaseIterable { case stream, wall, replay }
     public enum ColorMode: String, Sendable, CaseIterable { case auto, always, never }
 
     public var input: InputFormat = .json
@@ -12,6 +12,10 @@ public struct CommandLineOptions: Equatable, Sendable {
     public var clock: ClockMode = .stream
     /// Whether `--clock` was given (live text input picks the wall clock only when it was not).
     public var clockGiven = false
+    /// `--speed`: how many times faster than the wall clock `--clock replay` runs.
+    public var speed: Double?
+    /// `--desktop`: show presented toasts as desktop notifications.
+    public var desktop = false
     public var drain = true
     public var strict = false
     public var stats = false
@@ -72,9 +76,19 @@ extension CommandLineOptions {
         OptionSpec(name: "--dead-letter", value: "FILE", help: "append every rejected input line to FILE") {
             $0.deadLetter = $1
         },
-        OptionSpec(name: "--clock", value: "stream|wall", help: "time from the events' \"at\" (default) or from the wall clock") {
+        OptionSpec(name: "--clock", value: "stream|wall|replay",
+                   help: "time from the events' \"at\" (default), from the wall clock, or \"at\" paced in real time") {
             $0.clock = try choice($1, "--clock")
             $0.clockGiven = true
+        },
+        OptionSpec(name: "--speed", value: "X", help: "with --clock replay: X times the real pace (default 1)") {
+            guard let speed = Double($1), speed > 0, speed.isFinite else {
+                throw UsageError("--speed takes a number > 0, not '\($1)'")
+            }
+            $0.speed = speed
+        },
+        OptionSpec(name: "--desktop", value: nil, help: "also show toasts as desktop notifications (a close there is a tap)") { options, _ in
+            options.desktop = true
         },
         OptionSpec(name: "--no-drain", value: nil, help: "end at the last event instead of running the timers out") { options, _ in
             options.drain = false
@@ -161,6 +175,9 @@ extension CommandLineOptions {
                 index += 1
             }
         }
+        if options.speed != nil && options.clock != .replay {
+            throw UsageError("--speed needs --clock replay")
+        }
         return options
     }
 
@@ -191,6 +208,7 @@ extension CommandLineOptions {
             "  toastscript rules.lua < events.jsonl                  what users would see, as text",
             "  toastscript --format json --stats rules.lua --events events.jsonl",
             "  tail -f app.log | toastscript --input text rules.lua  a live log (wall clock)",
+            "  toastscript --desktop --clock replay --speed 10 rules.lua < session.jsonl",
             "  toastscript --verbose --dead-letter bad.jsonl < events.jsonl",
             "",
             "Exit status:",

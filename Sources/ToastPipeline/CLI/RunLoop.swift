@@ -12,6 +12,8 @@ struct RunLoop {
     private var linesRead = 0
     private var blankLines = 0
     private var skippedLines = 0
+    /// `--clock replay`: the stream time and the wall time the pacing starts from (the first event).
+    private var replayOrigin: (stream: Microseconds, wall: Microseconds)?
     private var stopReason: StopReason?
 
     enum StopReason: Equatable {
@@ -28,7 +30,8 @@ struct RunLoop {
         decoding = LineDecoding(decoder: setup.decoder, input: setup.options.input, deadLetter: setup.deadLetter,
                                 parser: setup.parser)
         reader = LineReader(source: setup.input, maxLineBytes: setup.options.maxLineBytes,
-                            skippedBytes: decoding.skippedBytes, wakeDescriptor: Signals.wakeDescriptor,
+                            skippedBytes: decoding.skippedBytes,
+                            wakeDescriptors: [Signals.wakeDescriptor, setup.desktop?.descriptor ?? -1],
                             rejectsBinary: true)
     }
 
@@ -70,7 +73,9 @@ struct RunLoop {
                 handle(decoding.tooLong(number: number, length: length, limit: reader.maxLineBytes))
             case .timedOut:
                 pipeline.advance(to: wallNow)
+                deliverDesktopTaps()
             case .interrupted:
+                deliverDesktopTaps()
                 continue
             case .looksBinary:
                 stopReason = .binaryInput
@@ -94,6 +99,7 @@ struct RunLoop {
     /// Takes lines from a `ReadAhead` until the input ends or the run must stop.
     private mutating func read(from readAhead: ReadAhead) {
         while stopReason == nil, let batch = readAhead.next() {
+            deliverDesktopTaps()
             for item in batch {
                 if Signals.received != 0 {
                     stopReason = .signal(Signals.received)
@@ -131,6 +137,7 @@ struct RunLoop {
             }
         case .event(var event):
             if isWallClock { event.at = wallNow }
+            if setup.options.clock == .replay { pace(to: max(event.at ?? pipeline.now, pipeline.now)) }
             let errorsBefore = setup.runtime.errorCount
             pipeline.handle(event)
             if setup.options.strict && setup.runtime.errorCount > errorsBefore { stopReason = .strict }
@@ -138,6 +145,53 @@ struct RunLoop {
             setup.reports.rejected(rejection, sameLineAsBefore: partOfLine)
             if let hint = rejection.hint { setup.reports.note(hint) }
             if setup.options.strict { stopReason = .strict }
+        }
+    }
+
+    // MARK: The desktop and real-time replay
+
+    /// Hands the pipeline what the user closed or clicked on the desktop, as taps now.
+    private mutating func deliverDesktopTaps() {
+        guard let desktop = setup.desktop else { return }
+        for toast in desktop.userClosedToasts() {
+            let at: Microseconds? = isWallClock ? wallNow : replayTime
+            pipeline.handle(Event(.closedByUser(target: toast), at: at))
+        }
+        setup.writer.flush()
+    }
+
+    /// `--clock replay`: the stream time that corresponds to now on the wall clock.
+    private var replayTime: Microseconds? {
+        guard let origin = replayOrigin else { return nil }
+        let elapsed = Double(setup.environment.wallClock() - origin.wall) * (setup.options.speed ?? 1)
+        return max(pipeline.now, origin.stream + Microseconds(elapsed))
+    }
+
+    /// `--clock replay`: waits until stream time `time` is due on the wall clock, firing the
+    /// timers due before it on time, so the run plays at the stream's own pace (× `--speed`).
+    private mutating func pace(to time: Microseconds) {
+        guard let origin = replayOrigin else {
+            replayOrigin = (time, setup.environment.wallClock())
+            return
+        }
+        while let due = pipeline.nextTimerDue, due < time, Signals.received == 0 {
+            wait(until: due, from: origin)
+            pipeline.advance(to: due)
+        }
+        wait(until: time, from: origin)
+    }
+
+    /// Sleeps until stream time `time` on the replay's wall clock, flushing first and handing
+    /// over the desktop's taps as they come; a signal ends the wait.
+    private mutating func wait(until time: Microseconds, from origin: (stream: Microseconds, wall: Microseconds)) {
+        setup.writer.flush()
+        let speed = setup.options.speed ?? 1
+        while Signals.received == 0 {
+            let target = origin.wall + Microseconds(Double(time - origin.stream) / speed)
+            let left = target - setup.environment.wallClock()
+            if left <= 0 { return }
+            sleep(microseconds: left)
+            deliverDesktopTaps()
         }
     }
 
@@ -157,10 +211,23 @@ struct RunLoop {
             // Timers fire in real time, so a live run shows its last toasts for their duration.
             while let due = pipeline.nextTimerDue, Signals.received == 0 {
                 let wait = due - wallNow
-                if wait > 0 { sleep(microseconds: wait) }
+                if wait > 0 {
+                    sleep(microseconds: wait)
+                    deliverDesktopTaps()
+                    if wallNow < due { continue }   // woken early: by the desktop, or a signal
+                }
                 if Signals.received != 0 { break }
                 pipeline.advance(to: max(due, wallNow))
                 setup.writer.flush()
+            }
+            if Signals.received != 0 && stopReason == nil { stopReason = .signal(Signals.received) }
+        }
+        if drain && setup.options.clock == .replay, let origin = replayOrigin {
+            // The drain plays at the same pace, so the last toasts stay for their duration.
+            while let due = pipeline.nextTimerDue, Signals.received == 0 {
+                wait(until: due, from: origin)
+                if Signals.received != 0 { break }
+                pipeline.advance(to: due)
             }
             if Signals.received != 0 && stopReason == nil { stopReason = .signal(Signals.received) }
         }
@@ -186,10 +253,11 @@ struct RunLoop {
     }
 
     /// Sleeps, waking at once on a stop signal (polling its wake descriptor closes the race
-    /// of a signal that lands just before the sleep starts).
+    /// of a signal that lands just before the sleep starts) or a word from the desktop.
     private func sleep(microseconds: Microseconds) {
-        var request = pollfd(fd: Signals.wakeDescriptor, events: Int16(POLLIN), revents: 0)
-        _ = poll(&request, 1, Int32(clamping: (microseconds + 999) / 1_000))
+        var requests = [pollfd(fd: Signals.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+                        pollfd(fd: setup.desktop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&requests, 2, Int32(clamping: (microseconds + 999) / 1_000))
     }
 
     private func exitStatus() -> Int32 {

@@ -18,6 +18,8 @@ struct RunSetup {
     let decoder: EventDecoder
     /// The scripts' `parse` function, when one was set.
     let parser: (any LineParser)?
+    /// `--desktop`: the notifications on the desktop, and what the user does to them.
+    let desktop: DesktopNotifications?
 
     init(options: CommandLineOptions, environment: CommandEnvironment, registry: StageRegistry) throws {
         var options = options
@@ -92,7 +94,19 @@ struct RunSetup {
         } catch let error as ConfigError {
             throw SetupError(message: error.message)
         }
-        let output: any RecordWriter = runtime.hasHooks ? RecordFanOut([writer, runtime]) : writer
+        if options.desktop {
+            do {
+                let bus = try NotificationBus(address: environment.variables["DBUS_SESSION_BUS_ADDRESS"])
+                desktop = DesktopNotifications(bus: bus) { [reports] in reports.note($0) }
+            } catch let error as NotificationBus.Unavailable {
+                throw SetupError(message: error.message)
+            }
+        } else {
+            desktop = nil
+        }
+        // The output first, then the desktop, then the scripts' hooks (which run after their record is written).
+        let observers: [any RecordWriter] = [writer] + (desktop.map { [$0] } ?? []) + (runtime.hasHooks ? [runtime] : [])
+        let output: any RecordWriter = observers.count == 1 ? writer : RecordFanOut(observers)
         pipeline = Pipeline(settings: settings, stages: stages, output: output, generatedIDs: runtime.generatedIDs)
         runtime.attach(to: pipeline)
         decoder = EventDecoder(roles: settings.roles, defaultPolicy: settings.queue.policy,

@@ -207,6 +207,10 @@ public final class Host {
             if let index = visibleIndex(target), visible[index].toast.dismissOnTap {
                 dismiss(at: index, reason: .tap)
             }
+        case .closedByUser(let target):
+            if let index = visibleIndex(target) {
+                dismiss(at: index, reason: .tap)
+            }
         case .longPress(let target):
             if let index = visibleIndex(target), visible[index].toast.dismissOnLongPress {
                 dismiss(at: index, reason: .longPress)

@@ -8,9 +8,10 @@ import Darwin
 public protocol ByteSource: AnyObject {
     /// Reads into `buffer`: the count read, 0 at the end, or a failure.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome
-    /// Waits until a read would not block, at most `milliseconds` (-1: no limit), or until
-    /// `wakeDescriptor` (if not -1) becomes readable: how a signal ends the wait at once.
-    func waitUntilReadable(milliseconds: Int32, wakeDescriptor: Int32) -> WaitOutcome
+    /// Waits until a read would not block, at most `milliseconds` (-1: no limit), or until one
+    /// of `wakeDescriptors` (-1s are ignored) becomes readable: how a signal, or a click on the
+    /// desktop, ends the wait at once.
+    func waitUntilReadable(milliseconds: Int32, wakeDescriptors: [Int32]) -> WaitOutcome
     /// Whether a read now would have to wait for more input.
     var wouldBlock: Bool { get }
     /// Whether this is a regular file, which never makes a read wait (a recorded log).
@@ -67,13 +68,13 @@ public final class FileDescriptorSource: ByteSource {
         return .failed(String(cString: strerror(errno)))
     }
 
-    public func waitUntilReadable(milliseconds: Int32, wakeDescriptor: Int32) -> WaitOutcome {
-        var requests = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                        pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
-        let ready = poll(&requests, wakeDescriptor >= 0 ? 2 : 1, milliseconds)
+    public func waitUntilReadable(milliseconds: Int32, wakeDescriptors: [Int32]) -> WaitOutcome {
+        var requests = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            + wakeDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let ready = poll(&requests, nfds_t(requests.count), milliseconds)
         if ready < 0 { return errno == EINTR ? .woken : .readable }  // another failure: the read reports it
         if ready == 0 { return .timedOut }
-        if wakeDescriptor >= 0 && requests[1].revents != 0 { return .woken }
+        if requests.dropFirst().contains(where: { $0.revents != 0 }) { return .woken }
         return .readable
     }
 
@@ -111,7 +112,7 @@ public final class MemorySource: ByteSource {
         return .bytes(count)
     }
 
-    public func waitUntilReadable(milliseconds: Int32, wakeDescriptor: Int32) -> WaitOutcome { .readable }
+    public func waitUntilReadable(milliseconds: Int32, wakeDescriptors: [Int32]) -> WaitOutcome { .readable }
 
     public var wouldBlock: Bool { false }
 }

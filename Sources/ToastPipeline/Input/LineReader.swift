@@ -18,7 +18,7 @@ public final class LineReader {
         case tooLong(number: Int, length: Int)
         /// Nothing arrived within the wait limit.
         case timedOut
-        /// A signal arrived while waiting (or the wake descriptor became readable).
+        /// A signal arrived while waiting (or a wake descriptor became readable).
         case interrupted
         /// The input's opening bytes are not text (`BinaryInputCheck`); nothing more is read.
         case looksBinary
@@ -30,7 +30,7 @@ public final class LineReader {
     public let maxLineBytes: Int
     private let skippedBytes: ((UnsafeRawBufferPointer) -> Void)?
     /// Polled beside the input whenever a read would wait: readable means stop waiting.
-    private let wakeDescriptor: Int32
+    private let wakeDescriptors: [Int32]
     /// Whether the opening bytes were looked at (or need not be).
     private var openingChecked: Bool
     @exclusivity(unchecked) private var buffer: UnsafeMutableRawBufferPointer
@@ -43,10 +43,10 @@ public final class LineReader {
     static let blockSize = 1 << 18
 
     public init(source: any ByteSource, maxLineBytes: Int = 1 << 20,
-                skippedBytes: ((UnsafeRawBufferPointer) -> Void)? = nil, wakeDescriptor: Int32 = -1,
+                skippedBytes: ((UnsafeRawBufferPointer) -> Void)? = nil, wakeDescriptors: [Int32] = [],
                 rejectsBinary: Bool = false) {
         self.source = source
-        self.wakeDescriptor = wakeDescriptor
+        self.wakeDescriptors = wakeDescriptors.filter { $0 >= 0 }
         openingChecked = !rejectsBinary
         self.maxLineBytes = maxLineBytes
         self.skippedBytes = skippedBytes
@@ -75,7 +75,7 @@ public final class LineReader {
             }
             if source.wouldBlock {
                 beforeBlocking()
-                switch source.waitUntilReadable(milliseconds: waitLimit ?? -1, wakeDescriptor: wakeDescriptor) {
+                switch source.waitUntilReadable(milliseconds: waitLimit ?? -1, wakeDescriptors: wakeDescriptors) {
                 case .readable: break
                 case .timedOut: return .timedOut
                 case .woken: return .interrupted

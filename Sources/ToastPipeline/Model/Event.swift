@@ -23,6 +23,10 @@ public struct Event {
         case swipe(target: String?)
         case drag(target: String?, phase: DragPhase, dy: Double)
         case tick
+        /// The user closed or clicked the toast where it is really shown (a desktop
+        /// notification): dismissed with reason `tap`, whatever its `dismiss_on_tap` says, since
+        /// it is already gone from that screen. Never read from input.
+        case closedByUser(target: String)
     }
 }
 
