@@ -101,4 +101,20 @@ import Testing
         let pattern = try Regex(#"^\d\d:\d\d:\d\d\.\d\d\d  ✔ Saved  \(success, t1\)$"#)
         #expect(run.records.first.map { $0.wholeMatch(of: pattern) != nil } == true, "\(run.records)")
     }
+
+    @Test func replayGivesTheStreamRecordsAtTheStreamsPace() throws {
+        // app-session.jsonl spans 25 s of stream time, and its drain runs to about 29 s.
+        let stream = try runBinary(["--format", "json", "examples/app-session.lua"], stdinFile: "examples/app-session.jsonl")
+        let started = Date()
+        let replay = try runBinary(["--format", "json", "--clock", "replay", "--speed", "10", "examples/app-session.lua"],
+                                   stdinFile: "examples/app-session.jsonl")
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(replay.status == 0)
+        #expect(replay.stdout == stream.stdout)
+        #expect(replay.stderr == stream.stderr)
+        // About a tenth of the stream's length; loosely, on a shared machine.
+        #expect(elapsed > 2.0 && elapsed < 6.0, "took \(elapsed) s")
+        #expect(try runBinary(["--speed", "2"]).stderr.hasPrefix("toastscript: --speed needs --clock replay"))
+        #expect(try runBinary(["--clock", "replay", "--speed", "0"]).status == 2)
+    }
 }

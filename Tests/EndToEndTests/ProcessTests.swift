@@ -190,8 +190,15 @@ import Testing
 /// Runs a bash command line from the package root.
 func runShell(_ command: String) throws -> BinaryResult {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["-c", command]
+    // The test process runs with some signals blocked, and a child inherits that mask: bash
+    // cannot unblock them, so a small exec step clears it first. Without it a `dbus-daemon`
+    // that `dbus-run-session` ends with SIGTERM would never go away.
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "-c", """
+        import os, signal, sys
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        os.execv("/bin/bash", ["bash", "-c", sys.argv[1]])
+        """, command]
     process.currentDirectoryURL = URL(fileURLWithPath: root)
     let output = Pipe()
     let errors = Pipe()

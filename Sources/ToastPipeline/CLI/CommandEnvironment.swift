@@ -36,7 +36,7 @@ public struct CommandEnvironment {
     public static func process() -> CommandEnvironment {
         let output = FileDescriptorSink.standardOutput()
         var variables: [String: String] = [:]
-        for name in ["NO_COLOR", "TERM", "DBUS_SESSION_BUS_ADDRESS"] {
+        for name in ["NO_COLOR", "TERM", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] {
             if let value = getenv(name) { variables[name] = String(cString: value) }
         }
         return CommandEnvironment(

@@ -96,7 +96,8 @@ struct RunSetup {
         }
         if options.desktop {
             do {
-                let bus = try NotificationBus(address: environment.variables["DBUS_SESSION_BUS_ADDRESS"])
+                let bus = try NotificationBus(address: environment.variables["DBUS_SESSION_BUS_ADDRESS"],
+                                              runtimeDirectory: environment.variables["XDG_RUNTIME_DIR"])
                 desktop = DesktopNotifications(bus: bus) { [reports] in reports.note($0) }
             } catch let error as NotificationBus.Unavailable {
                 throw SetupError(message: error.message)

@@ -1,4 +1,7 @@
 import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The freedesktop notification service on the session bus (`org.freedesktop.Notifications`),
 /// behind a small safe surface: every libdbus call of the project is here and in
@@ -20,32 +23,43 @@ final class NotificationBus {
     private let connection: OpaquePointer
 
     /// Connects to the session bus and checks that a notification server is on it.
-    /// `address` is what `DBUS_SESSION_BUS_ADDRESS` says, for messages.
-    init(address: String?) throws {
+    /// `address` is what `DBUS_SESSION_BUS_ADDRESS` says; without it, the bus of the user's
+    /// session (`$XDG_RUNTIME_DIR/bus`) if there is one. libdbus would otherwise start a bus
+    /// daemon of its own ("autolaunch"), which outlives the run and has no server on it.
+    init(address: String?, runtimeDirectory: String?) throws {
         var error = DBusError()
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
-        let tried = address.map { "DBUS_SESSION_BUS_ADDRESS=\($0)" } ?? "DBUS_SESSION_BUS_ADDRESS is not set"
+        var tried = address.map { "DBUS_SESSION_BUS_ADDRESS=\($0)" } ?? "DBUS_SESSION_BUS_ADDRESS is not set"
+        if address == nil {
+            guard let directory = runtimeDirectory, access(directory + "/bus", F_OK) == 0 else {
+                throw Unavailable(message: "--desktop: no session bus (\(tried), and there is no $XDG_RUNTIME_DIR/bus)")
+            }
+            setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=\(directory)/bus", 1)
+            tried += "; tried unix:path=\(directory)/bus"
+        }
         guard let connection = cdbus_open_session(&error) else {
             throw Unavailable(message: "--desktop: no session bus (\(tried)): \(Self.text(of: error))")
         }
-        self.connection = connection
+        // Until the checks pass, the connection is closed here; after, by deinit (a throwing
+        // initializer that set every property would run deinit too, closing it twice).
+        var problem: String?
         switch cdbus_server_present(connection, &error) {
-        case 1: break
+        case 1:
+            if cdbus_subscribe(connection, &error) == 0 {
+                problem = "--desktop: cannot listen to the notification server: \(Self.text(of: error))"
+            }
         case 0:
-            cdbus_close(connection)
-            throw Unavailable(message: "--desktop: no notification server on the session bus (\(tried)); "
-                              + "start one (dunst, mako, a desktop's own), or leave out --desktop")
+            problem = "--desktop: no notification server on the session bus (\(tried)); "
+                + "start one (dunst, mako, a desktop's own), or leave out --desktop"
         default:
-            let reason = Self.text(of: error)
-            cdbus_close(connection)
-            throw Unavailable(message: "--desktop: cannot ask the session bus (\(tried)): \(reason)")
+            problem = "--desktop: cannot ask the session bus (\(tried)): \(Self.text(of: error))"
         }
-        guard cdbus_subscribe(connection, &error) != 0 else {
-            let reason = Self.text(of: error)
+        if let problem {
             cdbus_close(connection)
-            throw Unavailable(message: "--desktop: cannot listen to the notification server: \(reason)")
+            throw Unavailable(message: problem)
         }
+        self.connection = connection
     }
 
     deinit {
