@@ -2,13 +2,16 @@
 // Built by Scripts/fuzz together with the library sources into one module; run from the
 // package root (the scripts are read from examples/).
 
-/// The runs each input goes through: JSON in, two formats out, with and without drain, and a
-/// rule that sends every field of every toast through Lua and back.
+/// The runs each input goes through: JSON in, two formats out, with and without drain, a rule
+/// that sends every field of every toast through Lua and back, and two `parse` functions. (An
+/// in-memory input stands for a pipe, so text input names the stream clock.)
 private let runs: [[String]] = [
     ["--format", "json", "--stats", "examples/flaky-sync.lua", "examples/summary-hook.lua", "examples/mask-emails.lua"],
     ["--format", "json", "Fuzz/touch-everything.lua"],
     ["--format", "text", "--verbose", "--color", "always", "--no-drain", "examples/app-session.lua"],
-    ["--format", "json", "--input", "text", "examples/ci-log.lua"],
+    ["--format", "json", "--input", "text", "--clock", "stream", "examples/ci-log.lua"],
+    ["--format", "json", "--input", "text", "examples/syslog.lua"],
+    ["--format", "json", "examples/journal.lua"],
 ]
 
 /// What must hold for any input: the run ends with 0 or 65, every output line is a strict JSON
