@@ -191,12 +191,15 @@ import Testing
 func runShell(_ command: String) throws -> BinaryResult {
     let process = Process()
     // The test process runs with some signals blocked, and a child inherits that mask: bash
-    // cannot unblock them, so a small exec step clears it first. Without it a `dbus-daemon`
-    // that `dbus-run-session` ends with SIGTERM would never go away.
+    // cannot unblock them, so a small exec step clears it first (and gives back the default
+    // SIGPIPE and SIGXFSZ that Python ignores). Without it a `dbus-daemon` that
+    // `dbus-run-session` ends with SIGTERM would never go away.
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", "-c", """
         import os, signal, sys
         signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        for ignored in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores these; a shell does not
+            signal.signal(ignored, signal.SIG_DFL)
         os.execv("/bin/bash", ["bash", "-c", sys.argv[1]])
         """, command]
     process.currentDirectoryURL = URL(fileURLWithPath: root)
