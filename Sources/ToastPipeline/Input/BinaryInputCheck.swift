@@ -35,25 +35,11 @@ public enum BinaryInputCheck {
     /// The length of the valid UTF-8 sequence starting at `index`, 0 when there is none (a
     /// sequence cut off at the end of the bytes counts as valid: the opening may end inside one).
     private static func validSequenceLength(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int {
-        let lead = bytes[index]
-        var length = 0
-        var minimumSecond: UInt8 = 0x80
-        var maximumSecond: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; minimumSecond = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; maximumSecond = 0x9F
-        case 0xF0: length = 4; minimumSecond = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; maximumSecond = 0x8F
-        default: return 0
-        }
+        guard let (length, secondRange) = utf8Sequence(leadingWith: bytes[index]) else { return 0 }
         let available = min(length, bytes.count - index)
         for offset in 1..<available {
             let byte = bytes[index + offset]
-            let (low, high) = offset == 1 ? (minimumSecond, maximumSecond) : (0x80, 0xBF)
-            guard byte >= low && byte <= high else { return 0 }
+            guard offset == 1 ? secondRange.contains(byte) : (0x80...0xBF).contains(byte) else { return 0 }
         }
         return available
     }

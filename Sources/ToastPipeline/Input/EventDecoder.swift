@@ -253,38 +253,26 @@ struct EventFields {
     }
 
     private mutating func readValue(of field: EventFieldName, from scanner: inout JSONScanner) throws {
-        switch field {
-        case .at: (at, atMicros) = try Self.timeValue(&scanner)
-        case .duration: (duration, durationMicros) = try Self.timeValue(&scanner)
-        case .after: (after, afterMicros) = try Self.timeValue(&scanner)
-        case .type: type = try scanner.parseValue(depth: 1)
-        case .id: id = try scanner.parseValue(depth: 1)
-        case .message: message = try scanner.parseValue(depth: 1)
-        case .subtitle: subtitle = try scanner.parseValue(depth: 1)
-        case .role: role = try scanner.parseValue(depth: 1)
-        case .placement: placement = try scanner.parseValue(depth: 1)
-        case .policy: policy = try scanner.parseValue(depth: 1)
-        case .priority: priority = try scanner.parseValue(depth: 1)
-        case .source: source = try scanner.parseValue(depth: 1)
-        case .key: key = try scanner.parseValue(depth: 1)
-        case .dismissOnTap: dismissOnTap = try scanner.parseValue(depth: 1)
-        case .dismissOnLongPress: dismissOnLongPress = try scanner.parseValue(depth: 1)
-        case .swipe: swipe = try scanner.parseValue(depth: 1)
-        case .phase, .dy:
-            // Drag fields; for a show they are extra fields like any other.
-            let value = try scanner.parseValue(depth: 1)
-            if field == .phase { phase = value } else { dy = value }
-            addExtra(field.rawValue, value)
+        if field.isTime {
+            let (value, microseconds) = try Self.timeValue(&scanner)
+            store(field, value, microseconds: microseconds)
+        } else {
+            store(field, try scanner.parseValue(depth: 1), microseconds: nil)
         }
     }
 
     /// Sets a field from a value already decoded; a time also gets its exact microseconds,
     /// read from the same decimal text a JSON line would hold.
     mutating func set(_ field: EventFieldName, _ value: JSONValue) {
+        store(field, value, microseconds: field.isTime ? Self.microseconds(of: value) : nil)
+    }
+
+    /// The one place that knows which property holds which field.
+    private mutating func store(_ field: EventFieldName, _ value: JSONValue, microseconds: Microseconds?) {
         switch field {
-        case .at: (at, atMicros) = (value, Self.microseconds(of: value))
-        case .duration: (duration, durationMicros) = (value, Self.microseconds(of: value))
-        case .after: (after, afterMicros) = (value, Self.microseconds(of: value))
+        case .at: (at, atMicros) = (value, microseconds)
+        case .duration: (duration, durationMicros) = (value, microseconds)
+        case .after: (after, afterMicros) = (value, microseconds)
         case .type: type = value
         case .id: id = value
         case .message: message = value
@@ -299,6 +287,7 @@ struct EventFields {
         case .dismissOnLongPress: dismissOnLongPress = value
         case .swipe: swipe = value
         case .phase, .dy:
+            // Drag fields; for a show they are extra fields like any other.
             if field == .phase { phase = value } else { dy = value }
             addExtra(field.rawValue, value)
         }
@@ -398,6 +387,9 @@ enum EventFieldName: String, CaseIterable {
     case dismissOnTap = "dismiss_on_tap"
     case dismissOnLongPress = "dismiss_on_long_press"
     case swipe, phase, dy
+
+    /// `at`, `duration` and `after`: seconds, held in exact microseconds too.
+    var isTime: Bool { self == .at || self == .duration || self == .after }
 
     /// The names a show gives meaning to (`phase` and `dy` belong to drags).
     static let showFieldNames = allCases.filter { $0 != .phase && $0 != .dy }.map(\.rawValue)

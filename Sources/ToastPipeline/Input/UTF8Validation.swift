@@ -18,22 +18,8 @@ func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
             index += 1
             continue
         }
-        let length: Int
-        var minimumSecond: UInt8 = 0x80
-        var maximumSecond: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; minimumSecond = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; maximumSecond = 0x9F
-        case 0xF0: length = 4; minimumSecond = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; maximumSecond = 0x8F
-        default: return false
-        }
-        guard index + length <= count else { return false }
-        let second = bytes[index + 1]
-        guard second >= minimumSecond && second <= maximumSecond else { return false }
+        guard let (length, secondRange) = utf8Sequence(leadingWith: lead), index + length <= count,
+              secondRange.contains(bytes[index + 1]) else { return false }
         var continuation = 2
         while continuation < length {
             guard bytes[index + continuation] & 0xC0 == 0x80 else { return false }
@@ -42,4 +28,21 @@ func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         index += length
     }
     return true
+}
+
+/// What a UTF-8 lead byte announces: the sequence's length and the range its second byte must
+/// be in (which rules out overlongs, surrogates and code points past U+10FFFF); nil for a byte
+/// that cannot lead a multi-byte sequence.
+@inline(__always)
+func utf8Sequence(leadingWith lead: UInt8) -> (length: Int, second: ClosedRange<UInt8>)? {
+    switch lead {
+    case 0xC2...0xDF: return (2, 0x80...0xBF)
+    case 0xE0: return (3, 0xA0...0xBF)
+    case 0xE1...0xEC, 0xEE...0xEF: return (3, 0x80...0xBF)
+    case 0xED: return (3, 0x80...0x9F)
+    case 0xF0: return (4, 0x90...0xBF)
+    case 0xF1...0xF3: return (4, 0x80...0xBF)
+    case 0xF4: return (4, 0x80...0x8F)
+    default: return nil
+    }
 }
