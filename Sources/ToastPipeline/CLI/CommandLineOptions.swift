@@ -77,7 +77,7 @@ extension CommandLineOptions {
             $0.deadLetter = $1
         },
         OptionSpec(name: "--clock", value: "stream|wall|replay",
-                   help: "time from the events' \"at\" (default), from the wall clock, or \"at\" paced in real time") {
+                   help: "the events' \"at\" (default), the wall clock, or \"at\" played in real time") {
             $0.clock = try choice($1, "--clock")
             $0.clockGiven = true
         },

@@ -19,9 +19,11 @@ public struct EventDecoder {
     public private(set) var showCount = 0
     /// Warnings since the last `takeNotes()`: show fields whose name looks like a typo.
     private var notes: [String] = []
-    /// Extra field names already looked at for typos (each is warned about once at most).
-    private var namesChecked: Set<String> = []
-    static let maximumNamesChecked = 1024
+    /// Extra field names already looked at for typos (each is warned about once at most). A
+    /// short list, not a set: a stream has few extra names, and hashing one on every line cost
+    /// more than comparing a few small strings.
+    private var namesChecked: [String] = []
+    static let maximumNamesChecked = 32
 
     public init(roles: RoleTable = .builtIn, defaultPolicy: Policy = .enqueue,
                 defaultDuration: Microseconds? = 3 * StreamTime.perSecond) {
@@ -69,7 +71,7 @@ public struct EventDecoder {
             fields = try EventFields.read(from: &scanner)
             try Self.expectEnd(&scanner)
             if let column = scanner.outOfRangeColumn {
-                if [nil, .null, .string("show")].contains(fields.type) { showCount += 1 }
+                if Self.isShow(fields.type) { showCount += 1 }
                 return .failure(InputRejection(line: number, reason: "number out of range at column \(column)"))
             }
         } catch let error as JSONSyntaxError {
@@ -83,7 +85,7 @@ public struct EventDecoder {
     /// An event from fields that a `parse` function made: checked, defaulted and numbered
     /// exactly like a JSON line with those members.
     mutating func decode(_ fields: EventFields, number: Int) -> Result<Event, InputRejection> {
-        if [nil, .null, .string("show")].contains(fields.type) && !fields.extra.isEmpty {
+        if !fields.extra.isEmpty && Self.isShow(fields.type) {
             lookForTypos(in: fields.extra, line: number)
         }
         do {
@@ -92,6 +94,15 @@ public struct EventDecoder {
             return .failure(InputRejection(line: number, reason: error.message))
         } catch {
             return .failure(InputRejection(line: number, reason: "\(error)"))
+        }
+    }
+
+    /// Whether a `type` member makes the event a show (absent and `null` do).
+    private static func isShow(_ type: JSONValue?) -> Bool {
+        switch type {
+        case nil, .null?: return true
+        case .string(let name)?: return name == "show"
+        default: return false
         }
     }
 
@@ -105,9 +116,9 @@ public struct EventDecoder {
     /// Unknown fields are extras, not errors; one close to a show field's name is most likely
     /// a typo, so it gets one warning (the first time the name is seen).
     private mutating func lookForTypos(in extra: [JSONMember], line: Int) {
-        for member in extra where namesChecked.count < Self.maximumNamesChecked {
-            guard namesChecked.insert(member.name).inserted,
-                  let known = NameSuggestion.closest(to: member.name, among: EventFieldName.showFieldNames) else { continue }
+        for member in extra where !namesChecked.contains(member.name) && namesChecked.count < Self.maximumNamesChecked {
+            namesChecked.append(member.name)
+            guard let known = NameSuggestion.closest(to: member.name, among: EventFieldName.showFieldNames) else { continue }
             notes.append("input line \(line): unknown field \(quoted(member.name)); did you mean \(quoted(known))? "
                          + "(kept as an extra field)")
         }
@@ -268,6 +279,7 @@ struct EventFields {
     }
 
     /// The one place that knows which property holds which field.
+    @inline(__always)
     private mutating func store(_ field: EventFieldName, _ value: JSONValue, microseconds: Microseconds?) {
         switch field {
         case .at: (at, atMicros) = (value, microseconds)
