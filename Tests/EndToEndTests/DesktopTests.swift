@@ -75,6 +75,29 @@ import Testing
         #expect(lines.contains { $0.hasPrefix(#"{"event":"present","t":0,"id":"t2","message":"Saved""#) })
     }
 
+    @Test func aClickOnTheDefaultActionIsATapAndTheNotificationCloses() throws {
+        let run = try onDesktop("""
+            "$bin" --desktop --format json --output "$dir/out" < "$fifo" & pid=$!
+            exec 3> "$fifo"
+            echo '{"message":"Click me","duration":null,"dismiss_on_tap":false}' >&3
+            for i in $(seq 100); do grep -q '"present"' "$dir/out" 2>/dev/null && break; sleep 0.02; done
+            dunstctl action 0
+            for i in $(seq 100); do grep -q '"reason":"tap"' "$dir/out" && break; sleep 0.01; done
+            sleep 0.2
+            echo "shown: $(dunstctl count displayed)"
+            exec 3>&-
+            wait $pid; echo "status $?"
+            grep -c '"event"' "$dir/out"; tail -n 1 "$dir/out"
+            """)
+        #expect(run.stdout == """
+            shown: 0
+            status 0
+            2
+            {"event":"dismiss","t":0,"id":"t1","reason":"tap","shown":0}
+
+            """, "the default action (ActionInvoked) is a tap, whatever dismiss_on_tap says")
+    }
+
     @Test func aTimeoutClosesTheNotificationAndReplaceTakesItsPlace() throws {
         let run = try onDesktop("""
             "$bin" --desktop --clock wall --format json --output "$dir/out" < "$fifo" & pid=$!

@@ -65,14 +65,16 @@ final class DesktopNotifications: RecordWriter {
         }
         var toasts: [String] = []
         for action in actions {
-            let id: UInt32
             switch action {
-            case .closed(let closed): id = closed
-            case .invoked(let invoked): id = invoked
+            case .closed(let id):
+                guard let toast = toastOfNotification[id] else { continue }
+                closedOnDesktop.insert(id)   // already gone from the screen: not closed again
+                toasts.append(toast)
+            case .invoked(let id):
+                // A click: the server may keep the notification open, so the dismiss closes it.
+                guard let toast = toastOfNotification[id] else { continue }
+                toasts.append(toast)
             }
-            guard let toast = toastOfNotification[id] else { continue }
-            closedOnDesktop.insert(id)
-            toasts.append(toast)
         }
         return toasts
     }
