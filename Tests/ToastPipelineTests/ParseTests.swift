@@ -98,6 +98,14 @@ import Testing
         #expect(strict.lines == [])
     }
 
+    @Test func plainTextGivenAsJSONToAParseFunctionGetsTheHint() {
+        let result = runCLI(["--format", "json"], input: "Build started\n", scripts: ["parse(function(e) return e end)"])
+        #expect(result.stderr.prefix(2) == [
+            "toastscript: input line 1: invalid JSON at column 1: unexpected 'B', expected a value",
+            "toastscript: hint: the input looks like plain text, not JSON Lines; --input text shows each line as a message",
+        ])
+    }
+
     @Test func aSecondParseIsALoadErrorNamingBothPlaces() {
         let result = runCLI([], input: "", scripts: ["parse(function(l) end)", "\nparse(function(l) return nil end)"])
         #expect(result.status == 1)

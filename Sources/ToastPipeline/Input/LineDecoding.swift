@@ -33,32 +33,28 @@ struct LineDecoding {
         if EventDecoder.isBlank(bytes) { return .blank }
         let isFirstLine = !sawFirstLine
         sawFirstLine = true
-        if let parser { return decode(bytes, through: parser, original: line, number: number) }
+        if let parser { return decode(bytes, through: parser, original: line, number: number, isFirstLine: isFirstLine) }
         let result = input == .text ? decoder.decodeText(bytes, number: number) : decoder.decodeJSON(bytes, number: number)
         switch result {
         case .success(let event):
             return .event(event)
-        case .failure(var rejection):
+        case .failure(let rejection):
             keep(UnsafeRawBufferPointer(line))
-            if input == .json && isFirstLine && Self.looksLikeText(bytes) {
-                rejection.hint = "hint: the input looks like plain text, not JSON Lines; "
-                    + "--input text shows each line as a message"
-            }
-            return .rejected(rejection)
+            return .rejected(withTextHint(rejection, bytes, isFirstLine: isFirstLine))
         }
     }
 
     /// A line through the `parse` function, then each event it made through the decoder. The
     /// dead-letter file gets the line once, however many of its events were rejected.
     private mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, through parser: any LineParser,
-                                 original line: UnsafeBufferPointer<UInt8>, number: Int) -> DecodedLine {
+                                 original line: UnsafeBufferPointer<UInt8>, number: Int, isFirstLine: Bool) -> DecodedLine {
         let objects: [EventFields]
         switch parser.parse(bytes, isText: input == .text, number: number) {
         case .skip:
             return .skipped
         case .rejected(let reason):
             keep(UnsafeRawBufferPointer(line))
-            return .rejected(InputRejection(line: number, reason: reason))
+            return .rejected(withTextHint(InputRejection(line: number, reason: reason), bytes, isFirstLine: isFirstLine))
         case .events(let events):
             objects = events
         }
@@ -83,6 +79,16 @@ struct LineDecoding {
     /// Warnings about the lines decoded since the last call (see `EventDecoder.takeNotes`).
     mutating func takeNotes() -> [String] {
         decoder.takeNotes()
+    }
+
+    /// The rejection, with a hint to use `--input text` when it is JSON input's first line and
+    /// that line looks like plain text.
+    private func withTextHint(_ rejection: InputRejection, _ bytes: UnsafeBufferPointer<UInt8>,
+                              isFirstLine: Bool) -> InputRejection {
+        guard input == .json && isFirstLine && Self.looksLikeText(bytes) else { return rejection }
+        var hinted = rejection
+        hinted.hint = "hint: the input looks like plain text, not JSON Lines; --input text shows each line as a message"
+        return hinted
     }
 
     /// A line that opens with something no JSON value opens with, in valid UTF-8.
