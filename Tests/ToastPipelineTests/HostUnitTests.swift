@@ -19,6 +19,20 @@ import Testing
         }
     }
 
+    /// Regression: the public initializer kept its environment `unowned(unsafe)`, so a host
+    /// built on a temporary environment used it after it was freed.
+    @Test func aHostKeepsTheEnvironmentItWasGivenAlive() {
+        weak var kept: Environment?
+        let host: Host = {
+            let environment = Environment()
+            kept = environment
+            return Host(settings: QueueSettings(), environment: environment)
+        }()
+        #expect(kept != nil)
+        host.admit(Toast(id: "a", message: "A"))
+        #expect(kept?.records == ["present a"])
+    }
+
     @Test func theLineTheScreenAndTheDelayedToastsAfterEachStep() {
         let environment = Environment()
         var settings = QueueSettings()

@@ -31,7 +31,7 @@ public final class Pipeline: HostEnvironment {
     @exclusivity(unchecked) public private(set) var statistics: PipelineStatistics
 
     /// The last stage; built on first use, as it needs the pipeline as its environment.
-    public private(set) lazy var host = Host(settings: settings.queue, environment: self)
+    public private(set) lazy var host = Host(settings: settings.queue, environment: self, keepingEnvironment: false)
 
     enum PipelineTimer {
         case host(HostTimer)

@@ -7,9 +7,16 @@
 /// the lowest-priority, oldest toast. Visible toasts leave by timeout or interaction.
 public final class Host {
     public let settings: QueueSettings
-    /// The pipeline that owns this host, so it is never gone while the host runs
-    /// (`unowned(unsafe)`: no reference count on every record and timer).
+    /// Where records go and timers are set: the pipeline that owns this host, or whatever a
+    /// caller of the public initializer passed. Read without a reference count on every record
+    /// and timer (`unowned(unsafe)`); safe because it cannot go away while the host runs: the
+    /// pipeline owns its host, and the public initializer keeps its environment alive in
+    /// `keptEnvironment`.
     unowned(unsafe) let environment: any HostEnvironment
+    /// The environment a public caller passed, held so that it lives as long as the host (a
+    /// temporary environment would otherwise be used after it was freed). Nil for the
+    /// pipeline's own host, which must not hold its owner.
+    private let keptEnvironment: (any HostEnvironment)?
 
     /// Visible toasts, in the order they were presented.
     @exclusivity(unchecked) private var visible: [HostedToast] = []
@@ -20,9 +27,16 @@ public final class Host {
     private var nextSerial = 0
     private var nextArrivalOrder = 0
 
-    public init(settings: QueueSettings, environment: any HostEnvironment) {
+    /// A host that sends its records and timers to `environment`, which it keeps alive.
+    public convenience init(settings: QueueSettings, environment: any HostEnvironment) {
+        self.init(settings: settings, environment: environment, keepingEnvironment: true)
+    }
+
+    /// `keepingEnvironment: false` only for an owner that is itself the environment (the pipeline).
+    init(settings: QueueSettings, environment: any HostEnvironment, keepingEnvironment: Bool) {
         self.settings = settings
         self.environment = environment
+        keptEnvironment = keepingEnvironment ? environment : nil
     }
 
     public var isEmpty: Bool { visible.isEmpty && waiting.isEmpty && delayed.isEmpty }
