@@ -10,6 +10,8 @@ enum DecodedLine {
 
 /// The step from a line's bytes to a `DecodedLine`, and the dead-letter file that keeps the
 /// rejected ones, in input order. The run loop does it inline, or `ReadAhead` on its thread.
+/// (It lives with the run loop: it joins the input format of the command line, the decoder and
+/// the dead-letter file, so that Input does not depend on the command line.)
 struct LineDecoding {
     var decoder: EventDecoder
     let input: CommandLineOptions.InputFormat
