@@ -48,16 +48,8 @@ extension LuaState {
         case UInt8(ascii: "\""):
             try pushJSONString(&scanner)
         case UInt8(ascii: "{"):
-            guard depth < JSONScanner.maxDepth else {
-                throw JSONSyntaxError(message: "invalid JSON: nested deeper than \(JSONScanner.maxDepth) levels")
-            }
-            scanner.index += 1
             lua_createtable(L, 0, 8)
-            scanner.skipWhitespace()
-            if scanner.current == UInt8(ascii: "}") {
-                scanner.index += 1
-                return
-            }
+            guard try enterContainer(&scanner, closing: UInt8(ascii: "}"), depth: depth) else { return }
             while true {
                 scanner.skipWhitespace()
                 guard scanner.current == UInt8(ascii: "\"") else { throw scanner.unexpected(expecting: "a member name") }
@@ -68,16 +60,8 @@ extension LuaState {
                 guard try scanner.endOfMember(closing: UInt8(ascii: "}")) else { return }
             }
         case UInt8(ascii: "["):
-            guard depth < JSONScanner.maxDepth else {
-                throw JSONSyntaxError(message: "invalid JSON: nested deeper than \(JSONScanner.maxDepth) levels")
-            }
-            scanner.index += 1
             lua_createtable(L, 4, 0)
-            scanner.skipWhitespace()
-            if scanner.current == UInt8(ascii: "]") {
-                scanner.index += 1
-                return
-            }
+            guard try enterContainer(&scanner, closing: UInt8(ascii: "]"), depth: depth) else { return }
             var position: lua_Integer = 1
             while true {
                 try pushJSONValue(&scanner, depth: depth + 1)
@@ -88,6 +72,19 @@ extension LuaState {
         default:
             push(try scanner.parseValue(depth: depth))   // a number, true, false or null: no allocation
         }
+    }
+
+    /// Steps over the `{` or `[` at the scanner's place (its table already pushed): false when
+    /// the container is empty and already closed.
+    private func enterContainer(_ scanner: inout JSONScanner, closing: UInt8, depth: Int) throws -> Bool {
+        guard depth < JSONScanner.maxDepth else {
+            throw JSONSyntaxError(message: "invalid JSON: nested deeper than \(JSONScanner.maxDepth) levels")
+        }
+        scanner.index += 1
+        scanner.skipWhitespace()
+        guard scanner.current == closing else { return true }
+        scanner.index += 1
+        return false
     }
 
     /// A JSON string: its bytes as they are when it has no escapes, else decoded.

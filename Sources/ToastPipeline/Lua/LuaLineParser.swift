@@ -2,7 +2,7 @@ import CLua
 
 /// A script's `parse` function in front of the decoder (docs/lua.md "parse"): each non-blank
 /// line goes to it, as a string (`--input text`) or as the table of its JSON object, and what
-/// it returns comes back as events in JSON, for the decoder to check like any input line.
+/// it returns comes back as the fields of events, for the decoder to check like any input line.
 extension LuaRuntime: LineParser {
     func parse(_ line: UnsafeBufferPointer<UInt8>, isText: Bool, number: Int) -> ParsedLine {
         guard let function = parseFunction else { return .rejected("no parse function") }
