@@ -289,6 +289,11 @@ import Testing
                                scriptCallsFailed(1)])
     }
 
+    @Test func aLogLineStaysOneLineAndCannotActOnTheTerminal() {
+        let result = runCLI([], input: "", scripts: ["log('a\\nb', '\\27[2J')"])
+        #expect(result.stderr == ["a\\nb\t\\u001b[2J"])
+    }
+
     @Test func logConvertsWithTostringAndPrintGoesToStderrToo() {
         let result = runCLI([], input: "", scripts: ["log('a', 1, nil, true, 2.5)\nprint('to stderr')"])
         #expect(result.stderr == ["a\t1\tnil\ttrue\t2.5", "to stderr"])

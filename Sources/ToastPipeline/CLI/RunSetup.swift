@@ -32,7 +32,10 @@ struct RunSetup {
             throw SetupError(message: "\(error)")
         }
         runtime.reportError = { reports.scriptFailed($0, inputLine: $1) }
-        runtime.writeLog = environment.writeError
+        // A log line stays one line, whatever a script logs (a toast's message with a newline).
+        runtime.writeLog = { [writeError = environment.writeError] in
+            writeError(TerminalText.escaped($0, keepingTabs: true))
+        }
         for script in options.scripts {
             do {
                 try runtime.load(scriptAt: script)
