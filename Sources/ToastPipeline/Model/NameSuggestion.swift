@@ -1,9 +1,9 @@
 /// "Did you mean …?": the known name nearest to a mistyped one, if it is near enough to be a
-/// typo (by default one edit for short names, two for longer ones). Used for options and event
-/// fields.
+/// typo (by default none for names of one or two characters, which are too short to tell,
+/// one edit up to four, two for longer ones). Used for options and event fields.
 public enum NameSuggestion {
     public static func closest(to name: String, among known: [String], maximumEdits: Int? = nil) -> String? {
-        let limit = maximumEdits ?? (name.count <= 4 ? 1 : 2)
+        let limit = maximumEdits ?? (name.count <= 2 ? 0 : name.count <= 4 ? 1 : 2)
         let scored = known.map { ($0, editDistance(name, $0)) }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= limit, best.1 > 0 else { return nil }
         return best.0
