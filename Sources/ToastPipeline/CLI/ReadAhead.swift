@@ -61,7 +61,8 @@ final class ReadAhead: @unchecked Sendable {
         return started
     }
 
-    /// The next batch, in input order; nil once the input is done.
+    /// The next batch, in input order *from its end* (take items with `popLast()`, so each
+    /// leaves the batch as it is handled and its toast is not shared); nil once the input is done.
     func next() -> [Item]? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -104,11 +105,13 @@ final class ReadAhead: @unchecked Sendable {
                 continue
             }
             if batch.count >= Self.batchSize {
+                batch.reverse()
                 guard hand(batch) else { return finish() }
                 batch = []
                 batch.reserveCapacity(Self.batchSize)
             }
         }
+        batch.reverse()
         _ = hand(batch)
         finish()
     }

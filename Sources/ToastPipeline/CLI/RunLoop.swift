@@ -98,14 +98,14 @@ struct RunLoop {
 
     /// Takes lines from a `ReadAhead` until the input ends or the run must stop.
     private mutating func read(from readAhead: ReadAhead) {
-        while stopReason == nil, let batch = readAhead.next() {
+        while stopReason == nil, var batch = readAhead.next() {
             deliverDesktopTaps()
-            for item in batch {
+            while let item = batch.popLast() {
                 if Signals.received != 0 {
                     stopReason = .signal(Signals.received)
                     return
                 }
-                switch item {
+                switch consume item {
                 case .line(let line, _): handle(line)
                 case .note(let text): setup.reports.note(text)
                 case .looksBinary: stopReason = .binaryInput
@@ -117,14 +117,14 @@ struct RunLoop {
         }
     }
 
-    private mutating func handle(_ line: DecodedLine) {
+    private mutating func handle(_ line: consuming DecodedLine) {
         linesRead += 1
-        process(line)
+        process(consume line)
     }
 
     /// One decoded line, or one of the events a `parse` function made of a line.
-    private mutating func process(_ line: DecodedLine, partOfLine: Bool = false) {
-        switch line {
+    private mutating func process(_ line: consuming DecodedLine, partOfLine: Bool = false) {
+        switch consume line {
         case .blank:
             blankLines += 1
         case .skipped:
@@ -139,7 +139,7 @@ struct RunLoop {
             if isWallClock { event.at = wallNow }
             if setup.options.clock == .replay { pace(to: max(event.at ?? pipeline.now, pipeline.now)) }
             let errorsBefore = setup.runtime.errorCount
-            pipeline.handle(event)
+            pipeline.handle(taking: &event)
             if setup.options.strict && setup.runtime.errorCount > errorsBefore { stopReason = .strict }
         case .rejected(let rejection):
             setup.reports.rejected(rejection, sameLineAsBefore: partOfLine)

@@ -57,6 +57,13 @@ public final class Pipeline: HostEnvironment {
 
     /// Handles one event at its time (or now, when it has none or is late).
     public func handle(_ event: Event) {
+        var event = event
+        handle(taking: &event)
+    }
+
+    /// `handle`, taking the event's toast out of `event` (left a `tick`), so the toast is not
+    /// shared with the caller when a stage changes it (a shared toast is copied whole).
+    func handle(taking event: inout Event) {
         stepDepth += 1
         defer { stepDepth -= 1 }
         var time = event.at ?? now
@@ -67,14 +74,11 @@ public final class Pipeline: HostEnvironment {
         advance(to: time)
         statistics.events += 1
         currentLine = event.line
-        switch event.kind {
-        case .show(var toast):
+        if var toast = event.kind.takeToast() {
             toast.at = now
             statistics.toastsIn += 1
-            run(toast, from: 0)
-        case .tick:
-            break
-        default:
+            run(&toast, from: 0)
+        } else {
             host.interact(event.kind)
         }
         runPending()
@@ -134,8 +138,9 @@ public final class Pipeline: HostEnvironment {
 
     // MARK: Toasts
 
-    private func run(_ incoming: Toast, from start: Int) {
-        var toast = incoming
+    /// Runs `toast` through the stages from `start` (it is taken: `inout` so that the caller
+    /// keeps no second reference and a stage's change does not copy it whole).
+    private func run(_ toast: inout Toast, from start: Int) {
         for index in start..<stages.count {
             statistics.stages[index].entered += 1
             switch stages[index].process(&toast, context: contexts[index]) {
@@ -169,10 +174,10 @@ public final class Pipeline: HostEnvironment {
         guard !isRunningPending else { return }
         isRunningPending = true
         while pendingStart < pending.count {
-            let next = pending[pendingStart]
+            var (toast, stage) = pending[pendingStart]
             pendingStart += 1
             statistics.toastsIn += 1
-            run(next.toast, from: next.stage)
+            run(&toast, from: stage)
         }
         pending.removeAll(keepingCapacity: true)
         pendingStart = 0

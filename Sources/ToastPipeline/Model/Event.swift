@@ -30,6 +30,16 @@ public struct Event {
     }
 }
 
+extension Event.Kind {
+    /// The toast of a `show`, taken out (the kind becomes `tick`), so that the caller holds
+    /// the only reference and a stage can change it without copying it whole.
+    mutating func takeToast() -> Toast? {
+        guard case .show(let toast) = self else { return nil }
+        self = .tick
+        return toast
+    }
+}
+
 /// The two ends of a drag gesture.
 public enum DragPhase: String, Sendable {
     /// The finger comes down: the toast's timeout pauses.
