@@ -14,10 +14,9 @@ public final class RecordLog: RecordWriter {
     public var jsonLines: [String] {
         let encoder = JSONRecordEncoder()
         return records.map { record in
-            var bytes: [UInt8] = []
-            _ = encoder.encode(record, into: &bytes)
-            bytes.removeLast()
-            return String(decoding: bytes, as: UTF8.self)
+            var buffer = RecordBuffer()
+            _ = encoder.encode(record, into: &buffer)
+            return buffer.withBytes { String(decoding: $0.dropLast(), as: UTF8.self) }
         }
     }
 }

@@ -140,8 +140,9 @@ import Testing
             toast.announcement = Self.randomText(&random)
             let at = Microseconds.random(in: 0...1_000_000_000_000, using: &random)
             let waited = Microseconds.random(in: 0...1_000_000_000, using: &random)
-            var line: [UInt8] = []
-            _ = encoder.encode(.present(toast, at: at, waited: waited), into: &line)
+            var buffer = RecordBuffer()
+            _ = encoder.encode(.present(toast, at: at, waited: waited), into: &buffer)
+            let line = buffer.bytes
             #expect(line.last == 0x0A)
             let parsed = line.dropLast().withUnsafeBufferPointer { bytes -> JSONValue? in
                 var scanner = JSONScanner(bytes)

@@ -171,10 +171,10 @@ public final class LuaRuntime: RecordWriter {
     /// Runs the hooks for a record (SPEC §5 `on`).
     public func write(_ record: Record) {
         guard let functions = hooks[record.kindName], !functions.isEmpty else { return }
-        var encoded: [UInt8] = []
+        var encoded = RecordBuffer()
         _ = JSONRecordEncoder().encode(record, into: &encoded)
-        let info: JSONValue = encoded.withUnsafeBufferPointer { bytes in
-            var scanner = JSONScanner(bytes)
+        let info: JSONValue = encoded.withBytes { bytes in
+            var scanner = JSONScanner(bytes.assumingMemoryBound(to: UInt8.self))
             return (try? scanner.parseValue()) ?? .null
         }
         let L = state.L

@@ -29,7 +29,7 @@ public enum StreamTime {
     }
 
     /// Appends the shortest decimal for `time` in seconds to `out`.
-    public static func append(_ time: Microseconds, to out: inout [UInt8]) {
+    public static func append<Out: ByteOutput & ~Copyable>(_ time: Microseconds, to out: inout Out) {
         let magnitude = time.magnitude
         if time < 0 { out.append(UInt8(ascii: "-")) }
         let whole = magnitude / 1_000_000
@@ -47,12 +47,12 @@ public enum StreamTime {
                 fraction /= 10
                 index -= 1
             }
-            out.append(contentsOf: buffer[0..<digits])
+            out.append(UnsafeRawBufferPointer(rebasing: buffer[0..<digits]))
         }
     }
 
     /// Appends the decimal digits of `value`.
-    static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
+    static func appendDecimal<Out: ByteOutput & ~Copyable>(_ value: UInt64, to out: inout Out) {
         if value < 10 {
             out.append(UInt8(ascii: "0") + UInt8(value))
             return
@@ -66,7 +66,7 @@ public enum StreamTime {
                 buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
                 rest /= 10
             }
-            out.append(contentsOf: buffer[index...])
+            out.append(UnsafeRawBufferPointer(rebasing: buffer[index...]))
         }
     }
 }

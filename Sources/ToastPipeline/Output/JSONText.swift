@@ -4,21 +4,21 @@ public enum JSONText {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Appends `text` as a quoted JSON string.
-    public static func appendString(_ text: String, to out: inout [UInt8]) {
+    public static func appendString<Out: ByteOutput & ~Copyable>(_ text: String, to out: inout Out) {
         out.append(UInt8(ascii: "\""))
         appendEscaped(text, to: &out)
         out.append(UInt8(ascii: "\""))
     }
 
     /// Appends what goes between the quotes of `text` as a JSON string.
-    static func appendEscaped(_ text: String, to out: inout [UInt8]) {
+    static func appendEscaped<Out: ByteOutput & ~Copyable>(_ text: String, to out: inout Out) {
         var text = text
         text.withUTF8 { bytes in
             var runStart = 0
             for index in 0..<bytes.count {
                 let byte = bytes[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                out.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runStart..<index])))
                 runStart = index + 1
                 out.append(UInt8(ascii: "\\"))
                 switch byte {
@@ -30,16 +30,17 @@ public enum JSONText {
                 case 0x08: out.append(UInt8(ascii: "b"))
                 case 0x0C: out.append(UInt8(ascii: "f"))
                 default:
-                    out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                            hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
+                    out.appendLiteral("u00")
+                    out.append(hexDigits[Int(byte >> 4)])
+                    out.append(hexDigits[Int(byte & 0xF)])
                 }
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+            out.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count])))
         }
     }
 
     /// Appends any JSON value; object members keep their order.
-    public static func appendValue(_ value: JSONValue, to out: inout [UInt8]) {
+    public static func appendValue<Out: ByteOutput & ~Copyable>(_ value: JSONValue, to out: inout Out) {
         switch value {
         case .null: out.appendLiteral("null")
         case .bool(let flag): out.appendLiteral(flag ? "true" : "false")
@@ -60,7 +61,7 @@ public enum JSONText {
         }
     }
 
-    public static func appendObject(_ members: [JSONMember], to out: inout [UInt8]) {
+    public static func appendObject<Out: ByteOutput & ~Copyable>(_ members: [JSONMember], to out: inout Out) {
         out.append(UInt8(ascii: "{"))
         for (index, member) in members.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -73,7 +74,7 @@ public enum JSONText {
 
     /// The shortest text that reads back as `number`; integral values print without `.0`.
     /// Not-finite numbers cannot be JSON and print as `null`.
-    public static func appendDouble(_ number: Double, to out: inout [UInt8]) {
+    public static func appendDouble<Out: ByteOutput & ~Copyable>(_ number: Double, to out: inout Out) {
         guard number.isFinite else {
             out.appendLiteral("null")
             return

@@ -2,7 +2,7 @@
 public final class SinkRecordWriter: RecordWriter {
     public let encoder: any RecordEncoder
     public let sink: any ByteSink
-    @exclusivity(unchecked) private var buffer: [UInt8] = []
+    @exclusivity(unchecked) private var buffer: RecordBuffer
     private let blockSize: Int
     /// Lines written (a format may leave records out).
     @exclusivity(unchecked) public private(set) var linesWritten = 0
@@ -11,7 +11,7 @@ public final class SinkRecordWriter: RecordWriter {
         self.encoder = encoder
         self.sink = sink
         self.blockSize = blockSize
-        buffer.reserveCapacity(blockSize + 4096)
+        buffer = RecordBuffer(capacity: blockSize + 4096)
     }
 
     public func write(_ record: Record) {
@@ -27,7 +27,7 @@ public final class SinkRecordWriter: RecordWriter {
 
     private func flushBuffer() {
         guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { sink.write($0) }
-        buffer.removeAll(keepingCapacity: true)
+        buffer.withBytes { sink.write($0) }
+        buffer.removeAll()
     }
 }

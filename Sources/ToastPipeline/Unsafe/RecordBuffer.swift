@@ -1,0 +1,67 @@
+/// Where encoders write records: a growable byte buffer appended to through a raw pointer.
+///
+/// Why not `[UInt8]`: every `append` to an array checks uniqueness and capacity through a
+/// generic path (about 70 instructions for a short run of bytes), and a record is a dozen short
+/// runs. Here an append is a capacity check and a copy.
+///
+/// Safe to use: the buffer is noncopyable, so exactly one owner can write to or free its memory;
+/// every write first makes room (`reserve`), and the memory is freed once, in `deinit`. Bytes
+/// are only read through `withBytes`, whose pointer is valid for the closure's duration.
+public struct RecordBuffer: ~Copyable, ByteOutput {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// Bytes written and not yet taken out.
+    public private(set) var count = 0
+
+    public init(capacity: Int = 4096) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// Makes room for `more` bytes after what is written.
+    @inline(__always)
+    private mutating func reserve(_ more: Int) {
+        if count + more > capacity { grow(to: count + more) }
+    }
+
+    private mutating func grow(to needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    public mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    /// Forgets what is written, keeping the memory.
+    public mutating func removeAll() {
+        count = 0
+    }
+
+    /// The bytes written, for the duration of `body`.
+    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The bytes written, as an array.
+    public var bytes: [UInt8] { withBytes { Array($0) } }
+}
