@@ -14,7 +14,7 @@ public final class RecordLog: RecordWriter {
     public var jsonLines: [String] {
         let encoder = JSONRecordEncoder()
         return records.map { record in
-            var buffer = RecordBuffer()
+            var buffer = ByteBuffer()
             _ = encoder.encode(record, into: &buffer)
             return buffer.withBytes { String(decoding: $0.dropLast(), as: UTF8.self) }
         }

@@ -140,7 +140,7 @@ import Testing
             toast.announcement = Self.randomText(&random)
             let at = Microseconds.random(in: 0...1_000_000_000_000, using: &random)
             let waited = Microseconds.random(in: 0...1_000_000_000, using: &random)
-            var buffer = RecordBuffer()
+            var buffer = ByteBuffer()
             _ = encoder.encode(.present(toast, at: at, waited: waited), into: &buffer)
             let line = buffer.bytes
             #expect(line.last == 0x0A)

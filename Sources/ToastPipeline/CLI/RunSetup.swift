@@ -65,7 +65,7 @@ struct RunSetup {
             } else {
                 input = environment.standardInput
             }
-        } catch let error as SinkOpenError {
+        } catch let error as FileOpenError {
             throw SetupError(message: error.message)
         }
         parser = runtime.parseFunction == nil ? nil : runtime

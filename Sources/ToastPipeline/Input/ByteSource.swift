@@ -51,7 +51,7 @@ public final class FileDescriptorSource: ByteSource {
     public static func opening(_ path: String) throws -> FileDescriptorSource {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw SinkOpenError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw FileOpenError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         return FileDescriptorSource(fd: fd, ownsDescriptor: true)
     }

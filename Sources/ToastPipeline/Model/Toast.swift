@@ -226,14 +226,17 @@ public struct Toast {
     /// `j` and the JSON text for anything else, each after its length in four bytes, so
     /// distinct values never share bytes. The common string fields go in without building a
     /// `JSONValue`.
-    public func appendKey(of field: FieldReference, roles: RoleTable, to key: inout [UInt8]) {
+    public func appendKey<Key: ByteOutput & ~Copyable>(of field: FieldReference, roles: RoleTable, to key: inout Key) {
         func appendLength(_ count: Int) {
-            withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { key.append(contentsOf: $0) }
+            withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { key.append($0) }
         }
         func appendString(_ text: String) {
             key.append(UInt8(ascii: "s"))
-            appendLength(text.utf8.count)
-            key.appendUTF8(text)
+            var text = text
+            text.withUTF8 { bytes in
+                appendLength(bytes.count)
+                key.append(UnsafeRawBufferPointer(bytes))
+            }
         }
         switch field {
         case .field(.message): appendString(message)
@@ -249,7 +252,7 @@ public struct Toast {
                 JSONText.appendValue(other, to: &json)
                 key.append(UInt8(ascii: "j"))
                 appendLength(json.count)
-                key.append(contentsOf: json)
+                json.withUnsafeBytes { key.append($0) }
             }
         }
     }

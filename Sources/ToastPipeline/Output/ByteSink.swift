@@ -45,7 +45,7 @@ public final class FileDescriptorSink: ByteSink {
     public static func appending(to path: String, fsync: Bool) throws -> FileDescriptorSink {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw SinkOpenError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw FileOpenError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         return FileDescriptorSink(fd: fd, name: path, syncToDisk: fsync, ownsDescriptor: true)
     }
@@ -78,11 +78,6 @@ public final class FileDescriptorSink: ByteSink {
             failure = .writeFailed("\(name): \(String(cString: strerror(errno)))")
         }
     }
-}
-
-/// An output path that cannot be opened.
-public struct SinkOpenError: Error, Equatable {
-    public var message: String
 }
 
 /// A sink that keeps everything in memory: for tests and for embedding.

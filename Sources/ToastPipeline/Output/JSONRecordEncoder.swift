@@ -3,7 +3,7 @@
 public struct JSONRecordEncoder: RecordEncoder {
     public init() {}
 
-    public func encode(_ record: Record, into out: inout RecordBuffer) -> Bool {
+    public func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
         switch record {
         case .present(let toast, let at, let waited):
             out.appendLiteral(#"{"event":"present","t":"#)
@@ -56,7 +56,7 @@ public struct JSONRecordEncoder: RecordEncoder {
 
     /// Appends a string member; `opening` is the text before the value, `,"name":"`, in one
     /// literal, so a member costs three appends rather than six.
-    private func field(_ opening: StaticString, _ value: String, _ out: inout RecordBuffer) {
+    private func field(_ opening: StaticString, _ value: String, _ out: inout ByteBuffer) {
         out.appendLiteral(opening)
         JSONText.appendEscaped(value, to: &out)
         out.append(UInt8(ascii: "\""))

@@ -2,7 +2,7 @@
 /// leaves out).
 public protocol RecordEncoder {
     /// Appends the record's line, newline included, to `out`; returns whether it wrote one.
-    func encode(_ record: Record, into out: inout RecordBuffer) -> Bool
+    func encode(_ record: Record, into out: inout ByteBuffer) -> Bool
 }
 
 /// The `--format` choices.

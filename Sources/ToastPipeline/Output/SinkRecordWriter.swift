@@ -2,7 +2,7 @@
 public final class SinkRecordWriter: RecordWriter {
     public let encoder: any RecordEncoder
     public let sink: any ByteSink
-    @exclusivity(unchecked) private var buffer: RecordBuffer
+    @exclusivity(unchecked) private var buffer: ByteBuffer
     private let blockSize: Int
     /// Lines written (a format may leave records out).
     @exclusivity(unchecked) public private(set) var linesWritten = 0
@@ -11,7 +11,7 @@ public final class SinkRecordWriter: RecordWriter {
         self.encoder = encoder
         self.sink = sink
         self.blockSize = blockSize
-        buffer = RecordBuffer(capacity: blockSize + 4096)
+        buffer = ByteBuffer(capacity: blockSize + 4096)
     }
 
     public func write(_ record: Record) {

@@ -4,7 +4,7 @@
 public struct SpeechRecordEncoder: RecordEncoder {
     public init() {}
 
-    public func encode(_ record: Record, into out: inout RecordBuffer) -> Bool {
+    public func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
         guard case .present(let toast, _, _) = record else { return false }
         out.appendUTF8(TerminalText.escaped(toast.announcement ?? toast.message))
         out.append(UInt8(ascii: "\n"))

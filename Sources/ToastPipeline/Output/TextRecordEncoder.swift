@@ -23,7 +23,7 @@ public struct TextRecordEncoder: RecordEncoder {
         self.timeOfDayOrigin = timeOfDayOrigin
     }
 
-    public func encode(_ record: Record, into out: inout RecordBuffer) -> Bool {
+    public func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
         var line = ""
         switch record {
         case .present(let toast, let at, _):

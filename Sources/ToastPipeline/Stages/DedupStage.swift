@@ -7,7 +7,7 @@ public final class DedupStage: ToastStage {
     private let fields: [FieldReference]
     @exclusivity(unchecked) private var cache: RecencyCache<ByteKey, PassedToast>
     /// Reused for building each key.
-    @exclusivity(unchecked) private var scratch: [UInt8] = []
+    @exclusivity(unchecked) private var scratch = ByteBuffer(capacity: 256)
 
     struct PassedToast {
         var time: Microseconds
@@ -39,7 +39,7 @@ public final class DedupStage: ToastStage {
     /// The toast's key, or a tuple of its fields; the two never collide, an absent field
     /// differs from `""` (SPEC §8 "Dedup"), and values compare byte for byte.
     func identity(of toast: Toast, roles: RoleTable) -> ByteKey {
-        scratch.removeAll(keepingCapacity: true)
+        scratch.removeAll()
         if let key = toast.key {
             scratch.append(UInt8(ascii: "K"))
             scratch.appendUTF8(key)
@@ -50,7 +50,7 @@ public final class DedupStage: ToastStage {
                 toast.appendKey(of: field, roles: roles, to: &scratch)
             }
         }
-        return ByteKey(scratch)
+        return ByteKey(scratch.bytes)
     }
 }
 

@@ -1,4 +1,5 @@
-/// Where encoders write records: a growable byte buffer appended to through a raw pointer.
+/// A growable byte buffer appended to through a raw pointer: where encoders write records and
+/// where dedup builds its keys.
 ///
 /// Why not `[UInt8]`: every `append` to an array checks uniqueness and capacity through a
 /// generic path (about 70 instructions for a short run of bytes), and a record is a dozen short
@@ -7,7 +8,7 @@
 /// Safe to use: the buffer is noncopyable, so exactly one owner can write to or free its memory;
 /// every write first makes room (`reserve`), and the memory is freed once, in `deinit`. Bytes
 /// are only read through `withBytes`, whose pointer is valid for the closure's duration.
-public struct RecordBuffer: ~Copyable, ByteOutput {
+public struct ByteBuffer: ~Copyable, ByteOutput {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     /// Bytes written and not yet taken out.
