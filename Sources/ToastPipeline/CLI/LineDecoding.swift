@@ -3,6 +3,8 @@
 enum DecodedLine {
     case blank
     case event(Event)
+    /// A show from a JSON line, its toast still to be made (on the thread that handles it).
+    case show(DecodedShow)
     case rejected(InputRejection)
     case skipped
     case several([DecodedLine])
@@ -20,6 +22,10 @@ struct LineDecoding {
     let parser: (any LineParser)?
     /// Whether the first non-blank line was seen (only it is looked at for plain text).
     private var sawFirstLine = false
+    /// Where the text of the shows decoded since the last `startNewArena()` goes.
+    private var arena = TextArena()
+    /// An arena this full is left to the shows made from it, and a new one started.
+    private static let arenaLimit = 1 << 20
 
     init(decoder: EventDecoder, input: CommandLineOptions.InputFormat, deadLetter: FileDescriptorSink?,
          parser: (any LineParser)? = nil) {
@@ -29,6 +35,12 @@ struct LineDecoding {
         self.parser = parser
     }
 
+    /// Leaves the current arena to the shows already decoded into it: `ReadAhead` calls this
+    /// whenever it hands a batch on, since the other thread reads that arena from then on.
+    mutating func startNewArena() {
+        arena = TextArena()
+    }
+
     mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> DecodedLine {
         // A UTF-8 byte order mark opening the input is not part of the first line (RFC 8259 §8.1).
         let bytes = number == 1 ? EventDecoder.droppingByteOrderMark(line) : line
@@ -36,10 +48,14 @@ struct LineDecoding {
         let isFirstLine = !sawFirstLine
         sawFirstLine = true
         if let parser { return decode(bytes, through: parser, original: line, number: number, isFirstLine: isFirstLine) }
-        let result = input == .text ? decoder.decodeText(bytes, number: number) : decoder.decodeJSON(bytes, number: number)
+        if arena.count > Self.arenaLimit { startNewArena() }
+        let result = input == .text ? decoder.decodeText(bytes, number: number).map(DecodedEvent.event)
+            : decoder.decodeJSON(bytes, number: number, arena: arena)
         switch result {
-        case .success(let event):
+        case .success(.event(let event)):
             return .event(event)
+        case .success(.show(let show)):
+            return .show(show)
         case .failure(let rejection):
             keep(UnsafeRawBufferPointer(line))
             return .rejected(withTextHint(rejection, bytes, isFirstLine: isFirstLine))

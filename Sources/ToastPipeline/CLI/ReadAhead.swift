@@ -19,7 +19,7 @@ final class ReadAhead: @unchecked Sendable {
         case failed(String)
     }
 
-    static let batchSize = 1024
+    static let batchSize = 4096
     /// Batches decoded but not yet taken; the producer waits when this many are ready.
     static let maxReady = 4
 
@@ -61,8 +61,9 @@ final class ReadAhead: @unchecked Sendable {
         return started
     }
 
-    /// The next batch, in input order *from its end* (take items with `popLast()`, so each
-    /// leaves the batch as it is handled and its toast is not shared); nil once the input is done.
+    /// The next batch, in input order *from its end*: take items with `popLast()`, so that each
+    /// leaves the batch as it is handled (a toast still held by the batch would be copied whole
+    /// by the first stage that changes it). Nil once the input is done.
     func next() -> [Item]? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -107,6 +108,7 @@ final class ReadAhead: @unchecked Sendable {
             if batch.count >= Self.batchSize {
                 batch.reverse()
                 guard hand(batch) else { return finish() }
+                decoding.startNewArena()
                 batch = []
                 batch.reserveCapacity(Self.batchSize)
             }

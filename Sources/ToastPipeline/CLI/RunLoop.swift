@@ -135,17 +135,25 @@ struct RunLoop {
                 process(part, partOfLine: rejectedBefore)
                 if case .rejected = part { rejectedBefore = true }
             }
+        case .show(let show):
+            var event = show.makeEvent()
+            deliver(&event)
         case .event(var event):
-            if isWallClock { event.at = wallNow }
-            if setup.options.clock == .replay { pace(to: max(event.at ?? pipeline.now, pipeline.now)) }
-            let errorsBefore = setup.runtime.errorCount
-            pipeline.handle(taking: &event)
-            if setup.options.strict && setup.runtime.errorCount > errorsBefore { stopReason = .strict }
+            deliver(&event)
         case .rejected(let rejection):
             setup.reports.rejected(rejection, sameLineAsBefore: partOfLine)
             if let hint = rejection.hint { setup.reports.note(hint) }
             if setup.options.strict { stopReason = .strict }
         }
+    }
+
+    /// Hands one event to the pipeline (taking its toast: see `Pipeline.handle(taking:)`).
+    private mutating func deliver(_ event: inout Event) {
+        if isWallClock { event.at = wallNow }
+        if setup.options.clock == .replay { pace(to: max(event.at ?? pipeline.now, pipeline.now)) }
+        let errorsBefore = setup.runtime.errorCount
+        pipeline.handle(taking: &event)
+        if setup.options.strict && setup.runtime.errorCount > errorsBefore { stopReason = .strict }
     }
 
     // MARK: The desktop and real-time replay

@@ -93,7 +93,7 @@ public final class Host {
         entry.arrivalOrder = nextArrivalOrder
         nextArrivalOrder += 1
         if settings.dropRepeats, let newest = newestToast,
-           newest.message == entry.toast.message, newest.role == entry.toast.role {
+           newest.role == entry.toast.role, newest.hasEqualMessage(to: entry.toast) {
             drop(entry, reason: .repeat)
             return
         }

@@ -23,6 +23,8 @@ public struct EventDecoder {
     /// short list, not a set: a stream has few extra names, and hashing one on every line cost
     /// more than comparing a few small strings.
     private var namesChecked: [String] = []
+    /// The text of the line's extra fields as one JSON object, for the toast to keep (reused).
+    private var extraText: [UInt8] = []
     static let maximumNamesChecked = 32
 
     public init(roles: RoleTable = .builtIn, defaultPolicy: Policy = .enqueue,
@@ -58,6 +60,13 @@ public struct EventDecoder {
 
     /// One JSON Lines line as an event.
     public mutating func decodeJSON(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
+        decodeJSON(line, number: number, arena: TextArena(capacity: line.count)).map(\.event)
+    }
+
+    /// One JSON Lines line: an event, or a show whose text went to `arena` and whose toast is
+    /// made later (`DecodedShow`), on the thread that handles it.
+    mutating func decodeJSON(_ line: UnsafeBufferPointer<UInt8>, number: Int,
+                             arena: TextArena) -> Result<DecodedEvent, InputRejection> {
         guard isValidUTF8(line) else { return .failure(InputRejection(line: number, reason: "not valid UTF-8")) }
         var scanner = JSONScanner(line)
         let fields: EventFields
@@ -68,7 +77,8 @@ public struct EventDecoder {
                 try Self.expectEnd(&scanner)
                 return .failure(InputRejection(line: number, reason: "not a JSON object"))
             }
-            fields = try EventFields.read(from: &scanner)
+            extraText.removeAll(keepingCapacity: true)
+            fields = try EventFields.read(from: &scanner, extraText: &extraText)
             try Self.expectEnd(&scanner)
             if let column = scanner.outOfRangeColumn {
                 if Self.isShow(fields.type) { showCount += 1 }
@@ -79,17 +89,33 @@ public struct EventDecoder {
         } catch {
             return .failure(InputRejection(line: number, reason: "\(error)"))
         }
-        return decode(fields, number: number)
+        guard Self.isShow(fields.type) else { return decode(fields, number: number, stored: nil) }
+        var text = StoredText()
+        text.message = fields.messageBytes.map { arena.append(UnsafeRawBufferPointer($0)) }
+        text.subtitle = fields.subtitleBytes.map { arena.append(UnsafeRawBufferPointer($0)) }
+        if !extraText.isEmpty { text.extra = extraText.withUnsafeBytes { arena.append($0) } }
+        return decode(fields, number: number, stored: (arena, text))
     }
 
     /// An event from fields that a `parse` function made: checked, defaulted and numbered
     /// exactly like a JSON line with those members.
     mutating func decode(_ fields: EventFields, number: Int) -> Result<Event, InputRejection> {
+        decode(fields, number: number, stored: nil).map(\.event)
+    }
+
+    /// Where a JSON line's text went in its arena: the message and subtitle when they are
+    /// strings without escapes, the extra fields as one JSON object.
+    struct StoredText {
+        var message, subtitle, extra: TextRange?
+    }
+
+    private mutating func decode(_ fields: EventFields, number: Int,
+                                 stored: (arena: TextArena, text: StoredText)?) -> Result<DecodedEvent, InputRejection> {
         if !fields.extra.isEmpty && Self.isShow(fields.type) {
             lookForTypos(in: fields.extra, line: number)
         }
         do {
-            return .success(try event(from: fields, line: number))
+            return .success(try event(from: fields, line: number, stored: stored))
         } catch let error as FieldError {
             return .failure(InputRejection(line: number, reason: error.message))
         } catch {
@@ -129,14 +155,18 @@ public struct EventDecoder {
         guard scanner.isAtEnd else { throw scanner.unexpected(expecting: "the end of the line") }
     }
 
-    private mutating func event(from fields: EventFields, line: Int) throws -> Event {
+    private mutating func event(from fields: EventFields, line: Int,
+                                stored: (arena: TextArena, text: StoredText)?) throws -> DecodedEvent {
         let type = try fields.string("type", fields.type) ?? "show"
         if type == "show" { showCount += 1 }
         let at = try fields.time("at", fields.at, fields.atMicros)
         let id = try fields.string("id", fields.id)
         let kind: Event.Kind
         switch type {
-        case "show": kind = .show(try show(from: fields, id: id, line: line))
+        case "show":
+            let show = try showFields(from: fields, id: id, line: line, text: stored?.text)
+            if let arena = stored?.arena { return .show(DecodedShow(fields: show, arena: arena, at: at, line: line)) }
+            kind = .show(Toast(fields: show))
         case "dismiss": kind = .dismiss(target: id)
         case "dismiss_all": kind = .dismissAll
         case "tap": kind = .tap(target: id)
@@ -155,17 +185,29 @@ public struct EventDecoder {
         default:
             throw FieldError("unknown type \(quoted(type)) (show, dismiss, dismiss_all, tap, long_press, swipe, drag, tick)")
         }
-        return Event(kind, at: at, line: line)
+        return .event(Event(kind, at: at, line: line))
     }
 
-    private func show(from fields: EventFields, id: String?, line: Int) throws -> Toast {
-        guard let message = try fields.string("message", fields.message) else {
-            throw FieldError("missing message")
+    /// A show's fields after defaults; `text` says where the message, subtitle and extra
+    /// fields of a JSON line are kept (in the arena), when they are.
+    private func showFields(from fields: EventFields, id: String?, line: Int, text: StoredText?) throws -> Toast.Fields {
+        let message: Toast.ToastText
+        if let stored = text?.message {
+            guard stored.count > 0 else { throw FieldError("field 'message' must not be empty") }
+            message = .stored(stored)
+        } else {
+            guard let string = try fields.string("message", fields.message) else { throw FieldError("missing message") }
+            guard !string.isEmpty else { throw FieldError("field 'message' must not be empty") }
+            message = .string(string)
         }
-        guard !message.isEmpty else { throw FieldError("field 'message' must not be empty") }
-        var toast = Toast(id: id ?? "t" + String(showCount), message: message, duration: defaultDuration,
-                          policy: defaultPolicy, inputLine: line)
-        toast.subtitle = try fields.string("subtitle", fields.subtitle)
+        let subtitle = try text?.subtitle.map(Toast.ToastText.stored)
+            ?? fields.string("subtitle", fields.subtitle).map(Toast.ToastText.string)
+        var toast = Toast.Fields(
+            id: id ?? "t" + String(showCount), message: message, subtitle: subtitle, role: "info",
+            duration: defaultDuration, after: 0, placement: .top, policy: defaultPolicy, priority: nil, source: nil,
+            key: nil, dismissOnTap: true, dismissOnLongPress: false, swipe: true,
+            extra: text?.extra.map(Toast.ExtraFields.stored) ?? .members(fields.extra), at: 0, inputLine: line,
+            style: nil, announcement: nil)
         if let role = try fields.string("role", fields.role) {
             guard roles.contains(role) else {
                 throw FieldError("unknown role \(quoted(role)) (known: \(roles.names.joined(separator: ", ")))")
@@ -199,9 +241,9 @@ public struct EventDecoder {
             toast.dismissOnLongPress = value
         }
         if let value = try fields.bool("swipe", fields.swipe) { toast.swipe = value }
-        toast.extra = fields.extra
         return toast
     }
+
 
     /// `duration`: seconds > 0, `"short"`, `"long"`; `null` or `0`: no timeout.
     static func duration(_ value: JSONValue, micros: Microseconds?) throws -> Microseconds? {
@@ -215,6 +257,20 @@ public struct EventDecoder {
             return micros == 0 ? nil : micros
         default:
             throw FieldError("field 'duration' must be a number of seconds, \"short\" or \"long\"")
+        }
+    }
+}
+
+/// What a line decodes to: an event, or a show whose toast is still to be made.
+enum DecodedEvent {
+    case event(Event)
+    case show(DecodedShow)
+
+    /// The event, with the show's toast made now.
+    var event: Event {
+        switch self {
+        case .event(let event): return event
+        case .show(let show): return show.makeEvent()
         }
     }
 }
@@ -239,8 +295,14 @@ struct EventFields {
     var atMicros, durationMicros, afterMicros: Microseconds?
     /// Every member that is not a show field, in order (a show's `extra`).
     var extra: [JSONMember] = []
+    /// A JSON line's `message` and `subtitle` when they are strings without escapes: their
+    /// bytes in the line, valid while the line is (the show keeps them as they are).
+    var messageBytes, subtitleBytes: UnsafeBufferPointer<UInt8>?
 
-    static func read(from scanner: inout JSONScanner) throws -> EventFields {
+    /// The members of the object at the scanner; `extraText` gets the text of the members
+    /// that are not show fields (`phase` and `dy` included) as one JSON object, `{...}`, or
+    /// nothing when there are none.
+    static func read(from scanner: inout JSONScanner, extraText: inout [UInt8]) throws -> EventFields {
         var fields = EventFields()
         try scanner.expect(UInt8(ascii: "{"), "'{'")
         scanner.skipWhitespace()
@@ -251,20 +313,33 @@ struct EventFields {
         while true {
             scanner.skipWhitespace()
             guard scanner.current == UInt8(ascii: "\"") else { throw scanner.unexpected(expecting: "a member name") }
+            let memberStart = scanner.index
             let name = try scanner.parseName()
             try scanner.expect(UInt8(ascii: ":"), "':'")
-            if let field = name.raw.flatMap(EventFieldName.init) ?? name.decoded.flatMap(EventFieldName.init(rawValue:)) {
+            let field = name.raw.flatMap(EventFieldName.init) ?? name.decoded.flatMap(EventFieldName.init(rawValue:))
+            if let field {
                 try fields.readValue(of: field, from: &scanner)
             } else {
                 let text = name.raw.map { String(decoding: $0, as: UTF8.self) } ?? name.decoded ?? ""
                 fields.addExtra(text, try scanner.parseValue(depth: 1))
             }
-            guard try scanner.endOfMember(closing: UInt8(ascii: "}")) else { return fields }
+            if field == nil || field == .phase || field == .dy {
+                extraText.append(extraText.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
+                extraText.append(contentsOf: UnsafeBufferPointer(rebasing: scanner.bytes[memberStart..<scanner.index]))
+            }
+            guard try scanner.endOfMember(closing: UInt8(ascii: "}")) else {
+                if !extraText.isEmpty { extraText.append(UInt8(ascii: "}")) }
+                return fields
+            }
         }
     }
 
     private mutating func readValue(of field: EventFieldName, from scanner: inout JSONScanner) throws {
-        if field.isTime {
+        if field == .message || field == .subtitle {
+            let bytes = scanner.parsePlainString()
+            if field == .message { messageBytes = bytes } else { subtitleBytes = bytes }
+            store(field, bytes == nil ? try scanner.parseValue(depth: 1) : .string(""), microseconds: nil)
+        } else if field.isTime {
             let (value, microseconds) = try Self.timeValue(&scanner)
             store(field, value, microseconds: microseconds)
         } else {

@@ -2,15 +2,17 @@
 /// defaults, plus what the stages add (style, announcement).
 ///
 /// A value type: a stage changes its own copy, and a record keeps the toast as it was. The
-/// fields live in one shared box that is copied only when a shared toast is changed, so
-/// handing a toast from stage to host to record costs one reference count, not a copy of
-/// every string in it.
+/// fields live in one shared storage that is copied only when a shared toast is changed, so
+/// handing a toast from stage to host to record costs one reference count. A toast decoded
+/// from a JSON line keeps its message, subtitle and extra fields as the bytes that came in
+/// (`ToastStorage`): a `String` is made only when someone reads `message`, `subtitle` or
+/// `extra`; the built-in stages, the host and the encoders read the bytes.
 public struct Toast {
     /// The stored fields; `Toast` wraps them with copy-on-write.
     struct Fields {
         var id: String
-        var message: String
-        var subtitle: String?
+        var message: ToastText
+        var subtitle: ToastText?
         var role: String
         var duration: Microseconds?
         var after: Microseconds
@@ -22,152 +24,167 @@ public struct Toast {
         var dismissOnTap: Bool
         var dismissOnLongPress: Bool
         var swipe: Bool
-        var extra: [JSONMember]
+        var extra: ExtraFields
         var at: Microseconds
         var inputLine: Int
         var style: AppliedStyle?
         var announcement: String?
     }
 
-    private final class Box {
-        @exclusivity(unchecked) var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
+    /// A text field: a `String`, or bytes in the toast's storage (valid UTF-8, as decoded).
+    enum ToastText {
+        case string(String)
+        case stored(TextRange)
     }
 
-    private var box: Box
+    /// The extra fields: members, or the text of a JSON object in the toast's storage (read
+    /// into members when asked for).
+    enum ExtraFields {
+        case members([JSONMember])
+        case stored(TextRange)
+    }
+
+    private var storage: ToastStorage
+
+    /// A toast whose fields are in `storage` (the decoder's `DecodedShow` makes it).
+    init(storage: ToastStorage) {
+        self.storage = storage
+    }
 
     /// Whether the two share their storage, and so are equal without comparing fields.
-    func sharesStorage(with other: Toast) -> Bool { box === other.box }
+    func sharesStorage(with other: Toast) -> Bool { storage === other.storage }
 
-    /// The box, copied first if another toast shares it.
+    /// The fields, copied first if another toast shares them.
     private var uniqueFields: Fields {
-        _read { yield box.fields }
+        _read { yield storage.fields }
         _modify {
-            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
-            yield &box.fields
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            yield &storage.fields
         }
     }
 
     public var id: String {
-        get { box.fields.id }
+        get { storage.fields.id }
         _modify { yield &uniqueFields.id }
         set { uniqueFields.id = newValue }
     }
 
     public var message: String {
-        get { box.fields.message }
-        _modify { yield &uniqueFields.message }
-        set { uniqueFields.message = newValue }
+        get { string(storage.fields.message) }
+        set { uniqueFields.message = .string(newValue) }
     }
 
     public var subtitle: String? {
-        get { box.fields.subtitle }
-        _modify { yield &uniqueFields.subtitle }
-        set { uniqueFields.subtitle = newValue }
+        get { storage.fields.subtitle.map(string) }
+        set { uniqueFields.subtitle = newValue.map(ToastText.string) }
     }
 
     public var role: String {
-        get { box.fields.role }
+        get { storage.fields.role }
         _modify { yield &uniqueFields.role }
         set { uniqueFields.role = newValue }
     }
 
     /// Time it stays visible; nil: until something dismisses it.
     public var duration: Microseconds? {
-        get { box.fields.duration }
+        get { storage.fields.duration }
         _modify { yield &uniqueFields.duration }
         set { uniqueFields.duration = newValue }
     }
 
     /// Delay between admission by the pipeline and arrival at the host.
     public var after: Microseconds {
-        get { box.fields.after }
+        get { storage.fields.after }
         _modify { yield &uniqueFields.after }
         set { uniqueFields.after = newValue }
     }
 
     public var placement: Placement {
-        get { box.fields.placement }
+        get { storage.fields.placement }
         _modify { yield &uniqueFields.placement }
         set { uniqueFields.placement = newValue }
     }
 
     public var policy: Policy {
-        get { box.fields.policy }
+        get { storage.fields.policy }
         _modify { yield &uniqueFields.policy }
         set { uniqueFields.policy = newValue }
     }
 
     /// Its own priority; nil takes its role's (the `priority` stage fills it in).
     public var priority: Int? {
-        get { box.fields.priority }
+        get { storage.fields.priority }
         _modify { yield &uniqueFields.priority }
         set { uniqueFields.priority = newValue }
     }
 
     public var source: String? {
-        get { box.fields.source }
+        get { storage.fields.source }
         _modify { yield &uniqueFields.source }
         set { uniqueFields.source = newValue }
     }
 
     /// Identity for `dedup`, instead of its fields.
     public var key: String? {
-        get { box.fields.key }
+        get { storage.fields.key }
         _modify { yield &uniqueFields.key }
         set { uniqueFields.key = newValue }
     }
 
     public var dismissOnTap: Bool {
-        get { box.fields.dismissOnTap }
+        get { storage.fields.dismissOnTap }
         _modify { yield &uniqueFields.dismissOnTap }
         set { uniqueFields.dismissOnTap = newValue }
     }
 
     public var dismissOnLongPress: Bool {
-        get { box.fields.dismissOnLongPress }
+        get { storage.fields.dismissOnLongPress }
         _modify { yield &uniqueFields.dismissOnLongPress }
         set { uniqueFields.dismissOnLongPress = newValue }
     }
 
     /// Whether a swipe, or a drag past the threshold, dismisses it.
     public var swipe: Bool {
-        get { box.fields.swipe }
+        get { storage.fields.swipe }
         _modify { yield &uniqueFields.swipe }
         set { uniqueFields.swipe = newValue }
     }
 
     /// Fields that SPEC §1 does not name, in input order; they come back in `present.extra`.
     public var extra: [JSONMember] {
-        get { box.fields.extra }
-        _modify { yield &uniqueFields.extra }
-        set { uniqueFields.extra = newValue }
+        get {
+            switch storage.fields.extra {
+            case .members(let members): return members
+            case .stored(let range): return storage.withBytes(range, Self.members(ofObjectText:))
+            }
+        }
+        set { uniqueFields.extra = .members(newValue) }
     }
 
     /// When it came into the pipeline, on the stream clock.
     public var at: Microseconds {
-        get { box.fields.at }
+        get { storage.fields.at }
         _modify { yield &uniqueFields.at }
         set { uniqueFields.at = newValue }
     }
 
     /// The input line that brought it in (or whose handling emitted it); 0 for none.
     public var inputLine: Int {
-        get { box.fields.inputLine }
+        get { storage.fields.inputLine }
         _modify { yield &uniqueFields.inputLine }
         set { uniqueFields.inputLine = newValue }
     }
 
     /// Set by the `style` stage.
     public var style: AppliedStyle? {
-        get { box.fields.style }
+        get { storage.fields.style }
         _modify { yield &uniqueFields.style }
         set { uniqueFields.style = newValue }
     }
 
     /// Set by the `announce` stage: what a screen reader would say.
     public var announcement: String? {
-        get { box.fields.announcement }
+        get { storage.fields.announcement }
         _modify { yield &uniqueFields.announcement }
         set { uniqueFields.announcement = newValue }
     }
@@ -178,10 +195,16 @@ public struct Toast {
                 source: String? = nil, key: String? = nil, dismissOnTap: Bool = true,
                 dismissOnLongPress: Bool = false, swipe: Bool = true, extra: [JSONMember] = [],
                 at: Microseconds = 0, inputLine: Int = 0) {
-        box = Box(Fields(id: id, message: message, subtitle: subtitle, role: role, duration: duration, after: after,
-                         placement: placement, policy: policy, priority: priority, source: source, key: key,
-                         dismissOnTap: dismissOnTap, dismissOnLongPress: dismissOnLongPress, swipe: swipe,
-                         extra: extra, at: at, inputLine: inputLine, style: nil, announcement: nil))
+        self.init(fields: Fields(
+            id: id, message: .string(message), subtitle: subtitle.map(ToastText.string), role: role, duration: duration,
+            after: after, placement: placement, policy: policy, priority: priority, source: source, key: key,
+            dismissOnTap: dismissOnTap, dismissOnLongPress: dismissOnLongPress, swipe: swipe, extra: .members(extra),
+            at: at, inputLine: inputLine, style: nil, announcement: nil))
+    }
+
+    /// A toast with `fields` and no stored text.
+    init(fields: Fields) {
+        storage = ToastStorage.make(fields)
     }
 
     /// Its priority: its own, else its role's, else 0.
@@ -238,10 +261,18 @@ public struct Toast {
                 key.append(UnsafeRawBufferPointer(bytes))
             }
         }
+        func appendText(_ text: ToastText) {
+            withBytes(of: text) { bytes in
+                key.append(UInt8(ascii: "s"))
+                appendLength(bytes.count)
+                key.append(bytes)
+            }
+        }
         switch field {
-        case .field(.message): appendString(message)
+        case .field(.message): appendText(storage.fields.message)
         case .field(.role): appendString(role)
-        case .field(.subtitle): if let subtitle { appendString(subtitle) } else { key.append(UInt8(ascii: "-")) }
+        case .field(.subtitle):
+            if let subtitle = storage.fields.subtitle { appendText(subtitle) } else { key.append(UInt8(ascii: "-")) }
         case .field(.source): if let source { appendString(source) } else { key.append(UInt8(ascii: "-")) }
         default:
             switch value(of: field, roles: roles) {
@@ -261,6 +292,54 @@ public struct Toast {
     public func extraValue(_ name: String) -> JSONValue? {
         for member in extra where member.name == name { return member.value }
         return nil
+    }
+
+    // MARK: Text as bytes
+
+    /// The message's UTF-8 bytes, for the duration of `body`: read where they are, with no
+    /// `String` made.
+    func withMessageBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withBytes(of: storage.fields.message, body)
+    }
+
+    /// The subtitle's UTF-8 bytes, for the duration of `body`; nil without a subtitle.
+    func withSubtitleBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
+        guard let subtitle = storage.fields.subtitle else { return nil }
+        return try withBytes(of: subtitle, body)
+    }
+
+    /// Whether the two messages are equal as Swift strings are (canonically equivalent), found
+    /// from the bytes without making strings when they are the same bytes or plain ASCII.
+    func hasEqualMessage(to other: Toast) -> Bool {
+        let bytesDecide: Bool? = withMessageBytes { mine in
+            other.withMessageBytes { theirs in
+                if mine.count == theirs.count && mine.elementsEqual(theirs) {
+                    return true
+                }
+                return mine.allSatisfy { $0 < 0x80 } && theirs.allSatisfy { $0 < 0x80 } ? false : nil
+            }
+        }
+        return bytesDecide ?? (message == other.message)
+    }
+
+    private func withBytes<Result>(of text: ToastText, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        switch text {
+        case .string(var string): return try string.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+        case .stored(let range): return try storage.withBytes(range, body)
+        }
+    }
+
+    private func string(_ text: ToastText) -> String {
+        switch text {
+        case .string(let string): return string
+        case .stored(let range): return storage.withBytes(range) { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// The members of a JSON object's text that the decoder checked (so it reads).
+    private static func members(ofObjectText text: UnsafeRawBufferPointer) -> [JSONMember] {
+        var scanner = JSONScanner(text.assumingMemoryBound(to: UInt8.self))
+        return (try? scanner.parseObject(depth: 0)) ?? []
     }
 }
 

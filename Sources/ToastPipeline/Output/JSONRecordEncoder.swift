@@ -9,8 +9,14 @@ public struct JSONRecordEncoder: RecordEncoder {
             out.appendLiteral(#"{"event":"present","t":"#)
             StreamTime.append(at, to: &out)
             field(#","id":""#, toast.id, &out)
-            field(#","message":""#, toast.message, &out)
-            if let subtitle = toast.subtitle { field(#","subtitle":""#, subtitle, &out) }
+            out.appendLiteral(#","message":""#)
+            toast.withMessageBytes { JSONText.appendEscaped($0, to: &out) }
+            out.append(UInt8(ascii: "\""))
+            toast.withSubtitleBytes { subtitle in
+                out.appendLiteral(#","subtitle":""#)
+                JSONText.appendEscaped(subtitle, to: &out)
+                out.append(UInt8(ascii: "\""))
+            }
             field(#","role":""#, toast.role, &out)
             field(#","placement":""#, toast.placement.rawValue, &out)
             field(#","policy":""#, toast.policy.rawValue, &out)

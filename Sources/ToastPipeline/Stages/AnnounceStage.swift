@@ -19,9 +19,41 @@ public final class AnnounceStage: ToastStage {
             case nil:
                 break
             }
-            var text = style.label.isEmpty ? toast.message : style.label + ": " + toast.message
-            if let subtitle = toast.subtitle, !subtitle.isEmpty { text += ", " + subtitle }
-            return text
+            return toast.withMessageBytes { message in
+                toast.withSubtitleBytes { subtitle in joined(style.label, message, subtitle) }
+                    ?? joined(style.label, message, nil)
+            }
+        }
+    }
+
+    /// `label: message, subtitle` (no `label: ` for an empty label, no `, subtitle` for none or
+    /// an empty one), made in one step from the bytes.
+    private static func joined(_ label: String, _ message: UnsafeRawBufferPointer, _ subtitle: UnsafeRawBufferPointer?) -> String {
+        var label = label
+        return label.withUTF8 { label in
+            let subtitle = subtitle.flatMap { $0.isEmpty ? nil : $0 }
+            let total = (label.isEmpty ? 0 : label.count + 2) + message.count + (subtitle.map { $0.count + 2 } ?? 0)
+            return String(unsafeUninitializedCapacity: total) { out in
+                var position = 0
+                func put(_ bytes: UnsafeRawBufferPointer) {
+                    for byte in bytes { out[position] = byte; position += 1 }
+                }
+                func put(_ first: UInt8, _ second: UInt8) {
+                    out[position] = first
+                    out[position + 1] = second
+                    position += 2
+                }
+                if !label.isEmpty {
+                    put(UnsafeRawBufferPointer(label))
+                    put(UInt8(ascii: ":"), UInt8(ascii: " "))
+                }
+                put(message)
+                if let subtitle {
+                    put(UInt8(ascii: ","), UInt8(ascii: " "))
+                    put(subtitle)
+                }
+                return position
+            }
         }
     }
 

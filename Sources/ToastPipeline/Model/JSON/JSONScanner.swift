@@ -154,6 +154,14 @@ struct JSONScanner {
 
     /// Reads a member name at the current `"`: a view of its bytes when it has no escapes
     /// (most do), so a caller can match it against names it knows without a `String`.
+    /// The bytes of the string value at the current place when it holds no escape (valid
+    /// UTF-8, as the line was checked), moving past it; nil, without moving, for anything else.
+    mutating func parsePlainString() -> UnsafeBufferPointer<UInt8>? {
+        skipWhitespace()
+        guard current == UInt8(ascii: "\"") else { return nil }
+        return scanPlainString()
+    }
+
     mutating func parseName() throws -> (raw: UnsafeBufferPointer<UInt8>?, decoded: String?) {
         if let raw = scanPlainString() { return (raw, nil) }
         return (nil, try parseString())
