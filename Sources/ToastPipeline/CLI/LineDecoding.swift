@@ -49,7 +49,7 @@ struct LineDecoding {
         sawFirstLine = true
         if let parser { return decode(bytes, through: parser, original: line, number: number, isFirstLine: isFirstLine) }
         if arena.count > Self.arenaLimit { startNewArena() }
-        let result = input == .text ? decoder.decodeText(bytes, number: number).map(DecodedEvent.event)
+        let result = input == .text ? decoder.decodeText(bytes, number: number, arena: arena)
             : decoder.decodeJSON(bytes, number: number, arena: arena)
         switch result {
         case .success(.event(let event)):

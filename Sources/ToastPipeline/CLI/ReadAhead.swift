@@ -19,7 +19,7 @@ final class ReadAhead: @unchecked Sendable {
         case failed(String)
     }
 
-    static let batchSize = 4096
+    static let batchSize = 1024
     /// Batches decoded but not yet taken; the producer waits when this many are ready.
     static let maxReady = 4
 

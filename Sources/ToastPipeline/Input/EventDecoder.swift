@@ -48,14 +48,23 @@ public struct EventDecoder {
 
     /// A plain-text line as a show whose message is the line, less a trailing `\r`.
     public mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
+        decodeText(line, number: number, arena: TextArena(capacity: line.count)).map(\.event)
+    }
+
+    /// A plain-text line as a show whose message went to `arena` (see `decodeJSON`).
+    mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int,
+                             arena: TextArena) -> Result<DecodedEvent, InputRejection> {
         guard isValidUTF8(line) else { return .failure(InputRejection(line: number, reason: "not valid UTF-8")) }
         showCount += 1
         var end = line.count
         if end > 0 && line[end - 1] == 0x0D { end -= 1 }
-        let message = String(decoding: UnsafeBufferPointer(rebasing: line[0..<end]), as: UTF8.self)
-        let toast = Toast(id: "t\(showCount)", message: message, duration: defaultDuration,
-                          policy: defaultPolicy, inputLine: number)
-        return .success(Event(.show(toast), line: number))
+        let message = arena.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[0..<end]))
+        let fields = Toast.Fields(
+            id: "t" + String(showCount), message: .stored(message), subtitle: nil, role: "info",
+            duration: defaultDuration, after: 0, placement: .top, policy: defaultPolicy, priority: nil, source: nil,
+            key: nil, dismissOnTap: true, dismissOnLongPress: false, swipe: true, extra: .members([]), at: 0,
+            inputLine: number, style: nil, announcement: nil)
+        return .success(.show(DecodedShow(fields: fields, arena: arena, at: nil, line: number)))
     }
 
     /// One JSON Lines line as an event.

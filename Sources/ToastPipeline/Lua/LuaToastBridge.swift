@@ -28,8 +28,8 @@ extension LuaState {
         switch field {
         case .type: push("show")
         case .id: push(toast.id)
-        case .message: push(toast.message)
-        case .subtitle: if let subtitle = toast.subtitle { push(subtitle) } else { lua_pushnil(L) }
+        case .message: toast.withMessageBytes { push(bytes: $0) }
+        case .subtitle: if toast.withSubtitleBytes({ push(bytes: $0) }) == nil { lua_pushnil(L) }
         case .role: push(toast.role)
         case .duration: if let duration = toast.duration { lua_pushnumber(L, StreamTime.seconds(duration)) } else { lua_pushnil(L) }
         case .after: lua_pushnumber(L, StreamTime.seconds(toast.after))

@@ -216,7 +216,9 @@ extension LuaRuntime {
             }
             return 1
         }
-        guard let member = proxy.toast.extra.first(where: { state.stringEquals(at: 2, $0.name) }),
+        var keyLength = 0
+        guard let keyBytes = clua_tolstring(L, 2, &keyLength),
+              let member = proxy.toast.extraMember(named: UnsafeRawBufferPointer(start: keyBytes, count: keyLength)),
               !proxy.touched.contains(member.name), state.reserve(3) else {
             lua_pushnil(L)
             return 1

@@ -156,9 +156,12 @@ extension LuaState {
 
     func push(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            _ = bytes.withMemoryRebound(to: CChar.self) { lua_pushlstring(L, $0.baseAddress, $0.count) }
-        }
+        text.withUTF8 { push(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Pushes a string with these bytes.
+    func push(bytes: UnsafeRawBufferPointer) {
+        _ = lua_pushlstring(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
     }
 }
 

@@ -290,8 +290,48 @@ public struct Toast {
 
     /// The extra field `name`, if the toast has it.
     public func extraValue(_ name: String) -> JSONValue? {
-        for member in extra where member.name == name { return member.value }
-        return nil
+        var name = name
+        return name.withUTF8 { extraMember(named: UnsafeRawBufferPointer($0))?.value }
+    }
+
+    /// The extra field whose name has the UTF-8 bytes `name`, if the toast has it. Stored extra
+    /// fields are looked through without making the others.
+    func extraMember(named name: UnsafeRawBufferPointer) -> JSONMember? {
+        switch storage.fields.extra {
+        case .members(let members):
+            return members.first { member in
+                var memberName = member.name
+                return memberName.withUTF8 { UnsafeRawBufferPointer($0).elementsEqual(name) }
+            }
+        case .stored(let range):
+            return storage.withBytes(range) { Self.member(named: name, inObjectText: $0) }
+        }
+    }
+
+    /// The member `name` of a JSON object's text that the decoder checked; the last of its
+    /// duplicates, as a decoded object keeps it.
+    private static func member(named name: UnsafeRawBufferPointer, inObjectText text: UnsafeRawBufferPointer) -> JSONMember? {
+        var scanner = JSONScanner(text.assumingMemoryBound(to: UInt8.self))
+        var found: JSONMember?
+        do {
+            try scanner.expect(UInt8(ascii: "{"), "'{'")
+            repeat {
+                scanner.skipWhitespace()
+                let member = try scanner.parseName()
+                try scanner.expect(UInt8(ascii: ":"), "':'")
+                let matches = member.raw.map { UnsafeRawBufferPointer($0).elementsEqual(name) }
+                    ?? member.decoded.map { $0.utf8.elementsEqual(name) } ?? false
+                if matches {
+                    let memberName = member.decoded ?? String(decoding: name, as: UTF8.self)
+                    found = JSONMember(memberName, try scanner.parseValue(depth: 0))
+                } else {
+                    try scanner.skipValue()
+                }
+            } while try scanner.endOfMember(closing: UInt8(ascii: "}"))
+        } catch {
+            return nil
+        }
+        return found
     }
 
     // MARK: Text as bytes

@@ -162,6 +162,33 @@ struct JSONScanner {
         return scanPlainString()
     }
 
+    /// Moves past the value at the current place, making no Swift value of it (for values
+    /// already checked once: nesting is not limited here).
+    mutating func skipValue() throws {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: "\""):
+            if scanPlainString() == nil { _ = try parseString() }
+        case UInt8(ascii: "{"):
+            index += 1
+            skipWhitespace()
+            if current == UInt8(ascii: "}") { index += 1; return }
+            repeat {
+                skipWhitespace()
+                _ = try parseName()
+                try expect(UInt8(ascii: ":"), "':'")
+                try skipValue()
+            } while try endOfMember(closing: UInt8(ascii: "}"))
+        case UInt8(ascii: "["):
+            index += 1
+            skipWhitespace()
+            if current == UInt8(ascii: "]") { index += 1; return }
+            repeat { try skipValue() } while try endOfMember(closing: UInt8(ascii: "]"))
+        default:
+            _ = try parseValue()  // a number or a literal
+        }
+    }
+
     mutating func parseName() throws -> (raw: UnsafeBufferPointer<UInt8>?, decoded: String?) {
         if let raw = scanPlainString() { return (raw, nil) }
         return (nil, try parseString())
