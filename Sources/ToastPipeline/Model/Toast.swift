@@ -28,7 +28,16 @@ public struct Toast {
         var at: Microseconds
         var inputLine: Int
         var style: AppliedStyle?
-        var announcement: String?
+        var announcement: Announcement?
+    }
+
+    /// What the `announce` stage set: a text, or the standard announcement with its role's
+    /// label, `label: message, subtitle`, made only when it is read (most toasts are never
+    /// shown). Changing the message or subtitle afterwards first makes it a text, so it always
+    /// says what they were when it was set.
+    enum Announcement {
+        case text(String)
+        case standard(label: String)
     }
 
     /// A text field: a `String`, or bytes in the toast's storage (valid UTF-8, as decoded).
@@ -71,12 +80,18 @@ public struct Toast {
 
     public var message: String {
         get { string(storage.fields.message) }
-        set { uniqueFields.message = .string(newValue) }
+        set {
+            fixAnnouncement()
+            uniqueFields.message = .string(newValue)
+        }
     }
 
     public var subtitle: String? {
         get { storage.fields.subtitle.map(string) }
-        set { uniqueFields.subtitle = newValue.map(ToastText.string) }
+        set {
+            fixAnnouncement()
+            uniqueFields.subtitle = newValue.map(ToastText.string)
+        }
     }
 
     public var role: String {
@@ -184,9 +199,25 @@ public struct Toast {
 
     /// Set by the `announce` stage: what a screen reader would say.
     public var announcement: String? {
-        get { storage.fields.announcement }
-        _modify { yield &uniqueFields.announcement }
-        set { uniqueFields.announcement = newValue }
+        get {
+            switch storage.fields.announcement {
+            case nil: return nil
+            case .text(let text)?: return text
+            case .standard(let label)?: return standardAnnouncement(label: label)
+            }
+        }
+        set { uniqueFields.announcement = newValue.map(Announcement.text) }
+    }
+
+    /// Sets the standard announcement, `label: message, subtitle` (see `Announcement`).
+    mutating func announce(label: String) {
+        uniqueFields.announcement = .standard(label: label)
+    }
+
+    /// A standard announcement becomes the text it stands for, before its message or subtitle
+    /// changes.
+    private mutating func fixAnnouncement() {
+        if case .standard? = storage.fields.announcement { announcement = announcement }
     }
 
     public init(id: String, message: String, subtitle: String? = nil, role: String = "info",
@@ -346,6 +377,55 @@ public struct Toast {
     func withSubtitleBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
         guard let subtitle = storage.fields.subtitle else { return nil }
         return try withBytes(of: subtitle, body)
+    }
+
+    /// Appends the announcement as the inside of a JSON string (nothing without one).
+    func appendEscapedAnnouncement<Out: ByteOutput & ~Copyable>(to out: inout Out) {
+        switch storage.fields.announcement {
+        case nil:
+            break
+        case .text(let text)?:
+            JSONText.appendEscaped(text, to: &out)
+        case .standard(let label)?:
+            if !label.isEmpty {
+                JSONText.appendEscaped(label, to: &out)
+                out.appendLiteral(": ")
+            }
+            withMessageBytes { JSONText.appendEscaped($0, to: &out) }
+            withSubtitleBytes { subtitle in
+                guard !subtitle.isEmpty else { return }
+                out.appendLiteral(", ")
+                JSONText.appendEscaped(subtitle, to: &out)
+            }
+        }
+    }
+
+    /// `label: message, subtitle`, with no `label: ` for an empty label and no `, subtitle` for
+    /// none or an empty one; made in one step from the bytes.
+    private func standardAnnouncement(label: String) -> String {
+        var label = label
+        return label.withUTF8 { label in
+            withMessageBytes { message in
+                let subtitle = withSubtitleBytes { $0.isEmpty ? nil : Array($0) } ?? nil
+                let total = (label.isEmpty ? 0 : label.count + 2) + message.count + (subtitle.map { $0.count + 2 } ?? 0)
+                return String(unsafeUninitializedCapacity: total) { out in
+                    var position = 0
+                    func put<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+                        for byte in bytes { out[position] = byte; position += 1 }
+                    }
+                    if !label.isEmpty {
+                        put(label)
+                        put([UInt8(ascii: ":"), UInt8(ascii: " ")])
+                    }
+                    put(message)
+                    if let subtitle {
+                        put([UInt8(ascii: ","), UInt8(ascii: " ")])
+                        put(subtitle)
+                    }
+                    return position
+                }
+            }
+        }
     }
 
     /// Whether the two messages are equal as Swift strings are (canonically equivalent), found

@@ -31,7 +31,9 @@ public struct JSONRecordEncoder: RecordEncoder {
             field(#","symbol":""#, toast.style?.symbol ?? "", &out)
             field(#","glyph":""#, toast.style?.glyph ?? "", &out)
             field(#","color":""#, toast.style?.color ?? "", &out)
-            field(#","announcement":""#, toast.announcement ?? "", &out)
+            out.appendLiteral(#","announcement":""#)
+            toast.appendEscapedAnnouncement(to: &out)
+            out.append(UInt8(ascii: "\""))
             out.appendLiteral(#","waited":"#)
             StreamTime.append(waited, to: &out)
             if let source = toast.source { field(#","source":""#, source, &out) }

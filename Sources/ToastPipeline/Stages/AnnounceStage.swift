@@ -5,54 +5,28 @@ public final class AnnounceStage: ToastStage {
     public init() {}
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
-        toast.announcement = Self.announcement(for: toast, roles: context.roles)
+        if let text = Self.ownAnnouncement(for: toast, roles: context.roles) {
+            toast.announcement = text
+        } else {
+            toast.announce(label: context.roles.withStyle(of: toast.role) { $0.label })
+        }
         return .pass
     }
 
     public static func announcement(for toast: Toast, roles: RoleTable) -> String {
-        roles.withStyle(of: toast.role) { style in
-            switch style.announcement {
-            case .template(let template)?:
-                return render(template, toast: toast, style: style, roles: roles)
-            case .custom(let function)?:
-                if let text = function(toast) { return text }
-            case nil:
-                break
-            }
-            return toast.withMessageBytes { message in
-                toast.withSubtitleBytes { subtitle in joined(style.label, message, subtitle) }
-                    ?? joined(style.label, message, nil)
-            }
-        }
+        if let text = ownAnnouncement(for: toast, roles: roles) { return text }
+        var toast = toast
+        toast.announce(label: roles.withStyle(of: toast.role) { $0.label })
+        return toast.announcement ?? toast.message
     }
 
-    /// `label: message, subtitle` (no `label: ` for an empty label, no `, subtitle` for none or
-    /// an empty one), made in one step from the bytes.
-    private static func joined(_ label: String, _ message: UnsafeRawBufferPointer, _ subtitle: UnsafeRawBufferPointer?) -> String {
-        var label = label
-        return label.withUTF8 { label in
-            let subtitle = subtitle.flatMap { $0.isEmpty ? nil : $0 }
-            let total = (label.isEmpty ? 0 : label.count + 2) + message.count + (subtitle.map { $0.count + 2 } ?? 0)
-            return String(unsafeUninitializedCapacity: total) { out in
-                var position = 0
-                func put(_ bytes: UnsafeRawBufferPointer) {
-                    for byte in bytes { out[position] = byte; position += 1 }
-                }
-                func put(_ first: UInt8, _ second: UInt8) {
-                    out[position] = first
-                    out[position + 1] = second
-                    position += 2
-                }
-                if !label.isEmpty {
-                    put(UnsafeRawBufferPointer(label))
-                    put(UInt8(ascii: ":"), UInt8(ascii: " "))
-                }
-                put(message)
-                if let subtitle {
-                    put(UInt8(ascii: ","), UInt8(ascii: " "))
-                    put(subtitle)
-                }
-                return position
+    /// The role's own announcement (template or function), if it has one that gives a text.
+    private static func ownAnnouncement(for toast: Toast, roles: RoleTable) -> String? {
+        roles.withStyle(of: toast.role) { style in
+            switch style.announcement {
+            case .template(let template)?: return render(template, toast: toast, style: style, roles: roles)
+            case .custom(let function)?: return function(toast)
+            case nil: return nil
             }
         }
     }
