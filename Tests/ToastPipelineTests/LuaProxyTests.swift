@@ -104,6 +104,20 @@ import ToastPipelineTesting
         #expect(result.lines.first == present("0", "t1", "Replaced", extra: #"{"team":"sync"}"#))
     }
 
+    /// The rules of one toast remember what they read (a second read is a table lookup in
+    /// Lua); what a rule removes or changes must not show through from there.
+    @Test func aValueReadByAnEarlierRuleDoesNotShowThroughARemovalOrChange() {
+        let script = """
+            rule(function(t) log(t.subtitle, t.message, t.level) end)
+            rule(function(t) log(t.subtitle, t.message, t.level); t.subtitle = nil; t.level = nil; log(tostring(t.subtitle), tostring(t.level)) end)
+            rule(function(t) log(tostring(t.subtitle), t.message, tostring(t.level)); t.message = 'Changed' end)
+            rule(function(t) log(t.message) end)
+            """
+        let result = runCLI(["--format", "json"], input: show, scripts: [script])
+        #expect(result.stderr == ["S\tM\tdebug", "S\tM\tdebug", "nil\tnil", "nil\tM\tnil", "Changed"])
+        #expect(result.lines.first == present("0", "t1", "Changed", source: "net", extra: #"{"n":{"a":[1,2]}}"#))
+    }
+
     @Test func aRoleChangedByARuleShowsInTheNextRulesTable() {
         let script = """
             rule(function(t) log(t.priority); role('info', { priority = 5 }) end)

@@ -25,6 +25,13 @@ final class LuaState {
     var proxyMetatable: Int32 = LUA_NOREF
     var nextFunction: Int32 = LUA_NOREF
     var ruleProxyReference: Int32 = LUA_NOREF
+    /// The metatable of the rules' current proxy, whose `__index` is `ruleValues`: a table of
+    /// the fields the rules of this toast already read, so a second read of a field is a plain
+    /// table lookup in Lua, not a call into Swift (see `pushRuleProxy`).
+    var ruleMetatable: Int32 = LUA_NOREF
+    var ruleValues: Int32 = LUA_NOREF
+    /// Whether `ruleValues` holds anything.
+    @exclusivity(unchecked) var ruleValuesFilled = false
     /// The Swift side of the proxy at `ruleProxyReference`, with its table's address.
     @exclusivity(unchecked) var ruleProxy: (proxy: ToastProxy, table: UnsafeRawPointer?)?
 

@@ -13,7 +13,10 @@ import CLua
 ///   The metatable is protected (`getmetatable(t)` is `"toast"`).
 /// - A proxy keeps its toast until Lua collects it (`__gc`), so a script may keep one.
 /// - The rules of one toast share one proxy: after each rule it is reset to show the toast
-///   as that rule left it, so a toast costs one table, not one per rule.
+///   as that rule left it, so a toast costs one table, not one per rule. While it is the
+///   rules' current proxy, a value read once is kept in a table behind it (`ruleValues`, its
+///   metatable's `__index`), so the next rule that reads the same field costs Lua a table
+///   lookup; when the next toast comes, the proxy gets the plain metatable back.
 final class ToastProxy {
     @exclusivity(unchecked) var toast: Toast
     /// The roles of the run, for the priority a toast takes from its role.
@@ -35,9 +38,9 @@ final class ToastProxy {
 extension LuaState {
     /// Pushes a proxy for `toast`; returns its Swift side.
     @discardableResult
-    func pushProxy(_ toast: Toast, roles: RoleTable) -> ToastProxy {
+    func pushProxy(_ toast: Toast, roles: RoleTable, metatable: Int32? = nil) -> ToastProxy {
         lua_createtable(L, 0, 0)
-        pushReference(proxyMetatable)
+        pushReference(metatable ?? proxyMetatable)
         lua_setmetatable(L, -2)
         let proxy = ToastProxy(toast: toast, roles: roles)
         if let pointer = lua_topointer(L, -1) { proxies[pointer] = proxy }
@@ -52,7 +55,8 @@ extension LuaState {
             pushReference(ruleProxyReference)
             return proxy
         }
-        let proxy = pushProxy(toast, roles: roles)
+        retireRuleProxy()
+        let proxy = pushProxy(toast, roles: roles, metatable: ruleMetatable)
         ruleProxy = (proxy, lua_topointer(L, -1))
         lua_pushvalue(L, -1)
         if ruleProxyReference == LUA_NOREF {
@@ -66,9 +70,36 @@ extension LuaState {
     /// The next rule makes a new proxy (the roles a proxy holds may have changed).
     func forgetRuleProxy() {
         guard ruleProxyReference != LUA_NOREF else { return }
+        retireRuleProxy()
         luaL_unref(L, clua_registryindex(), ruleProxyReference)
         ruleProxyReference = LUA_NOREF
         ruleProxy = nil
+    }
+
+    /// The current rule proxy (a script may have kept it) gets the plain metatable, and the
+    /// values read for it are forgotten.
+    private func retireRuleProxy() {
+        guard ruleProxy != nil, ruleProxyReference != LUA_NOREF else { return }
+        pushReference(ruleProxyReference)
+        pushReference(proxyMetatable)
+        lua_setmetatable(L, -2)
+        clua_pop(L, 1)
+        clearRuleValues()
+    }
+
+    /// Empties `ruleValues`.
+    func clearRuleValues() {
+        guard ruleValuesFilled else { return }
+        ruleValuesFilled = false
+        pushReference(ruleValues)
+        lua_pushnil(L)
+        while lua_next(L, -2) != 0 {
+            clua_pop(L, 1)
+            lua_pushvalue(L, -1)
+            lua_pushnil(L)
+            lua_rawset(L, -4)
+        }
+        clua_pop(L, 1)
     }
 
     /// Makes `proxy`, the table at `index`, show `toast` with nothing written, as a new one
@@ -90,6 +121,7 @@ extension LuaState {
                 lua_rawset(L, index)
             }
         }
+        if !proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast) { clearRuleValues() }
         proxy.touched.removeAll(keepingCapacity: true)
         proxy.hasOtherKey = false
         proxy.toast = toast
@@ -193,6 +225,26 @@ extension LuaRuntime {
         state.push("toast")
         lua_setfield(L, -2, "__metatable")
         state.proxyMetatable = state.makeReference()
+        // The rules' current proxy: `ruleValues` (a table that asks Swift for what it lacks)
+        // as `__index`, the rest as the plain metatable has it.
+        lua_createtable(L, 0, 0)
+        lua_createtable(L, 0, 1)
+        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.ruleValueIndex() ?? 0 }, 0)
+        lua_setfield(L, -2, "__index")
+        lua_setmetatable(L, -2)
+        state.ruleValues = state.makeReference()
+        lua_createtable(L, 0, 5)
+        state.pushReference(state.proxyMetatable)
+        lua_pushnil(L)
+        while lua_next(L, -2) != 0 {
+            lua_pushvalue(L, -2)
+            clua_insert(L, -2)
+            lua_rawset(L, -5)
+        }
+        clua_pop(L, 1)
+        state.pushReference(state.ruleValues)
+        lua_setfield(L, -2, "__index")
+        state.ruleMetatable = state.makeReference()
         // `pairs(t)` hands out the base library's `next`, whatever a script does to the global.
         _ = lua_getglobal(L, "next")
         state.nextFunction = state.makeReference()
@@ -236,6 +288,32 @@ extension LuaRuntime {
         return 1
     }
 
+    /// `ruleValues[k]`, a field the rules' current proxy `t` did not read yet: what `t[k]`
+    /// shows, remembered in `ruleValues` unless it is nil or a table (a table-valued extra
+    /// field is kept in `t` itself, see `proxyIndex`).
+    private func ruleValueIndex() -> Int32 {
+        let L = state.L
+        lua_settop(L, 2)
+        guard state.ruleProxy != nil, state.ruleProxyReference != LUA_NOREF else {
+            lua_pushnil(L)
+            return 1
+        }
+        state.pushReference(state.ruleProxyReference)
+        lua_copy(L, -1, 1)
+        lua_settop(L, 2)
+        _ = proxyIndex()
+        let type = lua_type(L, 3)
+        if type != LUA_TNIL && type != LUA_TTABLE {
+            state.pushReference(state.ruleValues)
+            lua_pushvalue(L, 2)
+            lua_pushvalue(L, 3)
+            lua_rawset(L, -3)
+            clua_pop(L, 1)
+            state.ruleValuesFilled = true
+        }
+        return 1
+    }
+
     /// `t[k] = v`: stored in the table, and the name remembered for reading back.
     private func proxyNewIndex() -> Int32 {
         let L = state.L
@@ -248,6 +326,14 @@ extension LuaRuntime {
             return raise("index is NaN")
         case LUA_TSTRING:
             let name = state.string(at: 2) ?? ""
+            if state.ruleProxy?.table == pointer && state.ruleValuesFilled {
+                // A value read before must not show through once the script removes the field.
+                state.pushReference(state.ruleValues)
+                lua_pushvalue(L, 2)
+                lua_pushnil(L)
+                lua_rawset(L, -3)
+                clua_pop(L, 1)
+            }
             if let proxy = state.proxy(forTable: pointer), !proxy.touched.contains(name) { proxy.touched.append(name) }
         default:
             state.proxy(forTable: pointer)?.hasOtherKey = true
