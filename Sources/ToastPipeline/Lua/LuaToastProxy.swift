@@ -255,63 +255,87 @@ extension LuaRuntime {
     private func proxyIndex() -> Int32 {
         let L = state.L
         lua_settop(L, 2)
-        guard let pointer = lua_topointer(L, 1), let proxy = state.proxy(forTable: pointer),
-              lua_type(L, 2) == LUA_TSTRING, let key = lua_topointer(L, 2) else {
+        guard let pointer = lua_topointer(L, 1), let proxy = state.proxy(forTable: pointer) else {
             lua_pushnil(L)
             return 1
         }
-        if let field = state.field(forKey: key) {
-            if proxy.touched.contains(field.rawValue) {
-                lua_pushnil(L)
-            } else {
-                state.pushField(field, of: proxy.toast, roles: proxy.roles)
-            }
-            return 1
-        }
-        var keyLength = 0
-        guard let keyBytes = clua_tolstring(L, 2, &keyLength),
-              let member = proxy.toast.extraMember(named: UnsafeRawBufferPointer(start: keyBytes, count: keyLength)),
-              !proxy.touched.contains(member.name), state.reserve(3) else {
-            lua_pushnil(L)
-            return 1
-        }
-        state.push(member.value)
-        switch member.value {
-        case .array, .object:
-            lua_pushvalue(L, 2)
-            lua_pushvalue(L, 3)
-            lua_rawset(L, 1)
-            proxy.touched.append(member.name)
-        default:
-            break
-        }
+        _ = pushValue(of: proxy, table: 1, key: 2)
         return 1
     }
 
     /// `ruleValues[k]`, a field the rules' current proxy `t` did not read yet: what `t[k]`
-    /// shows, remembered in `ruleValues` unless it is nil or a table (a table-valued extra
-    /// field is kept in `t` itself, see `proxyIndex`).
+    /// shows, remembered in `ruleValues` (at 1) unless it is nil or a table (a table-valued
+    /// extra field is kept in `t` itself, see `pushValue`).
     private func ruleValueIndex() -> Int32 {
         let L = state.L
         lua_settop(L, 2)
-        guard state.ruleProxy != nil, state.ruleProxyReference != LUA_NOREF else {
+        guard let proxy = state.ruleProxy?.proxy, state.ruleProxyReference != LUA_NOREF else {
             lua_pushnil(L)
             return 1
         }
         state.pushReference(state.ruleProxyReference)
-        lua_copy(L, -1, 1)
-        lua_settop(L, 2)
-        _ = proxyIndex()
-        let type = lua_type(L, 3)
-        if type != LUA_TNIL && type != LUA_TTABLE {
-            state.pushReference(state.ruleValues)
-            lua_pushvalue(L, 2)
+        lua_rotate(L, 2, 1)  // 1: ruleValues, 2: t, 3: k
+        if pushValue(of: proxy, table: 2, key: 3) {
             lua_pushvalue(L, 3)
-            lua_rawset(L, -3)
-            clua_pop(L, 1)
+            lua_pushvalue(L, 4)
+            lua_rawset(L, 1)
             state.ruleValuesFilled = true
         }
         return 1
+    }
+
+    /// Pushes what the proxy `table` shows for the key at `key`: the toast's value, or nil for
+    /// a field the script removed, or for anything else. A table-valued extra field is also
+    /// stored in the table, so changes made inside it are read back. Returns whether the value
+    /// stays what `table` shows until the script writes to it (neither nil nor a table).
+    private func pushValue(of proxy: ToastProxy, table: Int32, key: Int32) -> Bool {
+        let L = state.L
+        guard lua_type(L, key) == LUA_TSTRING, let pointer = lua_topointer(L, key), state.reserve(3) else {
+            lua_pushnil(L)
+            return false
+        }
+        if let field = state.field(forKey: pointer) {
+            if !proxy.touched.isEmpty && proxy.touched.contains(field.rawValue) {
+                lua_pushnil(L)
+                return false
+            }
+            state.pushField(field, of: proxy.toast, roles: proxy.roles)
+            return lua_type(L, -1) != LUA_TNIL
+        }
+        var length = 0
+        guard let bytes = clua_tolstring(L, key, &length) else {
+            lua_pushnil(L)
+            return false
+        }
+        let name = UnsafeRawBufferPointer(start: bytes, count: length)
+        if !proxy.touched.isEmpty && proxy.touched.contains(where: { $0.utf8.elementsEqual(name) }) {
+            lua_pushnil(L)
+            return false
+        }
+        let isTable: Bool? = proxy.toast.withExtraValue(named: name) { value in
+            switch value {
+            case .text(let text):
+                state.push(bytes: text)
+                return false
+            case .value(let value):
+                state.push(value)
+                if case .array = value { return true }
+                if case .object = value { return true }
+                return false
+            }
+        }
+        guard let isTable else {
+            lua_pushnil(L)
+            return false
+        }
+        if isTable {
+            lua_pushvalue(L, key)
+            lua_pushvalue(L, -2)
+            lua_rawset(L, table)
+            proxy.touched.append(String(decoding: name, as: UTF8.self))
+            return false
+        }
+        return true
     }
 
     /// `t[k] = v`: stored in the table, and the name remembered for reading back.

@@ -322,28 +322,47 @@ public struct Toast {
     /// The extra field `name`, if the toast has it.
     public func extraValue(_ name: String) -> JSONValue? {
         var name = name
-        return name.withUTF8 { extraMember(named: UnsafeRawBufferPointer($0))?.value }
-    }
-
-    /// The extra field whose name has the UTF-8 bytes `name`, if the toast has it. Stored extra
-    /// fields are looked through without making the others.
-    func extraMember(named name: UnsafeRawBufferPointer) -> JSONMember? {
-        switch storage.fields.extra {
-        case .members(let members):
-            return members.first { member in
-                var memberName = member.name
-                return memberName.withUTF8 { UnsafeRawBufferPointer($0).elementsEqual(name) }
+        return name.withUTF8 { name in
+            withExtraValue(named: UnsafeRawBufferPointer(name)) { view in
+                switch view {
+                case .text(let text): return JSONValue.string(String(decoding: text, as: UTF8.self))
+                case .value(let value): return value
+                }
             }
-        case .stored(let range):
-            return storage.withBytes(range) { Self.member(named: name, inObjectText: $0) }
         }
     }
 
-    /// The member `name` of a JSON object's text that the decoder checked; the last of its
-    /// duplicates, as a decoded object keeps it.
-    private static func member(named name: UnsafeRawBufferPointer, inObjectText text: UnsafeRawBufferPointer) -> JSONMember? {
-        var scanner = JSONScanner(text.assumingMemoryBound(to: UInt8.self))
-        var found: JSONMember?
+    /// An extra field's value as `withExtraValue` lends it: the bytes of a string that came in
+    /// without escapes (no `String` made), or the value.
+    enum ExtraValueView {
+        case text(UnsafeRawBufferPointer)
+        case value(JSONValue)
+    }
+
+    /// `body` with the extra field whose name has the UTF-8 bytes `name`; nil without one.
+    /// Stored extra fields are looked through without making the others (the last of
+    /// duplicates counts, as in a decoded object).
+    func withExtraValue<Result>(named name: UnsafeRawBufferPointer, _ body: (ExtraValueView) -> Result) -> Result? {
+        switch storage.fields.extra {
+        case .members(let members):
+            guard let member = members.first(where: { $0.name.utf8.elementsEqual(name) }) else { return nil }
+            return body(.value(member.value))
+        case .stored(let range):
+            return storage.withBytes(range) { text in
+                var scanner = JSONScanner(text.assumingMemoryBound(to: UInt8.self))
+                guard let start = Self.lastValueStart(named: name, scanner: &scanner) else { return nil }
+                scanner.index = start
+                if let plain = scanner.parsePlainString() { return body(.text(UnsafeRawBufferPointer(plain))) }
+                guard let value = try? scanner.parseValue(depth: 0) else { return nil }
+                return body(.value(value))
+            }
+        }
+    }
+
+    /// Where the value of the last member `name` starts in a JSON object's text that the
+    /// decoder checked.
+    private static func lastValueStart(named name: UnsafeRawBufferPointer, scanner: inout JSONScanner) -> Int? {
+        var found: Int?
         do {
             try scanner.expect(UInt8(ascii: "{"), "'{'")
             repeat {
@@ -352,12 +371,8 @@ public struct Toast {
                 try scanner.expect(UInt8(ascii: ":"), "':'")
                 let matches = member.raw.map { UnsafeRawBufferPointer($0).elementsEqual(name) }
                     ?? member.decoded.map { $0.utf8.elementsEqual(name) } ?? false
-                if matches {
-                    let memberName = member.decoded ?? String(decoding: name, as: UTF8.self)
-                    found = JSONMember(memberName, try scanner.parseValue(depth: 0))
-                } else {
-                    try scanner.skipValue()
-                }
+                if matches { found = scanner.index }
+                try scanner.skipValue()
             } while try scanner.endOfMember(closing: UInt8(ascii: "}"))
         } catch {
             return nil
