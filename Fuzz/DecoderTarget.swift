@@ -22,14 +22,20 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             switch decoder.decodeJSON(line, number: number) {
             case .success(let event):
                 if case .show(let toast) = event.kind {
-                    var output: [UInt8] = []
+                    var output = ByteBuffer()
                     _ = encoder.encode(.present(toast, at: 0, waited: 0), into: &output)
-                    checkJSONLine(output)
+                    checkJSONLine(output.bytes)
                     // What a person sees of it holds no character that acts on a terminal.
-                    var text: [UInt8] = []
+                    var text = ByteBuffer()
                     _ = TextRecordEncoder(useColor: false, verbose: true).encode(.present(toast, at: 0, waited: 0), into: &text)
-                    precondition(!String(decoding: text.dropLast(), as: UTF8.self).unicodeScalars.contains(where: TerminalText.isUnsafe),
+                    precondition(!String(decoding: text.bytes.dropLast(), as: UTF8.self).unicodeScalars.contains(where: TerminalText.isUnsafe),
                                  "text records escape control and bidi characters")
+                    // The toast keeps its extra fields as text: looking one up by name finds
+                    // what reading them all gives (the last of duplicates).
+                    for member in toast.extra {
+                        precondition(toast.extraValue(member.name).map(JSONText.encode) == JSONText.encode(member.value),
+                                     "an extra field looked up by name is the one read with the others")
+                    }
                 }
             case .failure(let rejection):
                 precondition(rejection.line == number, "a rejection names its own line")

@@ -1,7 +1,9 @@
 import Testing
 @testable import ToastPipeline
 
-/// `Toast` keeps its fields in a shared copy-on-write box; it must still behave as a value.
+/// `Toast` keeps its fields in a shared copy-on-write storage, a decoded one with its text as
+/// the bytes that came in; it must still behave as a value, and the bytes must read as the
+/// strings they stand for.
 @Suite struct ToastValueTests {
     @Test func aChangedCopyLeavesTheOriginalAsItWas() {
         var original = Toast(id: "a", message: "Saved", extra: [JSONMember("n", .array([.integer(1)]))])
@@ -25,5 +27,72 @@ import Testing
         toast.message = "Second"
         guard case .present(let kept, _, _) = record else { Issue.record("not a present"); return }
         #expect(kept.message == "First")
+    }
+
+    /// A toast decoded from a JSON line, through the arena, as the run loop makes it.
+    private func decoded(_ line: String) -> Toast? {
+        var decoder = EventDecoder()
+        var bytes = Array(line.utf8)
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            guard case .success(.show(let show)) = decoder.decodeJSON(UnsafeBufferPointer(buffer), number: 1, arena: TextArena()) else {
+                return nil
+            }
+            // The line's memory is gone before the toast is made: the toast must not point into it.
+            buffer.update(repeating: 0)
+            return show.makeToast()
+        }
+    }
+
+    @Test func aDecodedToastReadsItsStoredTextAsStrings() throws {
+        let toast = try #require(decoded(#"{"message":"Grüße 👋","subtitle":"","x":"a\nb","x":1,"n":{"a":[1,"z"]},"e":"\u00e9"}"#))
+        #expect(toast.message == "Grüße 👋")
+        #expect(toast.subtitle == "")
+        // The last of duplicates counts, in the first one's place, as in any decoded object.
+        #expect(toast.extra == [JSONMember("x", .integer(1)), JSONMember("n", .object([JSONMember("a", .array([.integer(1), .string("z")]))])),
+                                JSONMember("e", .string("é"))])
+        #expect(toast.extraValue("x") == .integer(1))
+        #expect(toast.extraValue("e") == .string("é"))
+        #expect(toast.extraValue("n") == .object([JSONMember("a", .array([.integer(1), .string("z")]))]))
+        #expect(toast.extraValue("missing") == nil)
+        let escaped = try #require(decoded(#"{"message":"tab\there \"q\"","subtitle":"s\u0301"}"#))
+        #expect(escaped.message == "tab\there \"q\"")
+        #expect(escaped.subtitle == "s\u{301}")
+    }
+
+    @Test func aChangedDecodedToastLeavesItsCopyAndItsTextAsTheyWere() throws {
+        let original = try #require(decoded(#"{"message":"Saved","subtitle":"Report.pdf","level":"info"}"#))
+        var copy = original
+        copy.subtitle = nil
+        copy.extra.append(JSONMember("more", .bool(true)))
+        #expect(original.subtitle == "Report.pdf")
+        #expect(original.extra == [JSONMember("level", .string("info"))])
+        #expect(copy.message == "Saved")
+        #expect(copy.extra == [JSONMember("level", .string("info")), JSONMember("more", .bool(true))])
+    }
+
+    @Test func theStandardAnnouncementSaysWhatMessageAndSubtitleWereWhenItWasSet() throws {
+        var toast = try #require(decoded(#"{"message":"Saved","subtitle":"Report.pdf"}"#))
+        toast.announce(label: "Success")
+        #expect(toast.announcement == "Success: Saved, Report.pdf")
+        toast.message = "Changed later"
+        toast.subtitle = nil
+        #expect(toast.announcement == "Success: Saved, Report.pdf")
+        var plain = Toast(id: "t", message: "M", subtitle: "")
+        plain.announce(label: "")
+        #expect(plain.announcement == "M")
+        var buffer = ByteBuffer()
+        plain.appendEscapedAnnouncement(to: &buffer)
+        #expect(buffer.bytes == Array("M".utf8))
+    }
+
+    @Test func theRepeatCheckComparesMessagesAsStringsDo() throws {
+        // "é" precomposed and as e + combining accent are equal Swift strings, with other bytes.
+        let precomposed = try #require(decoded(#"{"message":"caf\u00e9"}"#))
+        let combining = try #require(decoded(#"{"message":"cafe\u0301"}"#))
+        let plain = try #require(decoded(#"{"message":"café"}"#))
+        #expect(precomposed.hasEqualMessage(to: combining))
+        #expect(precomposed.hasEqualMessage(to: plain))
+        #expect(!plain.hasEqualMessage(to: try #require(decoded(#"{"message":"cafe"}"#))))
+        #expect(precomposed.message == combining.message)
     }
 }

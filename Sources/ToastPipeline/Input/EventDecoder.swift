@@ -59,11 +59,8 @@ public struct EventDecoder {
         var end = line.count
         if end > 0 && line[end - 1] == 0x0D { end -= 1 }
         let message = arena.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[0..<end]))
-        let fields = Toast.Fields(
-            id: "t" + String(showCount), message: .stored(message), subtitle: nil, role: "info",
-            duration: defaultDuration, after: 0, placement: .top, policy: defaultPolicy, priority: nil, source: nil,
-            key: nil, dismissOnTap: true, dismissOnLongPress: false, swipe: true, extra: .members([]), at: 0,
-            inputLine: number, style: nil, announcement: nil)
+        let fields = Toast.showFields(id: "t" + String(showCount), message: .stored(message),
+                                      duration: defaultDuration, policy: defaultPolicy, inputLine: number)
         return .success(.show(DecodedShow(fields: fields, arena: arena, at: nil, line: number)))
     }
 
@@ -211,12 +208,10 @@ public struct EventDecoder {
         }
         let subtitle = try text?.subtitle.map(Toast.ToastText.stored)
             ?? fields.string("subtitle", fields.subtitle).map(Toast.ToastText.string)
-        var toast = Toast.Fields(
-            id: id ?? "t" + String(showCount), message: message, subtitle: subtitle, role: "info",
-            duration: defaultDuration, after: 0, placement: .top, policy: defaultPolicy, priority: nil, source: nil,
-            key: nil, dismissOnTap: true, dismissOnLongPress: false, swipe: true,
-            extra: text?.extra.map(Toast.ExtraFields.stored) ?? .members(fields.extra), at: 0, inputLine: line,
-            style: nil, announcement: nil)
+        var toast = Toast.showFields(id: id ?? "t" + String(showCount), message: message,
+                                     duration: defaultDuration, policy: defaultPolicy, inputLine: line)
+        toast.subtitle = subtitle
+        toast.extra = text?.extra.map(Toast.ExtraFields.stored) ?? .members(fields.extra)
         if let role = try fields.string("role", fields.role) {
             guard roles.contains(role) else {
                 throw FieldError("unknown role \(quoted(role)) (known: \(roles.names.joined(separator: ", ")))")

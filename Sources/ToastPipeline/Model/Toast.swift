@@ -40,6 +40,15 @@ public struct Toast {
         case standard(label: String)
     }
 
+    /// The fields of a show that set only its id and message: every other field at its
+    /// default (SPEC §1), `duration` and `policy` as the queue settings give them.
+    static func showFields(id: String, message: ToastText, duration: Microseconds?, policy: Policy,
+                           inputLine: Int) -> Fields {
+        Fields(id: id, message: message, subtitle: nil, role: "info", duration: duration, after: 0, placement: .top,
+               policy: policy, priority: nil, source: nil, key: nil, dismissOnTap: true, dismissOnLongPress: false,
+               swipe: true, extra: .members([]), at: 0, inputLine: inputLine, style: nil, announcement: nil)
+    }
+
     /// A text field: a `String`, or bytes in the toast's storage (valid UTF-8, as decoded).
     enum ToastText {
         case string(String)
