@@ -147,7 +147,7 @@ public final class Pipeline: HostEnvironment {
             case .pass:
                 statistics.stages[index].passed += 1
             case .drop(let drop):
-                statistics.stages[index].dropped[drop.reason.rawValue, default: 0] += 1
+                statistics.stages[index].droppedCounts.add(drop.reason.rawValue)
                 write(.drop(toast, at: now, drop))
                 return
             }
@@ -213,9 +213,9 @@ public final class Pipeline: HostEnvironment {
         case .present:
             statistics.stages[hostIndex].presented += 1
         case .dismiss(_, _, let reason, _):
-            statistics.stages[hostIndex].dismissed[reason.rawValue, default: 0] += 1
+            statistics.stages[hostIndex].dismissedCounts.add(reason.rawValue)
         case .drop(_, _, let drop) where drop.stage == "host":
-            statistics.stages[hostIndex].dropped[drop.reason.rawValue, default: 0] += 1
+            statistics.stages[hostIndex].droppedCounts.add(drop.reason.rawValue)
         case .drop:
             break
         }

@@ -6,11 +6,39 @@ public struct PipelineStatistics: Equatable, Sendable {
         public var entered = 0
         public var passed = 0
         /// Drops by reason.
-        public var dropped: [String: Int] = [:]
+        public var dropped: [String: Int] { droppedCounts.byReason }
         /// Dismissals by reason (the host only).
-        public var dismissed: [String: Int] = [:]
+        public var dismissed: [String: Int] { dismissedCounts.byReason }
         /// Presentations (the host only).
         public var presented = 0
+        var droppedCounts = ReasonCounts()
+        var dismissedCounts = ReasonCounts()
+
+        init(name: String) {
+            self.name = name
+        }
+    }
+
+    /// Counts by reason, in a short list: a stage has few reasons, and comparing a few small
+    /// strings costs less than hashing one for every record.
+    struct ReasonCounts: Equatable, Sendable {
+        private var counts: [(reason: String, count: Int)] = []
+
+        mutating func add(_ reason: String) {
+            for index in counts.indices where counts[index].reason == reason {
+                counts[index].count += 1
+                return
+            }
+            counts.append((reason, 1))
+        }
+
+        var byReason: [String: Int] {
+            Dictionary(counts.map { ($0.reason, $0.count) }, uniquingKeysWith: +)
+        }
+
+        static func == (left: ReasonCounts, right: ReasonCounts) -> Bool {
+            left.byReason == right.byReason
+        }
     }
 
     /// The stages in pipeline order, the host last.
