@@ -248,7 +248,6 @@ public struct EventDecoder {
         return toast
     }
 
-
     /// `duration`: seconds > 0, `"short"`, `"long"`; `null` or `0`: no timeout.
     static func duration(_ value: JSONValue, micros: Microseconds?) throws -> Microseconds? {
         switch value {
@@ -327,7 +326,7 @@ struct EventFields {
                 let text = name.raw.map { String(decoding: $0, as: UTF8.self) } ?? name.decoded ?? ""
                 fields.addExtra(text, try scanner.parseValue(depth: 1))
             }
-            if field == nil || field == .phase || field == .dy {
+            if !(field?.isShowField ?? false) {
                 extraText.append(extraText.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
                 extraText.append(contentsOf: UnsafeBufferPointer(rebasing: scanner.bytes[memberStart..<scanner.index]))
             }
@@ -482,8 +481,12 @@ enum EventFieldName: String, CaseIterable {
     /// `at`, `duration` and `after`: seconds, held in exact microseconds too.
     var isTime: Bool { self == .at || self == .duration || self == .after }
 
-    /// The names a show gives meaning to (`phase` and `dy` belong to drags).
-    static let showFieldNames = allCases.filter { $0 != .phase && $0 != .dy }.map(\.rawValue)
+    /// Whether a show gives it meaning (`phase` and `dy` belong to drags: for a show they are
+    /// extra fields like any other).
+    var isShowField: Bool { self != .phase && self != .dy }
+
+    /// The names a show gives meaning to.
+    static let showFieldNames = allCases.filter(\.isShowField).map(\.rawValue)
 
     /// The names by their length in bytes, for matching without building a `String`.
     private static let byLength: [[(bytes: [UInt8], name: EventFieldName)]] = {

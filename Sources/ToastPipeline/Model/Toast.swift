@@ -293,14 +293,6 @@ public struct Toast {
         func appendLength(_ count: Int) {
             withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { key.append($0) }
         }
-        func appendString(_ text: String) {
-            key.append(UInt8(ascii: "s"))
-            var text = text
-            text.withUTF8 { bytes in
-                appendLength(bytes.count)
-                key.append(UnsafeRawBufferPointer(bytes))
-            }
-        }
         func appendText(_ text: ToastText) {
             withBytes(of: text) { bytes in
                 key.append(UInt8(ascii: "s"))
@@ -310,14 +302,14 @@ public struct Toast {
         }
         switch field {
         case .field(.message): appendText(storage.fields.message)
-        case .field(.role): appendString(role)
+        case .field(.role): appendText(.string(role))
         case .field(.subtitle):
             if let subtitle = storage.fields.subtitle { appendText(subtitle) } else { key.append(UInt8(ascii: "-")) }
-        case .field(.source): if let source { appendString(source) } else { key.append(UInt8(ascii: "-")) }
+        case .field(.source): if let source { appendText(.string(source)) } else { key.append(UInt8(ascii: "-")) }
         default:
             switch value(of: field, roles: roles) {
             case nil, .null?: key.append(UInt8(ascii: "-"))
-            case .string(let text)?: appendString(text)
+            case .string(let text)?: appendText(.string(text))
             case let other?:
                 var json: [UInt8] = []
                 JSONText.appendValue(other, to: &json)
@@ -411,44 +403,30 @@ public struct Toast {
         case .text(let text)?:
             JSONText.appendEscaped(text, to: &out)
         case .standard(let label)?:
-            if !label.isEmpty {
-                JSONText.appendEscaped(label, to: &out)
-                out.appendLiteral(": ")
-            }
-            withMessageBytes { JSONText.appendEscaped($0, to: &out) }
-            withSubtitleBytes { subtitle in
-                guard !subtitle.isEmpty else { return }
-                out.appendLiteral(", ")
-                JSONText.appendEscaped(subtitle, to: &out)
-            }
+            // Escaping the parts one by one escapes the whole: JSON escapes byte by byte.
+            forEachStandardAnnouncementPart(label: label) { JSONText.appendEscaped($0, to: &out) }
         }
     }
 
     /// `label: message, subtitle`, with no `label: ` for an empty label and no `, subtitle` for
-    /// none or an empty one; made in one step from the bytes.
+    /// none or an empty one.
     private func standardAnnouncement(label: String) -> String {
-        var label = label
-        return label.withUTF8 { label in
-            withMessageBytes { message in
-                let subtitle = withSubtitleBytes { $0.isEmpty ? nil : Array($0) } ?? nil
-                let total = (label.isEmpty ? 0 : label.count + 2) + message.count + (subtitle.map { $0.count + 2 } ?? 0)
-                return String(unsafeUninitializedCapacity: total) { out in
-                    var position = 0
-                    func put<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
-                        for byte in bytes { out[position] = byte; position += 1 }
-                    }
-                    if !label.isEmpty {
-                        put(label)
-                        put([UInt8(ascii: ":"), UInt8(ascii: " ")])
-                    }
-                    put(message)
-                    if let subtitle {
-                        put([UInt8(ascii: ","), UInt8(ascii: " ")])
-                        put(subtitle)
-                    }
-                    return position
-                }
-            }
+        var bytes: [UInt8] = []
+        forEachStandardAnnouncementPart(label: label) { bytes.append(contentsOf: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Hands `body` the parts of the standard announcement in order, as bytes.
+    private func forEachStandardAnnouncementPart(label: String, _ body: (UnsafeRawBufferPointer) -> Void) {
+        if !label.isEmpty {
+            withBytes(of: .string(label), body)
+            withBytes(of: .string(": "), body)
+        }
+        withMessageBytes(body)
+        withSubtitleBytes { subtitle in
+            guard !subtitle.isEmpty else { return }
+            withBytes(of: .string(", "), body)
+            body(subtitle)
         }
     }
 

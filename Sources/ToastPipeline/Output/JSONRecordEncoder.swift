@@ -9,14 +9,8 @@ public struct JSONRecordEncoder: RecordEncoder {
             out.appendLiteral(#"{"event":"present","t":"#)
             StreamTime.append(at, to: &out)
             field(#","id":""#, toast.id, &out)
-            out.appendLiteral(#","message":""#)
-            toast.withMessageBytes { JSONText.appendEscaped($0, to: &out) }
-            out.append(UInt8(ascii: "\""))
-            toast.withSubtitleBytes { subtitle in
-                out.appendLiteral(#","subtitle":""#)
-                JSONText.appendEscaped(subtitle, to: &out)
-                out.append(UInt8(ascii: "\""))
-            }
+            toast.withMessageBytes { field(#","message":""#, $0, &out) }
+            toast.withSubtitleBytes { field(#","subtitle":""#, $0, &out) }
             field(#","role":""#, toast.role, &out)
             field(#","placement":""#, toast.placement.rawValue, &out)
             field(#","policy":""#, toast.policy.rawValue, &out)
@@ -67,6 +61,13 @@ public struct JSONRecordEncoder: RecordEncoder {
     private func field(_ opening: StaticString, _ value: String, _ out: inout ByteBuffer) {
         out.appendLiteral(opening)
         JSONText.appendEscaped(value, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// A string member whose value is the UTF-8 `bytes` (a toast's stored text).
+    private func field(_ opening: StaticString, _ bytes: UnsafeRawBufferPointer, _ out: inout ByteBuffer) {
+        out.appendLiteral(opening)
+        JSONText.appendEscaped(bytes, to: &out)
         out.append(UInt8(ascii: "\""))
     }
 }
