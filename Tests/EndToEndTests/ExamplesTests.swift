@@ -34,6 +34,17 @@ import Testing
         Example(name: "dpkg-json", arguments: ["--input", "text", "--format", "json", "examples/dpkg.lua"], input: "dpkg.log"),
         Example(name: "journal", arguments: ["--format", "json", "examples/journal.lua"], input: "journal.jsonl"),
         Example(name: "syslog", arguments: ["--input", "text", "--format", "json", "examples/syslog.lua"], input: "syslog.log"),
+        // Seeing why: every decision, one toast's story, and what a new rule set would change.
+        Example(name: "flaky-sync-trace", arguments: ["--trace", "--format", "json", "examples/flaky-sync.lua"], input: "flaky-sync.jsonl"),
+        Example(name: "app-session-trace-text", arguments: ["--trace", "examples/app-session.lua"], input: "app-session.jsonl"),
+        Example(name: "flaky-sync-explain", arguments: ["--explain", "t5", "--explain", "t7", "--explain", "t2", "examples/flaky-sync.lua"],
+                input: "flaky-sync.jsonl"),
+        Example(name: "app-session-explain-json", arguments: ["--explain", "t6", "--format", "json", "examples/app-session.lua"],
+                input: "app-session.jsonl"),
+        Example(name: "app-session-diff", arguments: ["diff", "examples/app-session.lua", "examples/app-session-calm.lua"],
+                input: "app-session.jsonl", status: 1),
+        Example(name: "app-session-diff-json", arguments: ["diff", "examples/app-session.lua", "examples/app-session-calm.lua", "--format", "json"],
+                input: "app-session.jsonl", status: 1),
     ]
 
     @Test(arguments: examples)

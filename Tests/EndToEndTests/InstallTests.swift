@@ -33,7 +33,7 @@ import Testing
                 echo "${COMPREPLY[*]}"
                 """).stdout
         }
-        #expect(try complete("toastscript --format ''") == "text json speech\n")
+        #expect(try complete("toastscript --format ''") == "text json speech html\n")
         #expect(try complete("toastscript --clo") == "--clock\n")
         #expect(try complete("toastscript -") .split(separator: " ").count == options.count + 2)
     }

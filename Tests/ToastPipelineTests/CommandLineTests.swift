@@ -188,7 +188,7 @@ import Testing
             "Usage: toastscript [OPTIONS] [SCRIPT.lua ...] < events.jsonl",
             "See 'toastscript --help'.",
         ])
-        #expect(runCLI(["--format", "yaml"], input: "").stderr.first == "toastscript: --format must be one of text, json, speech, not 'yaml'")
+        #expect(runCLI(["--format", "yaml"], input: "").stderr.first == "toastscript: --format must be one of text, json, speech, html, not 'yaml'")
         #expect(runCLI(["--lua-budget"], input: "").stderr.first == "toastscript: --lua-budget needs a value (N)")
         #expect(runCLI(["--lua-memory=lots"], input: "").stderr.first == "toastscript: --lua-memory takes a whole number ≥ 0, not 'lots'")
         #expect(runCLI(["--stats=yes"], input: "").stderr.first == "toastscript: --stats takes no value")

@@ -20,6 +20,10 @@ public struct CommandLineOptions: Equatable, Sendable {
     public var strict = false
     public var stats = false
     public var verbose = false
+    /// `--trace`: a trace record for every decision about every toast.
+    public var trace = false
+    /// `--explain ID`: only the records and trace of these toasts.
+    public var explain: [String] = []
     public var color: ColorMode = .auto
     public var lua = LuaOptions()
     public var events: String?
@@ -64,7 +68,7 @@ extension CommandLineOptions {
         OptionSpec(name: "--events", value: "FILE", help: "read events from FILE instead of stdin (-: stdin)") {
             $0.events = $1
         },
-        OptionSpec(name: "--format", value: "text|json|speech", help: "record format (default: text)") {
+        OptionSpec(name: "--format", value: "text|json|speech|html", help: "record format (default: text); html: one page drawing the run") {
             $0.format = try choice($1, "--format")
         },
         OptionSpec(name: "--output", value: "FILE", help: "append records to FILE instead of stdout") {
@@ -101,6 +105,12 @@ extension CommandLineOptions {
         },
         OptionSpec(name: "--verbose", value: nil, help: "show drops in --format text") { options, _ in
             options.verbose = true
+        },
+        OptionSpec(name: "--trace", value: nil, help: "add a trace record for every stage, rule and host decision") { options, _ in
+            options.trace = true
+        },
+        OptionSpec(name: "--explain", value: "ID", help: "tell only the story of toast ID, every decision and why (repeatable)") {
+            $0.explain.append($1)
         },
         OptionSpec(name: "--color", value: "auto|always|never", help: "color text records (auto: on a terminal, unless NO_COLOR or TERM=dumb)") {
             $0.color = try choice($1, "--color")
@@ -175,6 +185,12 @@ extension CommandLineOptions {
                 index += 1
             }
         }
+        if (options.trace || !options.explain.isEmpty) && options.format == .speech {
+            throw UsageError("\(options.trace ? "--trace" : "--explain") writes text or json, not speech")
+        }
+        if !options.explain.isEmpty && options.format == .html {
+            throw UsageError("--explain writes text or json; --format html already shows every toast's trace")
+        }
         if options.speed != nil && options.clock != .replay {
             throw UsageError("--speed needs --clock replay")
         }
@@ -192,6 +208,7 @@ extension CommandLineOptions {
             "toastscript: run toast events through Lua rules and a toast host, and print what users would see.",
             "",
             usage,
+            "       toastscript diff OLD NEW [OPTIONS] < events.jsonl   (see 'toastscript diff --help')",
             "",
             "Options:",
         ]
@@ -210,6 +227,9 @@ extension CommandLineOptions {
             "  tail -f app.log | toastscript --input text rules.lua  a live log (wall clock)",
             "  toastscript --desktop --clock replay --speed 10 rules.lua < session.jsonl",
             "  toastscript --verbose --dead-letter bad.jsonl < events.jsonl",
+            "  toastscript --explain t42 rules.lua < events.jsonl    why t42 was shown or dropped",
+            "  toastscript --format html rules.lua < events.jsonl > run.html",
+            "  toastscript diff rules.lua new-rules.lua < events.jsonl",
             "",
             "Exit status:",
             "  0    all went well",

@@ -244,8 +244,11 @@ struct RunLoop {
             pipeline.advance(to: wallNow)
         }
         pipeline.finish(drain: drain && stopReason == nil)
-        setup.writer.flush()
+        setup.writer.finish()
         setup.deadLetter?.flush()
+        for id in setup.explainFilter?.unseen(of: setup.options.explain) ?? [] {
+            setup.environment.writeError("toastscript: --explain \(TerminalText.escaped(id)): no toast with this id came through")
+        }
         checkOutput()
         if setup.options.stats {
             let report = StatisticsReport(statistics: pipeline.statistics, linesRead: linesRead,

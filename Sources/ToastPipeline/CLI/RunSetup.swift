@@ -13,6 +13,8 @@ struct RunSetup {
     let runtime: LuaRuntime
     let pipeline: Pipeline
     let writer: SinkRecordWriter
+    /// `--explain`: what keeps only the toasts asked about.
+    let explainFilter: ExplainFilter?
     let input: any ByteSource
     let deadLetter: FileDescriptorSink?
     let decoder: EventDecoder
@@ -21,7 +23,9 @@ struct RunSetup {
     /// `--desktop`: the notifications on the desktop, and what the user does to them.
     let desktop: DesktopNotifications?
 
-    init(options: CommandLineOptions, environment: CommandEnvironment, registry: StageRegistry) throws {
+    /// `recordsTo`: where the records go instead of the output (`toastscript diff`).
+    init(options: CommandLineOptions, environment: CommandEnvironment, registry: StageRegistry,
+         recordsTo recordObserver: (any RecordWriter)? = nil) throws {
         var options = options
         self.environment = environment
         let reports = ErrorReports(writeError: environment.writeError, verbose: options.verbose)
@@ -83,12 +87,16 @@ struct RunSetup {
         let encoder: any RecordEncoder
         switch options.format {
         case .json: encoder = JSONRecordEncoder()
+        case .text where !options.explain.isEmpty: encoder = ExplainStoryEncoder(explaining: options.explain)
         case .text:
             let origin = options.clock == .wall ? environment.timeOfDay() : nil
             encoder = TextRecordEncoder(useColor: useColor, verbose: options.verbose, timeOfDayOrigin: origin)
         case .speech: encoder = SpeechRecordEncoder()
+        case .html: encoder = HTMLTimelineEncoder(title: Self.pageTitle(scripts: options.scripts, events: options.events))
         }
         writer = SinkRecordWriter(encoder: encoder, sink: sink)
+        explainFilter = options.explain.isEmpty ? nil : ExplainFilter(ids: Set(options.explain), writingTo: writer)
+        let tracer: (any TraceWriter)? = explainFilter ?? (options.trace || options.format == .html ? writer : nil)
 
         let rules = RulesStage(rules: runtime.rules)
         let stages: [(name: String, stage: any ToastStage)]
@@ -109,9 +117,10 @@ struct RunSetup {
             desktop = nil
         }
         // The output first, then the desktop, then the scripts' hooks (which run after their record is written).
-        let observers: [any RecordWriter] = [writer] + (desktop.map { [$0] } ?? []) + (runtime.hasHooks ? [runtime] : [])
-        let output: any RecordWriter = observers.count == 1 ? writer : RecordFanOut(observers)
-        pipeline = Pipeline(settings: settings, stages: stages, output: output, generatedIDs: runtime.generatedIDs)
+        let observers: [any RecordWriter] = [recordObserver ?? explainFilter ?? writer] + (desktop.map { [$0] } ?? []) + (runtime.hasHooks ? [runtime] : [])
+        let output: any RecordWriter = observers.count == 1 ? observers[0] : RecordFanOut(observers)
+        pipeline = Pipeline(settings: settings, stages: stages, output: output, generatedIDs: runtime.generatedIDs,
+                            tracer: tracer)
         runtime.attach(to: pipeline)
         decoder = EventDecoder(roles: settings.roles, defaultPolicy: settings.queue.policy,
                                defaultDuration: settings.queue.duration)
@@ -126,6 +135,12 @@ struct RunSetup {
         var first: Int32 = fgetc(file)
         while first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D { first = fgetc(file) }
         return first == Int32(UInt8(ascii: "{"))
+    }
+
+    /// The HTML page's title: the scripts and the events it shows.
+    private static func pageTitle(scripts: [String], events: String?) -> String {
+        let names = (scripts + [events ?? "stdin"]).map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+        return "toastscript: " + names.joined(separator: " · ")
     }
 
     func execute() -> Int32 {

@@ -23,6 +23,9 @@ public enum Toastscript {
     /// Returns the exit status of SPEC §4.
     public static func run(arguments: [String], environment: CommandEnvironment,
                            registry: StageRegistry = .builtIn) -> Int32 {
+        if arguments.first == "diff" {
+            return DiffCommand.run(arguments: Array(arguments.dropFirst()), environment: environment, registry: registry)
+        }
         let options: CommandLineOptions
         do {
             options = try CommandLineOptions.parse(arguments)

@@ -24,6 +24,12 @@ public final class Pipeline: HostEnvironment {
     /// How deep inside `handle`, a timer or `finish` we are: toasts emitted there wait.
     private var stepDepth = 0
     public let generatedIDs: GeneratedIDs
+    /// Where decisions are traced (`--trace`); nil traces nothing.
+    public let tracer: (any TraceWriter)?
+    /// Trace records written so far, so that a stage that traced its own steps gets none more.
+    private var tracesWritten = 0
+    /// Why the current stage decided as it did, when it said so (`StageContext.explain`).
+    private var stageBecause: String?
 
     @exclusivity(unchecked) public private(set) var now: Microseconds = 0
     /// The input line being handled, for toasts brought in while handling it.
@@ -31,7 +37,11 @@ public final class Pipeline: HostEnvironment {
     @exclusivity(unchecked) public private(set) var statistics: PipelineStatistics
 
     /// The last stage; built on first use, as it needs the pipeline as its environment.
-    public private(set) lazy var host = Host(settings: settings.queue, environment: self, keepingEnvironment: false)
+    public private(set) lazy var host: Host = {
+        let host = Host(settings: settings.queue, environment: self, keepingEnvironment: false)
+        if tracer != nil { host.trace = { [unowned self] in self.trace($0) } }
+        return host
+    }()
 
     enum PipelineTimer {
         case host(HostTimer)
@@ -39,11 +49,13 @@ public final class Pipeline: HostEnvironment {
     }
 
     /// A pipeline of `stages` (in order, named as in `config{ stages = ... }`) before the
-    /// host, writing records to `output`.
+    /// host, writing records to `output` and, when there is a `tracer`, every decision to it.
     public init(settings: PipelineSettings, stages: [(name: String, stage: any ToastStage)],
-                output: any RecordWriter, generatedIDs: GeneratedIDs = GeneratedIDs()) {
+                output: any RecordWriter, generatedIDs: GeneratedIDs = GeneratedIDs(),
+                tracer: (any TraceWriter)? = nil) {
         self.settings = settings
         self.generatedIDs = generatedIDs
+        self.tracer = tracer
         self.stageNames = stages.map(\.name)
         self.stages = stages.map(\.stage)
         self.output = output
@@ -143,7 +155,9 @@ public final class Pipeline: HostEnvironment {
     private func run(_ toast: inout Toast, from start: Int) {
         for index in start..<stages.count {
             statistics.stages[index].entered += 1
-            switch stages[index].process(&toast, context: contexts[index]) {
+            let verdict = tracer == nil ? stages[index].process(&toast, context: contexts[index])
+                                        : processTraced(&toast, at: index)
+            switch verdict {
             case .pass:
                 statistics.stages[index].passed += 1
             case .drop(let drop):
@@ -154,6 +168,40 @@ public final class Pipeline: HostEnvironment {
         }
         statistics.stages[stages.count].entered += 1
         host.admit(toast)
+    }
+
+    /// `process` at stage `index`, with a trace record of its decision unless the stage traced
+    /// its own steps.
+    private func processTraced(_ toast: inout Toast, at index: Int) -> StageVerdict {
+        let before = toast
+        let tracesBefore = tracesWritten
+        stageBecause = nil
+        let verdict = stages[index].process(&toast, context: contexts[index])
+        guard tracesWritten == tracesBefore else { return verdict }
+        let trace: TraceRecord
+        switch verdict {
+        case .pass:
+            let changed = toast.changedFields(since: before)
+            trace = TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: changed.isEmpty ? .pass : .change,
+                                changedFields: changed, because: stageBecause)
+        case .drop(let drop):
+            trace = TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: .drop, rule: drop.rule,
+                                details: drop.traceDetails, because: stageBecause)
+        }
+        self.trace(trace)
+        return verdict
+    }
+
+    /// Writes a trace record, when tracing.
+    func trace(_ record: TraceRecord) {
+        guard let tracer else { return }
+        tracesWritten += 1
+        tracer.write(record)
+    }
+
+    /// Keeps a stage's words for the trace of its current decision.
+    func explainStage(_ because: String) {
+        stageBecause = because
     }
 
     /// Brings a new toast in at the first stage, once the current step is done, as a

@@ -40,4 +40,27 @@ public final class StageContext {
     public func setTimer(at time: Microseconds, token: Int) {
         pipeline.scheduleStageTimer(stage: position, token: token, at: time)
     }
+
+    // MARK: Tracing
+
+    /// Whether decisions are traced (`--trace`, `--explain`, `--format html`). A stage that
+    /// explains its decisions does the work only then.
+    public var isTracing: Bool { pipeline.tracer != nil }
+
+    /// Says in words why this stage decides as it does on the toast in hand, with the settings
+    /// behind it ("same message and role as t1 at 2 s, within the 3 s window"). The text is
+    /// made only when tracing.
+    public func explain(_ because: @autoclosure () -> String) {
+        guard isTracing else { return }
+        pipeline.explainStage(because())
+    }
+
+    /// Traces one step inside this stage (the rules stage traces each rule this way). A stage
+    /// that traces its own steps for a toast gets no trace record of its own for it.
+    public func trace(_ toast: Toast, verdict: TraceVerdict, rule: String? = nil, changedFields: [String] = [],
+                      details: [JSONMember] = [], because: String? = nil) {
+        guard isTracing else { return }
+        pipeline.trace(TraceRecord(time: now, toast: toast, stage: stageName, verdict: verdict, rule: rule,
+                                   changedFields: changedFields, details: details, because: because))
+    }
 }

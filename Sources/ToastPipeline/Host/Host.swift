@@ -25,6 +25,8 @@ public final class Host {
     /// Toasts still in their `after` delay, in the order they were admitted.
     @exclusivity(unchecked) private var delayed: [HostedToast] = []
     private var nextSerial = 0
+    /// Receives the host's decisions when the run is traced (see `TraceRecord`).
+    var trace: ((TraceRecord) -> Void)?
     private var nextArrivalOrder = 0
 
     /// A host that sends its records and timers to `environment`, which it keeps alive.
@@ -58,6 +60,8 @@ public final class Host {
         nextSerial += 1
         if toast.after > 0 {
             delayed.append(entry)
+            traced(toast, .delayed, [JSONMember("until", .number(StreamTime.seconds(now + toast.after)))],
+                   because: "its after of \(StreamTime.format(toast.after)) s holds it back until \(StreamTime.format(now + toast.after)) s")
             environment.schedule(.arrival(serial: entry.serial), at: now + toast.after)
         } else {
             arrive(entry)
@@ -94,17 +98,20 @@ public final class Host {
         nextArrivalOrder += 1
         if settings.dropRepeats, let newest = newestToast,
            newest.role == entry.toast.role, newest.hasEqualMessage(to: entry.toast) {
-            drop(entry, reason: .repeat)
+            drop(entry, reason: .repeat, because: "same role and message as \(newest.id), the newest toast in the host (drop_repeats)")
             return
         }
         if entry.toast.policy == .replace {
-            endVisible(reason: .replacement)
+            endVisible(reason: .replacement, by: entry.toast.id)
             present(entry)
         } else {
             let position = waiting.lastIndex { $0.priority >= entry.priority }.map { $0 + 1 } ?? 0
             waiting.insert(entry, at: position)
+            traced(entry.toast, .queued, [JSONMember("position", .integer(Int64(position + 1))),
+                                          JSONMember("priority", .integer(Int64(entry.priority)))],
+                   because: "place \(position + 1) in the waiting line (priority \(entry.priority), then arrival)")
         }
-        settle()
+        settle(arriving: entry.toast.id)
     }
 
     /// The waiting toast that reached the host last, else the most recently presented
@@ -118,18 +125,22 @@ public final class Host {
 
     /// Promotes the head of the line while it may be shown, then evicts down to `limit`;
     /// again while an eviction took the head.
-    private func settle() {
+    private func settle(arriving: String? = nil) {
         while true {
             while let head = waiting.first, mayPresent(head) {
                 waiting.removeFirst()
-                if head.toast.policy == .replace { endVisible(reason: .replacement) }
+                if head.toast.policy == .replace { endVisible(reason: .replacement, by: head.toast.id) }
                 present(head)
             }
             var evictedHead = false
             while waiting.count > settings.limit {
                 let victim = evictionVictim()
                 if victim == 0 { evictedHead = true }
-                drop(waiting.remove(at: victim), reason: .evicted)
+                let evicted = waiting.remove(at: victim)
+                drop(evicted, reason: .evicted, verdict: .evicted,
+                     details: arriving.map { [JSONMember("by", .string($0))] } ?? [],
+                     because: "the waiting line holds \(settings.limit)" + (arriving.map { " and \($0) arrived" } ?? "")
+                              + "; the lowest priority, oldest toast goes")
             }
             guard evictedHead else { return }
         }
@@ -156,6 +167,9 @@ public final class Host {
         var entry = incoming
         entry.presentedAt = now
         visible.append(entry)
+        traced(entry.toast, .presented, [JSONMember("waited", .number(StreamTime.seconds(now - entry.arrivalTime))),
+                                         JSONMember("visible", .integer(Int64(visible.count)))],
+               because: presentation(of: entry))
         environment.write(.present(entry.toast, at: now, waited: now - entry.arrivalTime))
         startTimeout(ofVisibleAt: visible.count - 1)
     }
@@ -170,17 +184,27 @@ public final class Host {
 
     // MARK: Endings
 
-    private func dismiss(at index: Int, reason: DismissReason) {
+    private func dismiss(at index: Int, reason: DismissReason, by replacement: String? = nil) {
         let entry = visible.remove(at: index)
+        if let replacement {
+            traced(entry.toast, .replaced, [JSONMember("by", .string(replacement))],
+                   because: "\(replacement) has policy replace")
+        } else {
+            traced(entry.toast, .dismissed, [JSONMember("reason", .string(reason.rawValue)),
+                                             JSONMember("shown", .number(StreamTime.seconds(now - entry.presentedAt)))],
+                   because: dismissal(of: entry, reason: reason))
+        }
         environment.write(.dismiss(entry.toast, at: now, reason: reason, shown: now - entry.presentedAt))
     }
 
-    private func drop(_ entry: HostedToast, reason: DropReason) {
+    private func drop(_ entry: HostedToast, reason: DropReason, verdict: TraceVerdict = .drop,
+                      details: @autoclosure () -> [JSONMember] = [], because: @autoclosure () -> String? = nil) {
+        traced(entry.toast, verdict, [JSONMember("reason", .string(reason.rawValue))] + details(), because: because())
         environment.write(.drop(entry.toast, at: now, Drop(stage: "host", reason: reason)))
     }
 
-    private func endVisible(reason: DismissReason) {
-        while !visible.isEmpty { dismiss(at: 0, reason: reason) }
+    private func endVisible(reason: DismissReason, by replacement: String? = nil) {
+        while !visible.isEmpty { dismiss(at: 0, reason: reason, by: replacement) }
     }
 
     /// Ends every toast in one step: visible ones (dismissed with `visibleReason`) in the
@@ -191,7 +215,10 @@ public final class Host {
         let hidden = waiting + delayed
         waiting.removeAll()
         delayed.removeAll()
-        for entry in hidden { drop(entry, reason: hiddenReason) }
+        for entry in hidden {
+            drop(entry, reason: hiddenReason,
+                 because: hiddenReason == .cancelled ? "dismiss_all came before it was shown" : "the run ended before it was shown")
+        }
     }
 
     /// The end of the run: everything left ends with `host_removed`.
@@ -213,9 +240,9 @@ public final class Host {
             if let index = visibleIndex(target) {
                 dismiss(at: index, reason: .programmatic)
             } else if let id = target, let index = waiting.firstIndex(where: { $0.toast.id == id }) {
-                drop(waiting.remove(at: index), reason: .cancelled)
+                drop(waiting.remove(at: index), reason: .cancelled, because: "a dismiss for it came while it waited")
             } else if let id = target, let index = delayed.firstIndex(where: { $0.toast.id == id }) {
-                drop(delayed.remove(at: index), reason: .cancelled)
+                drop(delayed.remove(at: index), reason: .cancelled, because: "a dismiss for it came during its after delay")
             }
         case .tap(let target):
             if let index = visibleIndex(target), visible[index].toast.dismissOnTap {
@@ -240,12 +267,16 @@ public final class Host {
                 if !visible[index].isPaused {
                     visible[index].isPaused = true
                     visible[index].timeoutGeneration += 1
+                    traced(visible[index].toast, .paused, because: "a drag holds it: no timeout runs")
                 }
             case .end:
                 if visible[index].toast.swipe && Self.isPastThreshold(dy, placement: visible[index].toast.placement) {
                     dismiss(at: index, reason: .swipe)
                 } else {
                     startTimeout(ofVisibleAt: index)
+                    traced(visible[index].toast, .resumed,
+                           because: visible[index].toast.duration.map { "the drag ended short of a swipe: its \(StreamTime.format($0)) s duration starts again" }
+                               ?? "the drag ended short of a swipe")
                 }
             }
         }
@@ -268,5 +299,40 @@ public final class Host {
     private func visibleIndex(_ id: String?) -> Int? {
         guard let id else { return visible.indices.last }
         return visible.lastIndex { $0.toast.id == id }
+    }
+
+    // MARK: Tracing
+
+    /// Traces one decision on `toast`, with the waiting line's length after it; builds nothing
+    /// when the run is not traced.
+    private func traced(_ toast: Toast, _ verdict: TraceVerdict, _ details: @autoclosure () -> [JSONMember] = [],
+                        because: @autoclosure () -> String? = nil) {
+        guard let trace else { return }
+        trace(TraceRecord(time: now, toast: toast, stage: "host", verdict: verdict,
+                          details: details() + [JSONMember("waiting", .integer(Int64(waiting.count)))],
+                          because: because()))
+    }
+
+    private func presentation(of entry: HostedToast) -> String {
+        let wait = now - entry.arrivalTime
+        let waited = wait == 0 ? "at once" : "after waiting \(StreamTime.format(wait)) s"
+        switch entry.toast.policy {
+        case .replace: return "shown \(waited) (policy replace)"
+        case .enqueue: return "shown \(waited) (policy enqueue: one at a time)"
+        case .stack: return "shown \(waited) (policy stack: up to \(settings.maxVisible) at once)"
+        }
+    }
+
+    private func dismissal(of entry: HostedToast, reason: DismissReason) -> String {
+        let shown = "after \(StreamTime.format(now - entry.presentedAt)) s on screen"
+        switch reason {
+        case .timeout: return "its duration ran out \(shown)"
+        case .tap: return "tapped \(shown)"
+        case .longPress: return "long-pressed \(shown)"
+        case .swipe: return "swiped away \(shown)"
+        case .programmatic: return "a dismiss event came \(shown)"
+        case .replacement: return "replaced \(shown)"
+        case .hostRemoved: return "the run ended \(shown)"
+        }
     }
 }

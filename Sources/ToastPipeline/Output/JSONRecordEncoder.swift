@@ -56,6 +56,30 @@ public struct JSONRecordEncoder: RecordEncoder {
         return true
     }
 
+    /// `{"event":"trace","t":…,"id":…,"stage":…,"verdict":…}` with the rule, the changed
+    /// fields, the details and the reason in words when there are any.
+    public func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
+        out.appendLiteral(#"{"event":"trace","t":"#)
+        StreamTime.append(trace.time, to: &out)
+        field(#","id":""#, trace.toast.id, &out)
+        field(#","stage":""#, trace.stage, &out)
+        field(#","verdict":""#, trace.verdict.rawValue, &out)
+        if let rule = trace.rule { field(#","rule":""#, rule, &out) }
+        if !trace.changedFields.isEmpty {
+            out.appendLiteral(#","fields":"#)
+            JSONText.appendValue(.array(trace.changedFields.map(JSONValue.string)), to: &out)
+        }
+        for detail in trace.details {
+            out.append(UInt8(ascii: ","))
+            JSONText.appendString(detail.name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            JSONText.appendValue(detail.value, to: &out)
+        }
+        if let because = trace.because { field(#","because":""#, because, &out) }
+        out.appendLiteral("}\n")
+        return true
+    }
+
     /// Appends a string member; `opening` is the text before the value, `,"name":"`, in one
     /// literal, so a member costs three appends rather than six.
     private func field(_ opening: StaticString, _ value: String, _ out: inout ByteBuffer) {

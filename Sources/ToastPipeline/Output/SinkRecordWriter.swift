@@ -1,5 +1,5 @@
 /// Encodes records into a reusable buffer and hands it to a sink in large blocks.
-public final class SinkRecordWriter: RecordWriter {
+public final class SinkRecordWriter: RecordWriter, TraceWriter {
     public let encoder: any RecordEncoder
     public let sink: any ByteSink
     @exclusivity(unchecked) private var buffer: ByteBuffer
@@ -17,6 +17,17 @@ public final class SinkRecordWriter: RecordWriter {
     public func write(_ record: Record) {
         if encoder.encode(record, into: &buffer) { linesWritten += 1 }
         if buffer.count >= blockSize { flushBuffer() }
+    }
+
+    public func write(_ trace: TraceRecord) {
+        if encoder.encode(trace, into: &buffer) { linesWritten += 1 }
+        if buffer.count >= blockSize { flushBuffer() }
+    }
+
+    /// Ends the output: the encoder's last words, then everything flushed.
+    public func finish() {
+        encoder.finish(into: &buffer)
+        flush()
     }
 
     /// Writes out what is buffered and flushes the sink.

@@ -52,6 +52,31 @@ public struct TextRecordEncoder: RecordEncoder {
         return true
     }
 
+    /// A trace record (`--trace`), indented under the records:
+    ///
+    ///       3.5      · t2 dedup: drop (duplicate of t1): same message, subtitle and role as t1 at 0 s, …
+    public func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
+        out.appendUTF8(timeColumn(trace.time) + dimmed("    · " + Self.sentence(for: trace)))
+        out.append(UInt8(ascii: "\n"))
+        return true
+    }
+
+    /// `t2 dedup: drop (duplicate of t1): why`: who decided what, and why.
+    static func sentence(for trace: TraceRecord, safe: (String) -> String = { TerminalText.escaped($0) }) -> String {
+        var text = "\(safe(trace.toast.id)) "
+        text += trace.rule.map { "rule \(quoted(safe($0)))" } ?? safe(trace.stage)
+        text += ": \(trace.verdict.rawValue)"
+        if !trace.changedFields.isEmpty { text += " (" + trace.changedFields.map(safe).joined(separator: ", ") + ")" }
+        if case .string(let reason)? = trace.detail("reason"), trace.verdict == .drop || trace.verdict == .evicted {
+            text += " (\(safe(reason))"
+            if case .string(let of)? = trace.detail("of") { text += " of \(safe(of))" }
+            text += ")"
+        }
+        if case .string(let note)? = trace.detail("note") { text += ": \(safe(note))" }
+        if let because = trace.because { text += ": \(safe(because))" }
+        return text
+    }
+
     /// 1,000,000,000 s (2001-09-09): stream times this large are read as seconds since the epoch.
     static let epochTimesFrom: Microseconds = 1_000_000_000 * StreamTime.perSecond
 

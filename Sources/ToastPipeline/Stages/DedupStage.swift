@@ -30,10 +30,25 @@ public final class DedupStage: ToastStage {
         }
         let earlier = cache.value(at: slot)
         if settings.window == 0 || now - earlier.time < settings.window {
+            context.explain(self.explanation(of: toast, earlier: earlier))
             return .drop(Drop(stage: "dedup", reason: .duplicate, of: earlier.id))
         }
         cache.update(at: slot, passed)
         return .pass
+    }
+
+    /// "same message, subtitle and role as t1 at 2 s, within the 5 s window".
+    private func explanation(of toast: Toast, earlier: PassedToast) -> String {
+        let what = toast.key != nil ? "key \(quoted(toast.key ?? ""))" : Self.list(settings.fields)
+        let window = settings.window == 0 ? "the window is 0: every repeat is dropped"
+                                          : "within the \(StreamTime.format(settings.window)) s window"
+        return "same \(what) as \(earlier.id) at \(StreamTime.format(earlier.time)) s, \(window)"
+    }
+
+    /// `a`, `a and b`, `a, b and c`.
+    static func list(_ names: [String]) -> String {
+        guard let last = names.last else { return "nothing" }
+        return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " and " + last
     }
 
     /// The toast's key, or a tuple of its fields; the two never collide, an absent field

@@ -6,6 +6,9 @@ public final class PriorityStage: ToastStage {
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         if toast.priority == nil {
             toast.priority = context.roles.priority(of: toast.role) ?? 0
+            context.explain("no priority of its own: role \(quoted(toast.role)) gives \(toast.priority ?? 0)")
+        } else {
+            context.explain("its own priority, \(toast.priority ?? 0)")
         }
         return .pass
     }

@@ -52,6 +52,8 @@ public final class RateLimitStage: ToastStage {
             summaryGroups[token] = group
             context.setTimer(at: now + settings.window, token: token)
         }
+        context.explain("\(state.passes.count) toasts with this \(settings.key) (\(state.value.map(Self.text(of:)) ?? "none")) "
+                        + "passed within \(StreamTime.format(settings.window)) s; the limit is \(settings.limit)")
         return .drop(Drop(stage: "rate_limit", reason: .rateLimited))
     }
 

@@ -27,10 +27,29 @@ public final class RulesStage: ToastStage {
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+        if context.isTracing {
+            if rules.isEmpty { context.explain("no rules") }
+            return processTraced(&toast, context: context)
+        }
         for rule in rules {
             if case .drop(let note) = rule.apply(to: &toast, context: context) {
                 return .drop(Drop(stage: "rule", reason: .rule, rule: rule.name, note: note))
             }
+        }
+        return .pass
+    }
+
+    /// `process`, tracing each rule's decision (SPEC: the rules stage is traced once per rule).
+    private func processTraced(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+        for rule in rules {
+            let before = toast
+            if case .drop(let note) = rule.apply(to: &toast, context: context) {
+                let drop = Drop(stage: "rule", reason: .rule, rule: rule.name, note: note)
+                context.trace(toast, verdict: .drop, rule: rule.name, details: drop.traceDetails)
+                return .drop(drop)
+            }
+            let changed = toast.changedFields(since: before)
+            context.trace(toast, verdict: changed.isEmpty ? .pass : .change, rule: rule.name, changedFields: changed)
         }
         return .pass
     }

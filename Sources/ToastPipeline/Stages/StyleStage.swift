@@ -4,6 +4,7 @@ public final class StyleStage: ToastStage {
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         toast.style = context.roles.appliedStyle(of: toast.role)
+        context.explain("the style of role \(quoted(toast.role))")
         return .pass
     }
 }

@@ -1,0 +1,67 @@
+/// `--explain ID` in `--format text`: the life of a toast as a story, one line per decision
+/// and record, each with its reason and the settings behind it:
+///
+///     t3  "Sync failed" (error, from sync), input line 4
+///           2.4  rule "drop debug": pass
+///           2.4  dedup: drop (duplicate of t2): same message, subtitle and role as t2 at 2.1 s, …
+///           2.4  dropped by dedup
+///
+/// A toast's header comes before its first line; lines of several explained toasts keep
+/// time order, each starting with its id when more than one id is explained.
+public final class ExplainStoryEncoder: RecordEncoder {
+    private let showsIDs: Bool
+    /// The toasts already introduced, by id and input line (an id may come back).
+    private var introduced: Set<String> = []
+
+    public init(explaining ids: [String]) {
+        showsIDs = Set(ids).count > 1
+    }
+
+    public func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
+        let toast = record.toast
+        let text: String
+        switch record {
+        case .present(_, _, let waited):
+            var shown = "\(toast.style.map { safe($0.glyph) + " " } ?? "")\(safe(toast.message))"
+            if let subtitle = toast.subtitle, !subtitle.isEmpty { shown += " — \(safe(subtitle))" }
+            text = "on screen: \(shown)" + (waited > 0 ? " (after waiting \(StreamTime.format(waited)) s)" : "")
+        case .dismiss(_, _, let reason, let shown):
+            text = "off screen: \(reason.rawValue) after \(StreamTime.format(shown)) s"
+        case .drop(_, _, let drop):
+            var dropped = "dropped by " + (drop.rule.map { "rule \(quoted(safe($0)))" } ?? safe(drop.stage))
+            dropped += " (\(drop.reason.rawValue)\(drop.of.map { " of \(safe($0))" } ?? ""))"
+            if let note = drop.note { dropped += ": \(safe(note))" }
+            text = dropped + " — the end"
+        }
+        line(text, toast: toast, at: record.time, into: &out)
+        return true
+    }
+
+    public func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
+        var sentence = TextRecordEncoder.sentence(for: trace)
+        // The id is in the header (and in the margin when several toasts are explained).
+        let id = safe(trace.toast.id) + " "
+        if sentence.hasPrefix(id) { sentence.removeFirst(id.count) }
+        line(sentence, toast: trace.toast, at: trace.time, into: &out)
+        return true
+    }
+
+    private func line(_ text: String, toast: Toast, at time: Microseconds, into out: inout ByteBuffer) {
+        let identity = "\(toast.id)\u{0}\(toast.inputLine)"
+        if !introduced.contains(identity) {
+            introduced.insert(identity)
+            var header = "\(safe(toast.id))  \(quoted(safe(toast.message))) (\(safe(toast.role))"
+            if let source = toast.source { header += ", from \(safe(source))" }
+            header += ")"
+            header += toast.inputLine > 0 ? ", input line \(toast.inputLine)" : ", brought in by a script or stage"
+            out.appendUTF8(header + "\n")
+        }
+        let clock = StreamTime.format(time)
+        let margin = showsIDs ? safe(toast.id) : ""
+        out.appendUTF8("  " + margin + String(repeating: " ", count: max(1, 10 - clock.count - margin.count)) + clock + "  " + text + "\n")
+    }
+
+    private func safe(_ text: String) -> String {
+        TerminalText.escaped(text)
+    }
+}

@@ -1,0 +1,40 @@
+extension Toast {
+    /// The names of the fields that differ from `earlier`, in record order (the SPEC fields,
+    /// then extra fields by name, then `symbol`, `glyph`, `color` and `announcement`): what a
+    /// trace's `change` verdict lists. Read only when tracing.
+    public func changedFields(since earlier: Toast) -> [String] {
+        if sharesStorage(with: earlier) { return [] }
+        var names: [String] = []
+        func check<Value: Equatable>(_ name: String, _ value: (Toast) -> Value) {
+            if value(self) != value(earlier) { names.append(name) }
+        }
+        check("id") { $0.id }
+        check("message") { $0.message }
+        check("subtitle") { $0.subtitle }
+        check("role") { $0.role }
+        check("duration") { $0.duration }
+        check("after") { $0.after }
+        check("placement") { $0.placement }
+        check("policy") { $0.policy }
+        check("priority") { $0.priority }
+        check("source") { $0.source }
+        check("key") { $0.key }
+        check("dismiss_on_tap") { $0.dismissOnTap }
+        check("dismiss_on_long_press") { $0.dismissOnLongPress }
+        check("swipe") { $0.swipe }
+        let extra = self.extra
+        let earlierExtra = earlier.extra
+        if extra != earlierExtra {
+            let extraNames = Set(extra.map(\.name)).union(earlierExtra.map(\.name)).sorted()
+            for name in extraNames where extra.last(where: { $0.name == name })?.value
+                != earlierExtra.last(where: { $0.name == name })?.value {
+                names.append(name)
+            }
+        }
+        check("symbol") { $0.style?.symbol }
+        check("glyph") { $0.style?.glyph }
+        check("color") { $0.style?.color }
+        check("announcement") { $0.announcement }
+        return names
+    }
+}

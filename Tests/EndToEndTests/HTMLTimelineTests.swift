@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+/// `--format html` in a real browser: Debian's chromium, headless (`Scripts/setup --test`
+/// installs it). The DOM it builds has one bar per presented toast and one mark per drop, and
+/// a screenshot shows the bars in their roles' colors.
+@Suite(.serialized) struct HTMLTimelineTests {
+    /// Writes the page of `arguments` on `input` to a scratch file; returns the file's path.
+    private func page(_ arguments: [String], input: String, directory: String) throws -> String {
+        let result = try runBinary(["--format", "html"] + arguments, stdinFile: input)
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        let path = directory + "/page.html"
+        try result.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func chromium(_ options: String, _ path: String) throws -> BinaryResult {
+        try runShell("cd '\(NSTemporaryDirectory())' && timeout 120 chromium --headless --no-sandbox --disable-gpu "
+                     + "--no-first-run --user-data-dir='\((path as NSString).deletingLastPathComponent)/profile' "
+                     + "\(options) 'file://\(path)' 2>/dev/null")
+    }
+
+    private func scratch() throws -> String {
+        let directory = NSTemporaryDirectory() + "toastscript-html-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// The ids of the JSON records of one kind, in order.
+    private func ids(of event: String, in records: String) -> [String] {
+        records.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  object["event"] as? String == event else { return nil }
+            return object["id"] as? String
+        }
+    }
+
+    private func matches(_ pattern: String, in text: String) -> [String] {
+        let expression = try! NSRegularExpression(pattern: pattern)
+        return expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).map {
+            String(text[Range($0.range(at: 1), in: text)!])
+        }
+    }
+
+    @Test func theBrowsersDOMHasOneBarPerPresentedToastAndOneMarkPerDrop() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try page(["examples/app-session.lua"], input: "examples/app-session.jsonl", directory: directory)
+        let records = try runBinary(["--format", "json", "examples/app-session.lua"], stdinFile: "examples/app-session.jsonl").stdout
+        let dom = try chromium("--dump-dom", path)
+        #expect(dom.status == 0)
+        #expect(matches(#"<g class="toast" data-id="([^"]*)""#, in: dom.stdout) == ids(of: "present", in: records))
+        #expect(matches(#"<g class="drop" data-id="([^"]*)""#, in: dom.stdout) == ids(of: "drop", in: records))
+        #expect(ids(of: "present", in: records).count == 9)
+        #expect(dom.stdout.contains("9 presented, 2 dropped (1 by dedup, 1 by rule)"))
+    }
+
+    @Test func aScreenshotShowsTheBarsInTheirRolesColors() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try page(["examples/app-session.lua"], input: "examples/app-session.jsonl", directory: directory)
+        let shot = directory + "/page.png"
+        _ = try chromium("--screenshot='\(shot)' --window-size=1700,420", path)
+        let colors = try runShell("convert '\(shot)' -unique-colors txt:- | tail -n +2").stdout
+        // info, success, error and warning bars: blue, green, red and orange, drawn solid.
+        for color in ["#0000FF", "#008000", "#FF0000", "#FFA500"] {
+            #expect(colors.contains(color), "no \(color) in the screenshot")
+        }
+        // Text, a chart and the legend, not an empty page.
+        #expect(colors.split(separator: "\n").count > 100)
+    }
+
+    @Test func thePageFetchesNothingAndInputCannotBecomeMarkup() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let events = directory + "/events.jsonl"
+        try #"""
+            {"message":"<script>alert(1)</script>","role":"evil","subtitle":"\" onmouseover=\"x"}
+            {"message":"<img src=http://example.com/x.png>"}
+
+            """#.write(toFile: events, atomically: true, encoding: .utf8)
+        let script = directory + "/roles.lua"
+        try #"role("evil", { color = "url(http://example.com/)", glyph = "<b>" })"#
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try runBinary(["--format", "html", script, "--events", events])
+        let page = result.stdout
+        #expect(result.status == 0)
+        #expect(!page.contains("<script>alert"))
+        #expect(!page.contains("<img"))
+        #expect(!page.contains("url("))
+        #expect(!page.contains(#"" onmouseover=""#))
+        #expect(page.components(separatedBy: "<script").count == 2, "one script: the page's own")
+        let path = directory + "/page.html"
+        try page.write(toFile: path, atomically: true, encoding: .utf8)
+        let dom = try chromium("--dump-dom", path).stdout
+        #expect(matches(#"<g class="toast" data-id="([^"]*)""#, in: dom) == ["t1", "t2"])
+        #expect(dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        // Nothing that loads: no images, links, frames or styles from elsewhere.
+        #expect(matches(#"<(img|link|iframe|object|embed)\b()"#, in: dom).isEmpty)
+        #expect(matches(#"<[a-z][^>]*\s(src|href)=()"#, in: dom).isEmpty)
+    }
+
+    /// 100,000 events: the page draws what it can one by one, says where it stops, and still
+    /// counts the whole run.
+    @Test func aLongRunIsWindowedAndSaysSo() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let events = directory + "/events.jsonl"
+        _ = try runShell("cd '\(root)' && python3 bench/workload.py --n 100000 --seed 3 --profile steady > '\(events)'")
+        let result = try runBinary(["--format", "html", "bench/rules.lua", "--events", events])
+        #expect(result.status == 0)
+        let page = result.stdout
+        #expect(page.utf8.count < 8_000_000)
+        let bars = page.components(separatedBy: #"<g class="toast""#).count - 1
+        let marks = page.components(separatedBy: #"<g class="drop""#).count - 1
+        #expect(bars > 0 && bars <= 2_000)
+        #expect(marks > 0 && marks <= 2_000)
+        #expect(page.contains("The run is too long to draw toast by toast: the timeline shows the first \(bars) presented toasts and \(marks) drops"))
+        let totals = try #require(matches(#"<p class="totals">(\d+) presented, (\d+) dropped"#, in: page).first)
+        #expect(Int(totals)! > bars)
+        let path = directory + "/page.html"
+        try page.write(toFile: path, atomically: true, encoding: .utf8)
+        let dom = try chromium("--dump-dom", path)
+        #expect(dom.stdout.components(separatedBy: #"<g class="toast""#).count - 1 == bars)
+    }
+}
