@@ -153,11 +153,28 @@ public final class Pipeline: HostEnvironment {
     /// Runs `toast` through the stages from `start` (it is taken: `inout` so that the caller
     /// keeps no second reference and a stage's change does not copy it whole).
     private func run(_ toast: inout Toast, from start: Int) {
+        if tracer != nil { return runTraced(&toast, from: start) }
         for index in start..<stages.count {
             statistics.stages[index].entered += 1
-            let verdict = tracer == nil ? stages[index].process(&toast, context: contexts[index])
-                                        : processTraced(&toast, at: index)
-            switch verdict {
+            switch stages[index].process(&toast, context: contexts[index]) {
+            case .pass:
+                statistics.stages[index].passed += 1
+            case .drop(let drop):
+                statistics.stages[index].droppedCounts.add(drop.reason.rawValue)
+                write(.drop(toast, at: now, drop))
+                return
+            }
+        }
+        statistics.stages[stages.count].entered += 1
+        host.admit(toast)
+    }
+
+    /// `run`, with a trace record of each stage's decision: the same steps, kept apart so that
+    /// an untraced run does not pay for tracing.
+    private func runTraced(_ toast: inout Toast, from start: Int) {
+        for index in start..<stages.count {
+            statistics.stages[index].entered += 1
+            switch processTraced(&toast, at: index) {
             case .pass:
                 statistics.stages[index].passed += 1
             case .drop(let drop):

@@ -50,6 +50,7 @@ public final class StageContext {
     /// Says in words why this stage decides as it does on the toast in hand, with the settings
     /// behind it ("same message and role as t1 at 2 s, within the 3 s window"). The text is
     /// made only when tracing.
+    @inline(__always)
     public func explain(_ because: @autoclosure () -> String) {
         guard isTracing else { return }
         pipeline.explainStage(because())

@@ -27,6 +27,8 @@ public final class Host {
     private var nextSerial = 0
     /// Receives the host's decisions when the run is traced (see `TraceRecord`).
     var trace: ((TraceRecord) -> Void)?
+    /// While traced: the toast whose arrival is being settled, which an eviction names.
+    private var arrivingForTrace: Toast?
     private var nextArrivalOrder = 0
 
     /// A host that sends its records and timers to `environment`, which it keeps alive.
@@ -60,8 +62,8 @@ public final class Host {
         nextSerial += 1
         if toast.after > 0 {
             delayed.append(entry)
-            traced(toast, .delayed, [JSONMember("until", .number(StreamTime.seconds(now + toast.after)))],
-                   because: "its after of \(StreamTime.format(toast.after)) s holds it back until \(StreamTime.format(now + toast.after)) s")
+            if isTraced { traced(toast, .delayed, [JSONMember("until", .number(StreamTime.seconds(now + toast.after)))],
+                   because: "its after of \(StreamTime.format(toast.after)) s holds it back until \(StreamTime.format(now + toast.after)) s") }
             environment.schedule(.arrival(serial: entry.serial), at: now + toast.after)
         } else {
             arrive(entry)
@@ -98,7 +100,11 @@ public final class Host {
         nextArrivalOrder += 1
         if settings.dropRepeats, let newest = newestToast,
            newest.role == entry.toast.role, newest.hasEqualMessage(to: entry.toast) {
-            drop(entry, reason: .repeat, because: "same role and message as \(newest.id), the newest toast in the host (drop_repeats)")
+            if isTraced {
+                traced(entry.toast, .drop, [JSONMember("reason", .string(DropReason.repeat.rawValue))],
+                       because: "same role and message as \(newest.id), the newest toast in the host (drop_repeats)")
+            }
+            drop(entry, reason: .repeat)
             return
         }
         if entry.toast.policy == .replace {
@@ -107,11 +113,13 @@ public final class Host {
         } else {
             let position = waiting.lastIndex { $0.priority >= entry.priority }.map { $0 + 1 } ?? 0
             waiting.insert(entry, at: position)
-            traced(entry.toast, .queued, [JSONMember("position", .integer(Int64(position + 1))),
+            if isTraced { traced(entry.toast, .queued, [JSONMember("position", .integer(Int64(position + 1))),
                                           JSONMember("priority", .integer(Int64(entry.priority)))],
-                   because: "place \(position + 1) in the waiting line (priority \(entry.priority), then arrival)")
+                   because: "place \(position + 1) in the waiting line (priority \(entry.priority), then arrival)") }
         }
-        settle(arriving: entry.toast.id)
+        if isTraced { arrivingForTrace = entry.toast }
+        settle()
+        if isTraced { arrivingForTrace = nil }
     }
 
     /// The waiting toast that reached the host last, else the most recently presented
@@ -125,7 +133,7 @@ public final class Host {
 
     /// Promotes the head of the line while it may be shown, then evicts down to `limit`;
     /// again while an eviction took the head.
-    private func settle(arriving: String? = nil) {
+    private func settle() {
         while true {
             while let head = waiting.first, mayPresent(head) {
                 waiting.removeFirst()
@@ -137,10 +145,13 @@ public final class Host {
                 let victim = evictionVictim()
                 if victim == 0 { evictedHead = true }
                 let evicted = waiting.remove(at: victim)
-                drop(evicted, reason: .evicted, verdict: .evicted,
-                     details: arriving.map { [JSONMember("by", .string($0))] } ?? [],
-                     because: "the waiting line holds \(settings.limit)" + (arriving.map { " and \($0) arrived" } ?? "")
-                              + "; the lowest priority, oldest toast goes")
+                if isTraced {
+                    traced(evicted.toast, .evicted, [JSONMember("reason", .string(DropReason.evicted.rawValue))]
+                               + (arrivingForTrace.map { [JSONMember("by", .string($0.id))] } ?? []),
+                           because: "the waiting line holds \(settings.limit)" + (arrivingForTrace.map { " and \($0.id) arrived" } ?? "")
+                               + "; the lowest priority, oldest toast goes")
+                }
+                drop(evicted, reason: .evicted)
             }
             guard evictedHead else { return }
         }
@@ -167,9 +178,9 @@ public final class Host {
         var entry = incoming
         entry.presentedAt = now
         visible.append(entry)
-        traced(entry.toast, .presented, [JSONMember("waited", .number(StreamTime.seconds(now - entry.arrivalTime))),
+        if isTraced { traced(entry.toast, .presented, [JSONMember("waited", .number(StreamTime.seconds(now - entry.arrivalTime))),
                                          JSONMember("visible", .integer(Int64(visible.count)))],
-               because: presentation(of: entry))
+               because: presentation(of: entry)) }
         environment.write(.present(entry.toast, at: now, waited: now - entry.arrivalTime))
         startTimeout(ofVisibleAt: visible.count - 1)
     }
@@ -186,7 +197,8 @@ public final class Host {
 
     private func dismiss(at index: Int, reason: DismissReason, by replacement: String? = nil) {
         let entry = visible.remove(at: index)
-        if let replacement {
+        if !isTraced {
+        } else if let replacement {
             traced(entry.toast, .replaced, [JSONMember("by", .string(replacement))],
                    because: "\(replacement) has policy replace")
         } else {
@@ -197,9 +209,7 @@ public final class Host {
         environment.write(.dismiss(entry.toast, at: now, reason: reason, shown: now - entry.presentedAt))
     }
 
-    private func drop(_ entry: HostedToast, reason: DropReason, verdict: TraceVerdict = .drop,
-                      details: @autoclosure () -> [JSONMember] = [], because: @autoclosure () -> String? = nil) {
-        traced(entry.toast, verdict, [JSONMember("reason", .string(reason.rawValue))] + details(), because: because())
+    private func drop(_ entry: HostedToast, reason: DropReason) {
         environment.write(.drop(entry.toast, at: now, Drop(stage: "host", reason: reason)))
     }
 
@@ -216,8 +226,11 @@ public final class Host {
         waiting.removeAll()
         delayed.removeAll()
         for entry in hidden {
-            drop(entry, reason: hiddenReason,
-                 because: hiddenReason == .cancelled ? "dismiss_all came before it was shown" : "the run ended before it was shown")
+            if isTraced {
+                traced(entry.toast, .drop, [JSONMember("reason", .string(hiddenReason.rawValue))],
+                       because: hiddenReason == .cancelled ? "dismiss_all came before it was shown" : "the run ended before it was shown")
+            }
+            drop(entry, reason: hiddenReason)
         }
     }
 
@@ -240,9 +253,13 @@ public final class Host {
             if let index = visibleIndex(target) {
                 dismiss(at: index, reason: .programmatic)
             } else if let id = target, let index = waiting.firstIndex(where: { $0.toast.id == id }) {
-                drop(waiting.remove(at: index), reason: .cancelled, because: "a dismiss for it came while it waited")
+                let entry = waiting.remove(at: index)
+                if isTraced { traceCancel(entry, "a dismiss for it came while it waited") }
+                drop(entry, reason: .cancelled)
             } else if let id = target, let index = delayed.firstIndex(where: { $0.toast.id == id }) {
-                drop(delayed.remove(at: index), reason: .cancelled, because: "a dismiss for it came during its after delay")
+                let entry = delayed.remove(at: index)
+                if isTraced { traceCancel(entry, "a dismiss for it came during its after delay") }
+                drop(entry, reason: .cancelled)
             }
         case .tap(let target):
             if let index = visibleIndex(target), visible[index].toast.dismissOnTap {
@@ -267,16 +284,16 @@ public final class Host {
                 if !visible[index].isPaused {
                     visible[index].isPaused = true
                     visible[index].timeoutGeneration += 1
-                    traced(visible[index].toast, .paused, because: "a drag holds it: no timeout runs")
+                    if isTraced { traced(visible[index].toast, .paused, because: "a drag holds it: no timeout runs") }
                 }
             case .end:
                 if visible[index].toast.swipe && Self.isPastThreshold(dy, placement: visible[index].toast.placement) {
                     dismiss(at: index, reason: .swipe)
                 } else {
                     startTimeout(ofVisibleAt: index)
-                    traced(visible[index].toast, .resumed,
+                    if isTraced { traced(visible[index].toast, .resumed,
                            because: visible[index].toast.duration.map { "the drag ended short of a swipe: its \(StreamTime.format($0)) s duration starts again" }
-                               ?? "the drag ended short of a swipe")
+                               ?? "the drag ended short of a swipe") }
                 }
             }
         }
@@ -303,14 +320,18 @@ public final class Host {
 
     // MARK: Tracing
 
-    /// Traces one decision on `toast`, with the waiting line's length after it; builds nothing
-    /// when the run is not traced.
-    private func traced(_ toast: Toast, _ verdict: TraceVerdict, _ details: @autoclosure () -> [JSONMember] = [],
-                        because: @autoclosure () -> String? = nil) {
-        guard let trace else { return }
-        trace(TraceRecord(time: now, toast: toast, stage: "host", verdict: verdict,
-                          details: details() + [JSONMember("waiting", .integer(Int64(waiting.count)))],
-                          because: because()))
+    /// Whether the run is traced. Every trace call stands behind it, so an untraced run pays
+    /// one check a decision and builds nothing.
+    private var isTraced: Bool { trace != nil }
+
+    /// Traces one decision on `toast`, with the waiting line's length after it.
+    private func traced(_ toast: Toast, _ verdict: TraceVerdict, _ details: [JSONMember] = [], because: String? = nil) {
+        trace?(TraceRecord(time: now, toast: toast, stage: "host", verdict: verdict,
+                           details: details + [JSONMember("waiting", .integer(Int64(waiting.count)))], because: because))
+    }
+
+    private func traceCancel(_ entry: HostedToast, _ because: String) {
+        traced(entry.toast, .drop, [JSONMember("reason", .string(DropReason.cancelled.rawValue))], because: because)
     }
 
     private func presentation(of entry: HostedToast) -> String {
