@@ -12,7 +12,14 @@ private let runs: [[String]] = [
     ["--format", "json", "--input", "text", "--clock", "stream", "examples/ci-log.lua"],
     ["--format", "json", "--input", "text", "examples/syslog.lua"],
     ["--format", "json", "examples/journal.lua"],
+    ["--format", "json", "--trace", "examples/flaky-sync.lua", "examples/summary-hook.lua", "Fuzz/touch-everything.lua"],
+    ["--format", "text", "--explain", "t2", "--explain", "e1", "examples/flaky-sync.lua"],
+    ["--format", "html", "examples/app-session.lua", "examples/mask-emails.lua"],
 ]
+
+/// `toastscript diff`: two runs of the same bytes; the fates differ or not, nothing else.
+private let diffRun = ["diff", "examples/app-session.lua", "examples/app-session-calm.lua", "--lua-budget", "100000",
+                       "--max-line-bytes", "4096", "--format", "json"]
 
 /// What must hold for any input: the run ends with 0 or 65, every output line is a strict JSON
 /// object (json format), and every present is followed by exactly one dismiss.
@@ -27,6 +34,12 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let status = Toastscript.run(arguments: ["--lua-budget", "100000", "--max-line-bytes", "4096"] + arguments,
                                      environment: environment)
         precondition(status == 0 || status == 65, "status \(status): \(errors)")
+        if arguments[1] == "html" {
+            // One page, whatever the input: our one script, and nothing from the input as markup.
+            let page = output.text
+            precondition(page.hasSuffix("</html>\n"), "an unfinished page")
+            precondition(page.components(separatedBy: "<script").count == 2, "markup from the input")
+        }
         guard arguments[1] == "json" else { continue }
         var presented: [String: Int] = [:]
         for line in output.bytes.split(separator: 0x0A) {
@@ -41,5 +54,13 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
         precondition(presented.values.allSatisfy { $0 == 0 }, "a present without a dismiss")
     }
+    let output = MemorySink()
+    var errors: [String] = []
+    let environment = CommandEnvironment(standardInput: MemorySource(bytes), standardOutput: output,
+                                         writeError: { errors.append($0) }, wallClock: { 0 })
+    let status = Toastscript.run(arguments: diffRun, environment: environment)
+    precondition(status == 0 || status == 1, "diff status \(status): \(errors)")
+    for line in output.bytes.split(separator: 0x0A) { _ = checkJSONLine(Array(line) + [0x0A]) }
+    precondition(output.text.contains(#"{"event":"diff_summary""#), "diff without a summary")
     return 0
 }

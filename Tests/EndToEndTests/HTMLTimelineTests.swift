@@ -53,6 +53,12 @@ import Testing
         #expect(matches(#"<g class="toast" data-id="([^"]*)""#, in: dom.stdout) == ids(of: "present", in: records))
         #expect(matches(#"<g class="drop" data-id="([^"]*)""#, in: dom.stdout) == ids(of: "drop", in: records))
         #expect(ids(of: "present", in: records).count == 9)
+        // What a hover or a click shows: the toast's fields, then its trace.
+        let paused = try #require(matches(#"<g class="toast" data-id="t6"[^>]*><title>([^<]*)</title>"#, in: dom.stdout).first)
+        #expect(paused.hasPrefix("id: t6\nmessage: Upload failed\nsubtitle: No connection. Try again.\nrole: error"))
+        #expect(paused.contains("trace:\n9 s  t6 rule \"drop debug\": pass"))
+        #expect(paused.contains("9.5 s  t6 host: paused: a drag holds it: no timeout runs"))
+        #expect(paused.hasSuffix("15 s  t6 host: replaced: t7 has policy replace"))
         #expect(dom.stdout.contains("9 presented, 2 dropped (1 by dedup, 1 by rule)"))
     }
 
@@ -78,6 +84,7 @@ import Testing
         try #"""
             {"message":"<script>alert(1)</script>","role":"evil","subtitle":"\" onmouseover=\"x"}
             {"message":"<img src=http://example.com/x.png>"}
+            {"message":"Paid \u202egnp.exe","subtitle":"line one\nline two"}
 
             """#.write(toFile: events, atomically: true, encoding: .utf8)
         let script = directory + "/roles.lua"
@@ -94,7 +101,10 @@ import Testing
         let path = directory + "/page.html"
         try page.write(toFile: path, atomically: true, encoding: .utf8)
         let dom = try chromium("--dump-dom", path).stdout
-        #expect(matches(#"<g class="toast" data-id="([^"]*)""#, in: dom) == ["t1", "t2"])
+        #expect(matches(#"<g class="toast" data-id="([^"]*)""#, in: dom) == ["t1", "t2", "t3"])
+        // A bidi override or a line break from the input is shown, not obeyed.
+        #expect(!page.contains("\u{202E}") && page.contains(#"Paid \u202egnp.exe"#))
+        #expect(page.contains(#"subtitle: line one\nline two"#))
         #expect(dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         // Nothing that loads: no images, links, frames or styles from elsewhere.
         #expect(matches(#"<(img|link|iframe|object|embed)\b()"#, in: dom).isEmpty)

@@ -65,6 +65,13 @@ import Testing
         #expect(runCLI(["diff", directory, directory + "/a.lua"], input: Self.input).status == 1)
     }
 
+    @Test func helpSaysWhatDiffDoesAndItsExitStatuses() {
+        let help = runCLI(["diff", "--help"], input: "")
+        #expect(help.status == 0)
+        #expect(help.lines.first == "toastscript diff: run the same events through two script sets and show every toast whose fate differs.")
+        #expect(help.stdout.contains("Exit status: 0 the fates are the same, 1 they differ, 2 a usage error"))
+    }
+
     @Test func usageErrorsExitTwo() {
         let one = runCLI(["diff", "none"], input: Self.input)
         #expect(one.status == 2)

@@ -98,7 +98,7 @@ public final class HTMLTimelineEncoder: RecordEncoder {
                 depth.append((trace.time, Int(waiting)))
             }
         }
-        let line = StreamTime.format(trace.time) + " s  " + TextRecordEncoder.sentence(for: trace) { $0 }
+        let line = StreamTime.format(trace.time) + " s  " + TextRecordEncoder.sentence(for: trace)
         if windowEnd == nil || openBars[trace.toast.id] != nil {
             pendingTrace[trace.toast.id, default: []].append(line)
         }
@@ -182,7 +182,7 @@ public final class HTMLTimelineEncoder: RecordEncoder {
             let color = Self.cssColor(bar.toast.style?.color)
             let glyph = bar.toast.style?.glyph ?? ""
             svg += "<g class=\"toast\" data-id=\"\(html(bar.toast.id))\" data-role=\"\(html(bar.toast.role))\" tabindex=\"0\">"
-            svg += "<title>\(html(details(of: bar.toast, trace: bar.trace)))</title>"
+            svg += "<title>\(html(details(of: bar.toast, trace: bar.trace), multiline: true))</title>"
             svg += "<rect x=\"\(left)\" y=\"\(top + 2)\" width=\"\(right - left)\" height=\"\(Self.laneHeight - 4)\" rx=\"4\" fill=\"\(color)\"/>"
             // About 7 pixels a character: the message and the reason are cut to fit the bar.
             let reasonWidth = bar.reason.map { $0.count * 6 + 8 } ?? 0
@@ -200,7 +200,7 @@ public final class HTMLTimelineEncoder: RecordEncoder {
             let top = dropTop[mark.stage] ?? 0
             let left = x(mark.time)
             svg += "<g class=\"drop\" data-id=\"\(html(mark.toast.id))\" data-stage=\"\(html(mark.stage))\" tabindex=\"0\">"
-            svg += "<title>\(html("dropped: \(mark.label)\n" + details(of: mark.toast, trace: mark.trace)))</title>"
+            svg += "<title>\(html("dropped: \(visible(mark.label))\n" + details(of: mark.toast, trace: mark.trace), multiline: true))</title>"
             svg += "<path d=\"M\(left) \(top + 5) l5 8 l-5 8 l-5 -8 z\"/></g>"
         }
         svg += depthChart(top: depthTop, end: end, x: x)
@@ -280,16 +280,17 @@ public final class HTMLTimelineEncoder: RecordEncoder {
         return text
     }
 
-    /// The tooltip and details panel of a toast: its fields, then its trace.
+    /// The tooltip and details panel of a toast: its fields, then its trace (one line each:
+    /// a line break from the input is shown as `\n`).
     private func details(of toast: Toast, trace: [String]) -> String {
-        var lines = ["id: \(toast.id)", "message: \(toast.message)"]
-        if let subtitle = toast.subtitle { lines.append("subtitle: \(subtitle)") }
-        lines.append("role: \(toast.role)")
-        if let source = toast.source { lines.append("source: \(source)") }
+        var lines = ["id: \(visible(toast.id))", "message: \(visible(toast.message))"]
+        if let subtitle = toast.subtitle { lines.append("subtitle: \(visible(subtitle))") }
+        lines.append("role: \(visible(toast.role))")
+        if let source = toast.source { lines.append("source: \(visible(source))") }
         lines.append("placement: \(toast.placement.rawValue), policy: \(toast.policy.rawValue), priority: \(toast.priority ?? 0)")
         lines.append("duration: " + (toast.duration.map { StreamTime.format($0) + " s" } ?? "none (sticky)"))
-        if !toast.extra.isEmpty { lines.append("extra: " + JSONText.encode(.object(toast.extra))) }
-        if let announcement = toast.announcement { lines.append("announcement: \(announcement)") }
+        if !toast.extra.isEmpty { lines.append("extra: " + visible(JSONText.encode(.object(toast.extra)))) }
+        if let announcement = toast.announcement { lines.append("announcement: \(visible(announcement))") }
         if toast.inputLine > 0 { lines.append("input line: \(toast.inputLine)") }
         if !trace.isEmpty { lines += ["", "trace:"] + trace }
         return lines.joined(separator: "\n")
@@ -310,10 +311,19 @@ public final class HTMLTimelineEncoder: RecordEncoder {
         return result
     }
 
-    /// Text for HTML, with what could act on a terminal or break a line shown visibly.
-    private func html(_ text: String) -> String {
+    /// Text from the input with control, bidi and line-breaking characters shown as escapes
+    /// (`\n`, `\u202e`), as on a terminal: so a message cannot reorder or spoof the page's text.
+    private func visible(_ text: String) -> String {
+        TerminalText.escaped(text, keepingTabs: true)
+    }
+
+    /// Text for HTML: made `visible`, then `&`, `<`, `>` and quotes as entities. `multiline`
+    /// keeps the line breaks of text this page composed (each line made visible on its own).
+    private func html(_ text: String, multiline: Bool = false) -> String {
+        let shown = multiline ? text.split(separator: "\n", omittingEmptySubsequences: false).map { visible(String($0)) }
+            .joined(separator: "\n") : visible(text)
         var result = ""
-        for character in TerminalText.escaped(text, keepingTabs: true).unicodeScalars {
+        for character in shown.unicodeScalars {
             switch character {
             case "&": result += "&amp;"
             case "<": result += "&lt;"
