@@ -171,12 +171,7 @@ public final class LuaRuntime: RecordWriter {
     /// Runs the hooks for a record (SPEC §5 `on`).
     public func write(_ record: Record) {
         guard let functions = hooks[record.kindName], !functions.isEmpty else { return }
-        var encoded = ByteBuffer()
-        _ = JSONRecordEncoder().encode(record, into: &encoded)
-        let info: JSONValue = encoded.withBytes { bytes in
-            var scanner = JSONScanner(bytes.assumingMemoryBound(to: UInt8.self))
-            return (try? scanner.parseValue()) ?? .null
-        }
+        let info = JSONValue.object(record.members)
         let L = state.L
         let top = state.top
         defer { lua_settop(L, top) }

@@ -1,0 +1,38 @@
+import Testing
+@testable import ToastPipeline
+
+/// `Record.members` (what hooks get as `info`) and the JSON encoder (what `--format json`
+/// writes) describe the same fields in the same order, with the same values.
+@Suite struct RecordMembersTests {
+    static func full() -> Toast {
+        var toast = Toast(id: "t1", message: "Saved \"a\"\n", subtitle: "12 photos", role: "success",
+                          duration: 3_500_000, priority: 2, source: "editor",
+                          extra: [JSONMember("n", .integer(3)), JSONMember("tags", .array([.string("x"), .null]))])
+        toast.style = AppliedStyle(symbol: "checkmark", glyph: "✔", color: "green")
+        toast.announce(label: "Success")
+        return toast
+    }
+
+    static func records() -> [Record] {
+        let full = full()
+        return [
+        .present(full, at: 1, waited: 0),
+        .present(Toast(id: "x", message: "sticky", duration: nil), at: 1_000_000_000 * StreamTime.perSecond, waited: 3_000_000),
+        .dismiss(full, at: 4_500_001, reason: .longPress, shown: 3_500_001),
+        .drop(full, at: 0, Drop(stage: "dedup", reason: .duplicate, of: "t0")),
+        .drop(full, at: 2_250_000, Drop(stage: "rule", reason: .rule, rule: "quiet", note: "why \u{1}")),
+        ]
+    }
+
+    @Test(arguments: 0..<5)
+    func membersAreTheJSONRecordsFieldsInOrder(_ index: Int) throws {
+        let record = Self.records()[index]
+        var encoded = ByteBuffer()
+        _ = JSONRecordEncoder().encode(record, into: &encoded)
+        let parsed = try encoded.withBytes { bytes in
+            var scanner = JSONScanner(bytes.assumingMemoryBound(to: UInt8.self))
+            return try scanner.parseValue()
+        }
+        #expect(parsed == .object(record.members))
+    }
+}
