@@ -59,10 +59,7 @@ import ToastPipelineTesting
         let runtime = try LuaRuntime()
         for (index, source) in scripts.enumerated() { try runtime.load(source: source, name: "script\(index)") }
         let log = RecordLog()
-        let stages = try StageRegistry.builtIn.makeStages(settings: runtime.settings, rules: RulesStage(rules: runtime.rules))
-        let output: any RecordWriter = runtime.hasHooks ? RecordFanOut([log, runtime]) : log
-        let pipeline = Pipeline(settings: runtime.settings, stages: stages, output: output, generatedIDs: runtime.generatedIDs)
-        runtime.attach(to: pipeline)
+        let pipeline = try Pipeline(scripts: runtime.loaded, output: log)
         var decoder = EventDecoder(roles: runtime.settings.roles, defaultPolicy: runtime.settings.queue.policy,
                                    defaultDuration: runtime.settings.queue.duration)
         var toastsIn: [String: Int] = [:]

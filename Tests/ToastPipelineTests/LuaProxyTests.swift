@@ -130,11 +130,7 @@ import ToastPipelineTesting
     @Test func luaCollectsTheProxiesOfPastToasts() throws {
         let runtime = try LuaRuntime()
         try runtime.load(source: "kept = {}\nrule(function(t) if t.message == 'keep' then kept[#kept + 1] = t end end)", name: "rules.lua")
-        let settings = runtime.settings
-        let log = RecordLog()
-        let stages = try StageRegistry.builtIn.makeStages(settings: settings, rules: RulesStage(rules: runtime.rules))
-        let pipeline = Pipeline(settings: settings, stages: stages, output: log)
-        runtime.attach(to: pipeline)
+        let pipeline = try Pipeline(scripts: runtime.loaded, output: RecordLog())
         for index in 0..<20_000 {
             let message = index % 1_000 == 0 ? "keep" : "m\(index)"
             pipeline.handle(Event(.show(Toast(id: "t\(index)", message: message)), at: Int64(index) * 1_000_000))

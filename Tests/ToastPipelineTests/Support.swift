@@ -95,3 +95,12 @@ func drop(_ t: String, _ id: String, stage: String, _ reason: String, rule: Stri
 func lines(_ lines: String...) -> String {
     lines.joined(separator: "\n") + "\n"
 }
+
+/// Keeps the script errors a runtime reports.
+final class ScriptErrorLog {
+    private(set) var errors: [ScriptError] = []
+
+    func add(_ error: ScriptError) {
+        errors.append(error)
+    }
+}

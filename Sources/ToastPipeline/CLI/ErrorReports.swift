@@ -31,11 +31,10 @@ final class ErrorReports {
                example: rejection.reason, noun: "rejected lines")
     }
 
-    /// A rule, hook or `emit` that failed; `message` is `FILE:LINE: what`, `line` the input line (0: none).
-    func scriptFailed(_ message: String, inputLine line: Int) {
+    /// A rule, hook or `emit` that failed.
+    func scriptFailed(_ error: ScriptError) {
         failedCalls += 1
-        let text = line > 0 ? "\(message) (input line \(line))" : message
-        report("toastscript: \(text)", kind: "script: " + message, example: message, noun: "script errors")
+        report("toastscript: \(error)", kind: "script: " + error.message, example: error.message, noun: "script errors")
     }
 
     /// A one-time note (a hint, a warning): always written.

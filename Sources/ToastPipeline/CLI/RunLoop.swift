@@ -151,9 +151,9 @@ struct RunLoop {
     private mutating func deliver(_ event: inout Event) {
         if isWallClock { event.at = wallNow }
         if setup.options.clock == .replay { pace(to: max(event.at ?? pipeline.now, pipeline.now)) }
-        let errorsBefore = setup.runtime.errorCount
+        let errorsBefore = setup.reports.failedCalls
         pipeline.handle(taking: &event)
-        if setup.options.strict && setup.runtime.errorCount > errorsBefore { stopReason = .strict }
+        if setup.options.strict && setup.reports.failedCalls > errorsBefore { stopReason = .strict }
     }
 
     // MARK: The desktop and real-time replay
@@ -255,7 +255,7 @@ struct RunLoop {
                                           blankLines: blankLines,
                                           skippedLines: setup.parser == nil ? nil : skippedLines,
                                           rejectedLines: setup.reports.rejectedLines,
-                                          scriptErrors: setup.runtime.errorCount,
+                                          scriptErrors: setup.reports.failedCalls,
                                           linesWritten: setup.writer.linesWritten,
                                           elapsed: wallNow)
             for line in report.lines { setup.environment.writeError(line) }
@@ -286,7 +286,7 @@ struct RunLoop {
             setup.environment.writeError("toastscript: cannot read input: \(reason)")
             return ExitStatus.failure
         case .strict?, .outputClosed?, nil:
-            return setup.reports.rejectedLines > 0 || setup.runtime.errorCount > 0 ? ExitStatus.dataError : ExitStatus.success
+            return setup.reports.rejectedLines > 0 || setup.reports.failedCalls > 0 ? ExitStatus.dataError : ExitStatus.success
         }
     }
 }

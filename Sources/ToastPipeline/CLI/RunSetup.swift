@@ -10,7 +10,8 @@ struct RunSetup {
     let reports: ErrorReports
     /// The wall clock (monotonic microseconds) at stream time 0, for `--clock wall`.
     let startedAt: Microseconds
-    let runtime: LuaRuntime
+    /// What the scripts set up.
+    let scripts: LoadedScripts
     let pipeline: Pipeline
     let writer: SinkRecordWriter
     /// `--explain`: what keeps only the toasts asked about.
@@ -30,15 +31,15 @@ struct RunSetup {
         self.environment = environment
         let reports = ErrorReports(writeError: environment.writeError, verbose: options.verbose)
         self.reports = reports
+        let runtime: LuaRuntime
         do {
-            runtime = try LuaRuntime(options: options.lua, registry: registry)
+            // A log line stays one line, whatever a script logs (a toast's message with a newline).
+            runtime = try LuaRuntime(options: options.lua, registry: registry, reportError: { reports.scriptFailed($0) },
+                                     writeLog: { [writeError = environment.writeError] in
+                                         writeError(TerminalText.escaped($0, keepingTabs: true))
+                                     })
         } catch {
             throw SetupError(message: "\(error)")
-        }
-        runtime.reportError = { reports.scriptFailed($0, inputLine: $1) }
-        // A log line stays one line, whatever a script logs (a toast's message with a newline).
-        runtime.writeLog = { [writeError = environment.writeError] in
-            writeError(TerminalText.escaped($0, keepingTabs: true))
         }
         for script in options.scripts {
             do {
@@ -51,7 +52,8 @@ struct RunSetup {
                 throw SetupError(message: message)
             }
         }
-        let settings = runtime.settings
+        scripts = runtime.loaded
+        let settings = scripts.settings
 
         let sink: any ByteSink
         let isTerminal: Bool
@@ -72,8 +74,7 @@ struct RunSetup {
         } catch let error as FileOpenError {
             throw SetupError(message: error.message)
         }
-        parser = runtime.parseFunction == nil ? nil : runtime
-        if options.input == .text && !options.clockGiven && !input.isRegularFile && parser == nil {
+        if options.input == .text && !options.clockGiven && !input.isRegularFile && !scripts.hasParseFunction {
             // Live text has no times of its own: on the stream clock every line would sit at 0.
             options.clock = .wall
             reports.note("note: reading text from a pipe or terminal, so times come from the wall clock "
@@ -98,13 +99,6 @@ struct RunSetup {
         explainFilter = options.explain.isEmpty ? nil : ExplainFilter(ids: Set(options.explain), writingTo: writer)
         let tracer: (any TraceWriter)? = explainFilter ?? (options.trace || options.format == .html ? writer : nil)
 
-        let rules = RulesStage(rules: runtime.rules)
-        let stages: [(name: String, stage: any ToastStage)]
-        do {
-            stages = try registry.makeStages(settings: settings, rules: rules)
-        } catch let error as ConfigError {
-            throw SetupError(message: error.message)
-        }
         if options.desktop {
             do {
                 let bus = try NotificationBus(address: environment.variables["DBUS_SESSION_BUS_ADDRESS"],
@@ -116,12 +110,15 @@ struct RunSetup {
         } else {
             desktop = nil
         }
-        // The output first, then the desktop, then the scripts' hooks (which run after their record is written).
-        let observers: [any RecordWriter] = [recordObserver ?? explainFilter ?? writer] + (desktop.map { [$0] } ?? []) + (runtime.hasHooks ? [runtime] : [])
-        let output: any RecordWriter = observers.count == 1 ? observers[0] : RecordFanOut(observers)
-        pipeline = Pipeline(settings: settings, stages: stages, output: output, generatedIDs: runtime.generatedIDs,
-                            tracer: tracer)
-        runtime.attach(to: pipeline)
+        // The output first, then the desktop; the scripts' hooks run after both.
+        let writers: [any RecordWriter] = [recordObserver ?? explainFilter ?? writer] + (desktop.map { [$0] } ?? [])
+        let output: any RecordWriter = writers.count == 1 ? writers[0] : RecordFanOut(writers)
+        do {
+            pipeline = try Pipeline(scripts: scripts, registry: registry, output: output, tracer: tracer)
+        } catch let error as ConfigError {
+            throw SetupError(message: error.message)
+        }
+        parser = scripts.parser(in: pipeline.entryContext)
         decoder = EventDecoder(roles: settings.roles, defaultPolicy: settings.queue.policy,
                                defaultDuration: settings.queue.duration)
     }

@@ -51,16 +51,3 @@ public struct ConfigTable {
         return merged
     }
 }
-
-/// A script function that Swift code may call, e.g. to render an announcement.
-public final class ScriptFunction {
-    /// Where the function was defined, `FILE:LINE`, for messages.
-    public let place: String
-    /// Calls the function with a toast; nil when the call failed (the runtime reports why).
-    public let callWithToast: (Toast) -> JSONValue?
-
-    public init(place: String, callWithToast: @escaping (Toast) -> JSONValue?) {
-        self.place = place
-        self.callWithToast = callWithToast
-    }
-}

@@ -128,7 +128,7 @@ public struct SettingsBuilder {
             case nil: break
             case .string(let template)?: style.announcement = .template(template)
             case .function(let function)?:
-                style.announcement = .custom { toast in function.callWithToast(toast)?.stringValue }
+                style.announcement = .function(function)
             case let value?:
                 throw ConfigError("\(spec.path).announce must be a template string or a function, not \(value.typeName)")
             }

@@ -16,6 +16,11 @@ public final class Pipeline: HostEnvironment {
     private let stages: [any ToastStage]
     private var contexts: [StageContext] = []
     private let output: any RecordWriter
+    /// Run after each record is written (the scripts' hooks).
+    private let observers: [any RecordObserver]
+    /// The context of code outside the stages (hooks, a `parse` function): its `emit` brings a
+    /// toast in at the first stage.
+    public private(set) var entryContext: StageContext!
     @exclusivity(unchecked) private var timers = TimerQueue<PipelineTimer>()
     /// Toasts brought in during a step, with the stage each enters at.
     @exclusivity(unchecked) private var pending: [(toast: Toast, stage: Int)] = []
@@ -52,10 +57,11 @@ public final class Pipeline: HostEnvironment {
     /// host, writing records to `output` and, when there is a `tracer`, every decision to it.
     public init(settings: PipelineSettings, stages: [(name: String, stage: any ToastStage)],
                 output: any RecordWriter, generatedIDs: GeneratedIDs = GeneratedIDs(),
-                tracer: (any TraceWriter)? = nil) {
+                tracer: (any TraceWriter)? = nil, observers: [any RecordObserver] = []) {
         self.settings = settings
         self.generatedIDs = generatedIDs
         self.tracer = tracer
+        self.observers = observers
         self.stageNames = stages.map(\.name)
         self.stages = stages.map(\.stage)
         self.output = output
@@ -63,6 +69,7 @@ public final class Pipeline: HostEnvironment {
         self.contexts = stages.enumerated().map { index, entry in
             StageContext(stageName: entry.name, position: index, pipeline: self)
         }
+        entryContext = StageContext(stageName: "scripts", position: -1, pipeline: self)
     }
 
     // MARK: Driving
@@ -224,11 +231,16 @@ public final class Pipeline: HostEnvironment {
     /// Brings a new toast in at the first stage, once the current step is done, as a
     /// script's `emit` does.
     public func emit(_ toast: Toast) {
-        enqueue(toast, atStage: 0)
+        emit(toast, atStage: 0)
+    }
+
+    /// Brings a toast in at `stage`, once the current step is done (at once outside a step).
+    func emit(_ toast: Toast, atStage stage: Int) {
+        enqueue(toast, atStage: stage)
         if stepDepth == 0 { runPending() }
     }
 
-    func enqueue(_ toast: Toast, atStage stage: Int) {
+    private func enqueue(_ toast: Toast, atStage stage: Int) {
         var toast = toast
         toast.at = now
         if toast.inputLine == 0 { toast.inputLine = currentLine }
@@ -285,5 +297,6 @@ public final class Pipeline: HostEnvironment {
             break
         }
         output.write(record)
+        for observer in observers { observer.observe(record, context: entryContext) }
     }
 }

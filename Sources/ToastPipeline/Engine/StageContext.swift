@@ -3,7 +3,8 @@
 public final class StageContext {
     /// The stage's name in `stages`.
     public let stageName: String
-    /// The stage's position; emitted toasts enter just after it.
+    /// The stage's position; emitted toasts enter just after it (-1: the pipeline's entry
+    /// context, whose toasts enter at the first stage).
     let position: Int
     /// The pipeline owns its contexts, so it is never gone while one is used
     /// (`unowned(unsafe)`: no reference count on every toast).
@@ -25,6 +26,9 @@ public final class StageContext {
     /// The current time on the stream clock.
     public var now: Microseconds { pipeline.now }
 
+    /// The number of the input line being handled (0 when none is, as at the end of a run).
+    public var inputLine: Int { pipeline.currentLine }
+
     /// A new toast with the defaults of a show event, the next `e<N>` id and the current time.
     public func makeToast(message: String, role: String = "info") -> Toast {
         pipeline.makeGeneratedToast(message: message, role: role)
@@ -33,7 +37,12 @@ public final class StageContext {
     /// Brings a new toast in; it enters the pipeline just after this stage, once the
     /// current step is done.
     public func emit(_ toast: Toast) {
-        pipeline.enqueue(toast, atStage: position + 1)
+        pipeline.emit(toast, atStage: position + 1)
+    }
+
+    /// Brings a new toast in at the first stage, as a show event would (a script's `emit`).
+    func emitAtFirstStage(_ toast: Toast) {
+        pipeline.emit(toast, atStage: 0)
     }
 
     /// Calls this stage's `timerFired(token:context:)` at `time` on the stream clock.

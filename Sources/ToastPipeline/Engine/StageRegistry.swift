@@ -9,6 +9,8 @@ public struct StageRegistry {
         public let table: SettingsReader
         /// The rules stage of the run, which the scripts fill.
         public let rules: RulesStage
+        /// Runs the functions that settings hold (a role's `announce`), when scripts made any.
+        public let functions: (any ScriptFunctionRunner)?
     }
 
     public typealias Factory = (FactoryInput) throws -> (any ToastStage)?
@@ -26,7 +28,7 @@ public struct StageRegistry {
             BuiltInStage.rateLimit: { input in input.settings.rateLimit.map { RateLimitStage(settings: $0) } },
             BuiltInStage.priority: { _ in PriorityStage() },
             BuiltInStage.style: { _ in StyleStage() },
-            BuiltInStage.announce: { _ in AnnounceStage() },
+            BuiltInStage.announce: { input in AnnounceStage(functions: input.functions) },
         ]
         return registry
     }
@@ -54,22 +56,24 @@ public struct StageRegistry {
     /// reported at the `config{...}` call that made it, before any input is read.
     public func checkSettings(of name: String, in settings: PipelineSettings) throws {
         guard let factory = factories[name] else { return }
-        _ = try factory(input(for: name, settings: settings, rules: RulesStage()))
+        _ = try factory(input(for: name, settings: settings, rules: RulesStage(), functions: nil))
     }
 
-    private func input(for name: String, settings: PipelineSettings, rules: RulesStage) -> FactoryInput {
+    private func input(for name: String, settings: PipelineSettings, rules: RulesStage,
+                       functions: (any ScriptFunctionRunner)?) -> FactoryInput {
         let table = SettingsReader(settings.stageTables[name] ?? ConfigTable(), path: name)
-        return FactoryInput(settings: settings, table: table, rules: rules)
+        return FactoryInput(settings: settings, table: table, rules: rules, functions: functions)
     }
 
     /// The stages of `settings.stages`, in order; stages whose settings remove them
-    /// (`dedup = false`) are left out.
-    public func makeStages(settings: PipelineSettings, rules: RulesStage) throws -> [(name: String, stage: any ToastStage)] {
+    /// (`dedup = false`) are left out. `functions` runs the script functions settings hold.
+    public func makeStages(settings: PipelineSettings, rules: RulesStage,
+                           functions: (any ScriptFunctionRunner)? = nil) throws -> [(name: String, stage: any ToastStage)] {
         try settings.stages.compactMap { name in
             guard let factory = factories[name] else {
                 throw ConfigError("stages: unknown stage \(quoted(name))")
             }
-            return try factory(input(for: name, settings: settings, rules: rules)).map { (name, $0) }
+            return try factory(input(for: name, settings: settings, rules: rules, functions: functions)).map { (name, $0) }
         }
     }
 }

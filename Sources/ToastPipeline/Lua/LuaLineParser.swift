@@ -3,7 +3,24 @@ import CLua
 /// A script's `parse` function in front of the decoder (docs/lua.md "parse"): each non-blank
 /// line goes to it, as a string (`--input text`) or as the table of its JSON object, and what
 /// it returns comes back as the fields of events, for the decoder to check like any input line.
-extension LuaRuntime: LineParser {
+final class LuaParseFunction: LineParser {
+    let runtime: LuaRuntime
+    /// The pipeline's entry context: a toast the function `emit`s enters at the first stage.
+    let context: StageContext
+
+    init(runtime: LuaRuntime, context: StageContext) {
+        self.runtime = runtime
+        self.context = context
+    }
+
+    func parse(_ line: UnsafeBufferPointer<UInt8>, isText: Bool, number: Int) -> ParsedLine {
+        runtime.running(in: ScriptCall(context: context, inputLine: number)) {
+            runtime.parse(line, isText: isText, number: number)
+        }
+    }
+}
+
+extension LuaRuntime {
     func parse(_ line: UnsafeBufferPointer<UInt8>, isText: Bool, number: Int) -> ParsedLine {
         guard let function = parseFunction else { return .rejected("no parse function") }
         let L = state.L

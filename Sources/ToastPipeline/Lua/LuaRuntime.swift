@@ -1,37 +1,40 @@
 import CLua
 
-/// The scripting front end: one Lua 5.4 state that runs every script once at start and
-/// then serves their rules, hooks, roles and `emit` to the pipeline (SPEC §5).
+/// The scripting front end: one Lua 5.4 state that runs every script once at start (the
+/// loader: `load`, then `loaded` gives the value a run is built from) and then runs their
+/// functions for the run's adapters: `LuaRule` in the rules stage, `LuaHooks` after each
+/// record, `LuaParseFunction` in front of the decoder, and role `announce` functions for the
+/// announce stage (SPEC §5). It holds no pipeline: each call gets the context it runs in.
 ///
 /// Scripts talk to it through globals (`config`, `rule`, `role`, `on`, `emit`, `now`,
 /// `log`). Swift functions behind them never raise a Lua error themselves: they hand the
 /// message to a C trampoline, so no `longjmp` crosses a Swift frame. Every call into Lua
 /// runs protected, within the instruction budget and the memory cap.
-public final class LuaRuntime: RecordWriter {
+public final class LuaRuntime {
     let state: LuaState
     public let options: LuaOptions
-    @exclusivity(unchecked) public private(set) var settingsBuilder: SettingsBuilder
+    /// What `config{}` and `role()` built so far.
+    private var settingsBuilder: SettingsBuilder
     /// The rules the scripts registered, in order.
-    public private(set) var rules: [any ToastRule] = []
+    private var ruleFunctions: [(name: String, reference: Int32, place: String)] = []
     private var hooks: [String: [(reference: Int32, place: String)]] = [:]
     /// The script's `parse` function, if it set one (one a run).
     private(set) var parseFunction: (reference: Int32, place: String)?
-    /// The pipeline the scripts' `emit` and `now` talk to, once there is one.
-    public private(set) weak var pipeline: Pipeline?
     public let generatedIDs: GeneratedIDs
-    /// Toasts emitted while the scripts loaded; they enter when the pipeline starts.
-    private var emittedBeforeStart: [Toast] = []
-    /// Script calls that failed (SPEC §4: the run ends with 65).
-    @exclusivity(unchecked) public private(set) var errorCount = 0
-    /// Receives each script error: `FILE:LINE: message` and the input line it happened on
-    /// (0 when it was not on one, as at load time).
-    public var reportError: (_ message: String, _ inputLine: Int) -> Void = { _, _ in }
+    /// Toasts emitted while the scripts loaded; they enter when the run starts.
+    private var emittedWhileLoading: [Toast] = []
+    /// The call running now: the context it runs in (nil while loading).
+    @exclusivity(unchecked) private var currentCall: ScriptCall?
+    /// Receives each script call that failed.
+    private let reportError: (ScriptError) -> Void
     /// Receives what `log` and `print` write.
-    public var writeLog: (String) -> Void = { _ in }
+    private let writeLog: (String) -> Void
 
-    /// A runtime whose `config{...}` may place and configure the stages of `registry`.
+    /// A runtime whose `config{...}` may place and configure the stages of `registry`; a
+    /// failed script call goes to `reportError`, what `log` writes to `writeLog`.
     public init(options: LuaOptions = LuaOptions(), registry: StageRegistry = .builtIn,
-                generatedIDs: GeneratedIDs = GeneratedIDs()) throws {
+                generatedIDs: GeneratedIDs = GeneratedIDs(),
+                reportError: @escaping (ScriptError) -> Void = { _ in }, writeLog: @escaping (String) -> Void = { _ in }) throws {
         guard let state = LuaState(memoryLimit: options.memoryLimitMB * 1_048_576) else {
             throw ScriptLoadError(message: "cannot create a Lua state")
         }
@@ -39,6 +42,8 @@ public final class LuaRuntime: RecordWriter {
         self.options = options
         self.settingsBuilder = SettingsBuilder(registry: registry)
         self.generatedIDs = generatedIDs
+        self.reportError = reportError
+        self.writeLog = writeLog
         state.owner = Unmanaged.passUnretained(self).toOpaque()
         if options.unsafe { state.openAllLibraries() } else { state.openSandboxedLibraries() }
         installGlobals()
@@ -51,7 +56,20 @@ public final class LuaRuntime: RecordWriter {
         state.owner = nil
     }
 
+    /// The settings `config{}` and `role()` built so far.
     public var settings: PipelineSettings { settingsBuilder.settings }
+
+    /// What the scripts set up, to build a run from (see `LoadedScripts`).
+    public var loaded: LoadedScripts {
+        LoadedScripts(settings: settings, rules: rules, hooks: hooks.isEmpty ? nil : LuaHooks(runtime: self),
+                      hasParseFunction: parseFunction != nil, emittedWhileLoading: emittedWhileLoading,
+                      generatedIDs: generatedIDs, functions: self, runtime: self)
+    }
+
+    /// The rules the scripts registered, in order, ready for a rules stage.
+    public var rules: [any ToastRule] {
+        ruleFunctions.map { LuaRule(name: $0.name, reference: $0.reference, place: $0.place, runtime: self) }
+    }
 
     /// The Lua library's release, e.g. `Lua 5.4.6`.
     public static var luaRelease: String { String(cString: clua_release()) }
@@ -84,20 +102,21 @@ public final class LuaRuntime: RecordWriter {
         }
     }
 
-    /// Connects `emit` and `now` to the pipeline and lets in what was emitted at load time.
-    public func attach(to pipeline: Pipeline) {
-        self.pipeline = pipeline
-        let early = emittedBeforeStart
-        emittedBeforeStart = []
-        for toast in early { pipeline.emit(toast) }
-    }
-
-    /// Whether any script hooks records of this kind.
-    public var hasHooks: Bool { !hooks.isEmpty }
-
     // MARK: Calls into Lua
 
-    func runRule(_ rule: LuaRule, on toast: inout Toast) -> RuleOutcome {
+    /// Runs `body` as a call made in `call`'s context: `now`, `emit` and error reports see it.
+    func running<Result>(in call: ScriptCall, _ body: () -> Result) -> Result {
+        let outer = currentCall
+        currentCall = call
+        defer { currentCall = outer }
+        return body()
+    }
+
+    func runRule(_ rule: LuaRule, on toast: inout Toast, context: StageContext) -> RuleOutcome {
+        running(in: ScriptCall(context: context, inputLine: context.inputLine)) { runRule(rule, on: &toast) }
+    }
+
+    private func runRule(_ rule: LuaRule, on toast: inout Toast) -> RuleOutcome {
         let L = state.L
         let top = state.top
         defer { lua_settop(L, top) }
@@ -162,15 +181,18 @@ public final class LuaRuntime: RecordWriter {
         return result
     }
 
-    /// Counts and reports one script error.
+    /// Reports one script error, with the input line of the call it happened in.
     private func report(_ message: String) {
-        errorCount += 1
-        reportError(message, pipeline?.currentLine ?? 0)
+        reportError(ScriptError(message: message, inputLine: currentCall?.inputLine ?? 0))
     }
 
-    /// Runs the hooks for a record (SPEC §5 `on`).
-    public func write(_ record: Record) {
+    /// Runs the hooks for a record (SPEC §5 `on`) in `context`.
+    func runHooks(for record: Record, context: StageContext) {
         guard let functions = hooks[record.kindName], !functions.isEmpty else { return }
+        running(in: ScriptCall(context: context, inputLine: context.inputLine)) { runHooks(functions, for: record) }
+    }
+
+    private func runHooks(_ functions: [(reference: Int32, place: String)], for record: Record) {
         let info = JSONValue.object(record.members)
         let L = state.L
         let top = state.top
@@ -184,7 +206,7 @@ public final class LuaRuntime: RecordWriter {
     }
 
     /// Calls a script function of a toast that should return a string (a role's `announce`).
-    func callForText(_ reference: Int32, place: String, toast: Toast) -> JSONValue? {
+    private func callForText(_ reference: Int32, place: String, toast: Toast) -> String? {
         let L = state.L
         let top = state.top
         defer { lua_settop(L, top) }
@@ -195,7 +217,7 @@ public final class LuaRuntime: RecordWriter {
             report("announce function at \(place) returned \(state.typeName(at: -1)), not a string")
             return nil
         }
-        return .string(text)
+        return text
     }
 
     // MARK: Globals
@@ -240,10 +262,7 @@ public final class LuaRuntime: RecordWriter {
     private func scriptFunction(at index: Int32) -> ScriptFunction {
         let place = state.definitionPlace(ofFunctionAt: index)
         lua_pushvalue(state.L, index)
-        let reference = state.makeReference()
-        return ScriptFunction(place: place) { [unowned self] toast in
-            self.callForText(reference, place: place, toast: toast)
-        }
+        return ScriptFunction(number: state.makeReference(), place: place)
     }
 
     private func config() -> Int32 {
@@ -285,7 +304,7 @@ public final class LuaRuntime: RecordWriter {
         }
         let place = state.definitionPlace(ofFunctionAt: functionIndex)
         lua_pushvalue(L, functionIndex)
-        rules.append(LuaRule(name: name, reference: state.makeReference(), place: place, runtime: self))
+        ruleFunctions.append((name, state.makeReference(), place))
         return 0
     }
 
@@ -317,10 +336,9 @@ public final class LuaRuntime: RecordWriter {
             lua_copy(state.L, -1, 1)
             clua_pop(state.L, 1)
         }
-        let now = pipeline?.now ?? 0
         var original = showDefaults
-        original.at = now
-        original.inputLine = pipeline?.currentLine ?? 0
+        original.at = currentCall?.context.now ?? 0
+        original.inputLine = currentCall?.inputLine ?? 0
         state.push("id")
         let hasID = lua_rawget(state.L, 1) != LUA_TNIL
         clua_pop(state.L, 1)
@@ -333,7 +351,7 @@ public final class LuaRuntime: RecordWriter {
             return raise("emit: \(error)")
         }
         if !hasID { toast.id = generatedIDs.next() }
-        if let pipeline { pipeline.emit(toast) } else { emittedBeforeStart.append(toast) }
+        if let call = currentCall { call.context.emitAtFirstStage(toast) } else { emittedWhileLoading.append(toast) }
         state.push(toast.id)
         return 1
     }
@@ -374,7 +392,7 @@ public final class LuaRuntime: RecordWriter {
     }
 
     private func now() -> Int32 {
-        lua_pushnumber(state.L, StreamTime.seconds(pipeline?.now ?? 0))
+        lua_pushnumber(state.L, StreamTime.seconds(currentCall?.context.now ?? 0))
         return 1
     }
 
@@ -382,4 +400,19 @@ public final class LuaRuntime: RecordWriter {
         writeLog(state.string(at: 1) ?? "")
         return 0
     }
+}
+
+extension LuaRuntime: ScriptFunctionRunner {
+    public func text(calling function: ScriptFunction, with toast: Toast, context: StageContext) -> String? {
+        running(in: ScriptCall(context: context, inputLine: context.inputLine)) {
+            callForText(function.number, place: function.place, toast: toast)
+        }
+    }
+}
+
+/// What a script call may see of the run: the pipeline's clock and its way in for emitted
+/// toasts (the context), and the input line the call is for.
+struct ScriptCall {
+    let context: StageContext
+    let inputLine: Int
 }

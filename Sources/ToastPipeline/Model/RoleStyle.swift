@@ -23,11 +23,11 @@ public struct RoleStyle {
     }
 }
 
-/// A role's own announcement: a template with `{field}` placeholders, or code.
-public enum AnnouncementFormat {
+/// A role's own announcement: a template with `{field}` placeholders, or a script's function
+/// of the toast (when it fails, the default announcement stands).
+public enum AnnouncementFormat: Equatable {
     case template(String)
-    /// Returns the text, or nil to fall back to the default announcement (a script error, say).
-    case custom((Toast) -> String?)
+    case function(ScriptFunction)
 }
 
 /// The roles a run knows: the four built-in ones plus those a script defines (SPEC §3 style).

@@ -2,10 +2,16 @@
 /// `<label>: <message>`, or just the message for an empty label, then `, <subtitle>` for a
 /// non-empty subtitle. A role's own `announce` template or function replaces it.
 public final class AnnounceStage: ToastStage {
-    public init() {}
+    /// Runs the roles' `announce` functions (the scripts' runtime); without one, a role's
+    /// function gives the default announcement.
+    private let functions: (any ScriptFunctionRunner)?
+
+    public init(functions: (any ScriptFunctionRunner)? = nil) {
+        self.functions = functions
+    }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
-        if let text = Self.ownAnnouncement(for: toast, roles: context.roles) {
+        if let text = ownAnnouncement(for: toast, context: context) {
             toast.announcement = text
         } else {
             toast.announce(label: context.roles.withStyle(of: toast.role) { $0.label })
@@ -13,19 +19,13 @@ public final class AnnounceStage: ToastStage {
         return .pass
     }
 
-    public static func announcement(for toast: Toast, roles: RoleTable) -> String {
-        if let text = ownAnnouncement(for: toast, roles: roles) { return text }
-        var toast = toast
-        toast.announce(label: roles.withStyle(of: toast.role) { $0.label })
-        return toast.announcement ?? toast.message
-    }
-
     /// The role's own announcement (template or function), if it has one that gives a text.
-    private static func ownAnnouncement(for toast: Toast, roles: RoleTable) -> String? {
-        roles.withStyle(of: toast.role) { style in
+    private func ownAnnouncement(for toast: Toast, context: StageContext) -> String? {
+        let roles = context.roles
+        return roles.withStyle(of: toast.role) { style in
             switch style.announcement {
-            case .template(let template)?: return render(template, toast: toast, style: style, roles: roles)
-            case .custom(let function)?: return function(toast)
+            case .template(let template)?: return Self.render(template, toast: toast, style: style, roles: roles)
+            case .function(let function)?: return functions?.text(calling: function, with: toast, context: context)
             case nil: return nil
             }
         }

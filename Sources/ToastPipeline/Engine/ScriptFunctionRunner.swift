@@ -1,0 +1,8 @@
+/// Calls the functions of `ScriptFunction`s: the scripts' runtime, for the stages that read
+/// settings holding them.
+public protocol ScriptFunctionRunner: AnyObject {
+    /// Calls `function` with `toast`, within the stage's `context` (its clock, its input line);
+    /// the text it returns, or nil when the call failed or returned no string (the runtime
+    /// reports why).
+    func text(calling function: ScriptFunction, with toast: Toast, context: StageContext) -> String?
+}

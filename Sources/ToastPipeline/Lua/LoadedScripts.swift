@@ -1,0 +1,38 @@
+/// What loading the scripts made, fixed once they ran: the settings their `config{}` and
+/// `role()` calls built, their rules and hooks, whether they set a `parse` function, and the
+/// toasts they emitted while loading. A run is built from this value; the functions in it run
+/// in the scripts' one Lua state, each in the context the pipeline gives it.
+public struct LoadedScripts {
+    public let settings: PipelineSettings
+    /// The rules, in the order the scripts registered them, for the rules stage.
+    public let rules: [any ToastRule]
+    /// The `on(...)` hooks, to run after each record; nil when there are none.
+    public let hooks: (any RecordObserver)?
+    public let hasParseFunction: Bool
+    /// Toasts `emit`ted while loading: they enter when the run starts.
+    public let emittedWhileLoading: [Toast]
+    /// The `e<N>` counter the scripts and the pipeline share.
+    public let generatedIDs: GeneratedIDs
+    /// Runs the functions that settings hold (a role's `announce`).
+    public let functions: any ScriptFunctionRunner
+    let runtime: LuaRuntime
+
+    /// The `parse` function in front of the decoder, running in `context` (the pipeline's
+    /// entry context: its `emit` enters at the first stage); nil when no script set one.
+    func parser(in context: StageContext) -> (any LineParser)? {
+        hasParseFunction ? LuaParseFunction(runtime: runtime, context: context) : nil
+    }
+}
+
+extension Pipeline {
+    /// A pipeline for loaded scripts: the stages of `registry` in the order the settings give,
+    /// the scripts' rules and hooks, and the toasts they emitted while loading (let in now).
+    public convenience init(scripts: LoadedScripts, registry: StageRegistry = .builtIn, output: any RecordWriter,
+                            tracer: (any TraceWriter)? = nil) throws {
+        let stages = try registry.makeStages(settings: scripts.settings, rules: RulesStage(rules: scripts.rules),
+                                             functions: scripts.functions)
+        self.init(settings: scripts.settings, stages: stages, output: output, generatedIDs: scripts.generatedIDs,
+                  tracer: tracer, observers: scripts.hooks.map { [$0] } ?? [])
+        for toast in scripts.emittedWhileLoading { emit(toast) }
+    }
+}

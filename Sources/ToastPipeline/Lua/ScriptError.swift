@@ -1,0 +1,26 @@
+/// A script call that failed on the way (SPEC §5): the rule is skipped for that event, the
+/// toast goes on as it was, and the run ends with status 65.
+public struct ScriptError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// `FILE:LINE: message`, the place as Lua names it (some errors, such as running out of
+    /// memory, carry the function's place instead).
+    public var message: String
+    /// The input line the call was made for; 0 when none (at load time, at the end of a run).
+    public var inputLine: Int
+
+    public init(message: String, inputLine: Int) {
+        self.message = message
+        self.inputLine = inputLine
+    }
+
+    /// The script file and line the message starts with, when it starts with one.
+    public var place: (file: String, line: Int)? {
+        let parts = message.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let line = Int(parts[1]), !parts[0].isEmpty else { return nil }
+        return (String(parts[0]), line)
+    }
+
+    /// `FILE:LINE: message (input line N)`, as stderr shows it.
+    public var description: String {
+        inputLine > 0 ? "\(message) (input line \(inputLine))" : message
+    }
+}
