@@ -24,7 +24,7 @@ final class ReadAhead: @unchecked Sendable {
     static let maxReady = 4
 
     private let reader: LineReader
-    @exclusivity(unchecked) private var decoding: LineDecoding
+    private var decoding: LineDecoding
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     // Guarded by `mutex`:

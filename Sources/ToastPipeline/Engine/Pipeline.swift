@@ -21,6 +21,10 @@ public final class Pipeline: HostEnvironment {
     /// The context of code outside the stages (hooks, a `parse` function): its `emit` brings a
     /// toast in at the first stage.
     public private(set) var entryContext: StageContext!
+    // The hot state below is read and written without Swift's run-time exclusivity check
+    // (docs/performance.md, "Exclusivity checks": 2,900 instructions a toast): each access is
+    // one step that calls out to no stage, host or writer while it lasts (a timer is popped,
+    // then fired; a pending toast is copied out, then run), so no two accesses overlap.
     @exclusivity(unchecked) private var timers = TimerQueue<PipelineTimer>()
     /// Toasts brought in during a step, with the stage each enters at.
     @exclusivity(unchecked) private var pending: [(toast: Toast, stage: Int)] = []

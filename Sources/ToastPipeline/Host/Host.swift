@@ -18,6 +18,10 @@ public final class Host {
     /// pipeline's own host, which must not hold its owner.
     private let keptEnvironment: (any HostEnvironment)?
 
+    // The three lists are read and written without Swift's run-time exclusivity check
+    // (docs/performance.md, "Exclusivity checks"): a toast is removed from a list before the
+    // host writes its record or calls out, so no access to a list overlaps another.
+
     /// Visible toasts, in the order they were presented.
     @exclusivity(unchecked) private var visible: [HostedToast] = []
     /// The waiting line: priority descending, then arrival order.

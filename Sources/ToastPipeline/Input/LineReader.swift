@@ -33,13 +33,13 @@ public final class LineReader {
     private let wakeDescriptors: [Int32]
     /// Whether the opening bytes were looked at (or need not be).
     private var openingChecked: Bool
-    @exclusivity(unchecked) private var buffer: UnsafeMutableRawBufferPointer
-    @exclusivity(unchecked) private var start = 0
-    @exclusivity(unchecked) private var end = 0
-    @exclusivity(unchecked) private var atEnd = false
+    private var buffer: UnsafeMutableRawBufferPointer
+    private var start = 0
+    private var end = 0
+    private var atEnd = false
     /// Bytes of an over-long line skipped so far; nil when not skipping.
     private var skipping: Int?
-    @exclusivity(unchecked) public private(set) var lineNumber = 0
+    public private(set) var lineNumber = 0
     static let blockSize = 1 << 18
 
     public init(source: any ByteSource, maxLineBytes: Int = 1 << 20,

@@ -24,7 +24,7 @@ public final class LuaRuntime {
     /// Toasts emitted while the scripts loaded; they enter when the run starts.
     private var emittedWhileLoading: [Toast] = []
     /// The call running now: the context it runs in (nil while loading).
-    @exclusivity(unchecked) private var currentCall: ScriptCall?
+    private var currentCall: ScriptCall?
     /// Receives each script call that failed.
     private let reportError: (ScriptError) -> Void
     /// Receives what `log` and `print` write.

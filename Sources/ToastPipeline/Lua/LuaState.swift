@@ -18,7 +18,9 @@ final class LuaState {
         return nil
     }
 
-    /// Live toast proxies by their table's address (see `ToastProxy`).
+    /// Live toast proxies by their table's address (see `ToastProxy`). This and the other
+    /// unchecked properties here go without the run-time exclusivity check (docs/performance.md,
+    /// "Exclusivity checks"): no Lua code runs while one is accessed, so a `__gc` cannot reach in.
     @exclusivity(unchecked) var proxies: [UnsafeRawPointer: ToastProxy] = [:]
     /// The metatable proxies share, the base library's `next`, and the proxy the last rule
     /// got (see `pushRuleProxy`), in the registry.

@@ -18,6 +18,10 @@ import CLua
 ///   metatable's `__index`), so the next rule that reads the same field costs Lua a table
 ///   lookup; when the next toast comes, the proxy gets the plain metatable back.
 final class ToastProxy {
+    // Read and written without the run-time exclusivity check (docs/performance.md,
+    // "Exclusivity checks"): only the proxy callbacks touch them, one at a time, and no Lua code
+    // runs during an access (pushing a value may collect garbage, whose `__gc` touches only
+    // `LuaState.proxies`).
     @exclusivity(unchecked) var toast: Toast
     /// The roles of the run, for the priority a toast takes from its role.
     let roles: RoleTable

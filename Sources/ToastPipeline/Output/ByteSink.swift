@@ -28,7 +28,7 @@ public final class FileDescriptorSink: ByteSink {
     public let name: String
     private let syncToDisk: Bool
     private let ownsDescriptor: Bool
-    @exclusivity(unchecked) public private(set) var failure: SinkFailure?
+    public private(set) var failure: SinkFailure?
 
     init(fd: Int32, name: String, syncToDisk: Bool, ownsDescriptor: Bool) {
         self.fd = fd

@@ -2,10 +2,12 @@
 public final class SinkRecordWriter: RecordWriter, TraceWriter {
     public let encoder: any RecordEncoder
     public let sink: any ByteSink
+    /// Unchecked (see docs/performance.md, "Exclusivity checks"): the encoder appends to it in
+    /// one access and touches nothing of this writer meanwhile.
     @exclusivity(unchecked) private var buffer: ByteBuffer
     private let blockSize: Int
     /// Lines written (a format may leave records out).
-    @exclusivity(unchecked) public private(set) var linesWritten = 0
+    public private(set) var linesWritten = 0
 
     public init(encoder: any RecordEncoder, sink: any ByteSink, blockSize: Int = 1 << 16) {
         self.encoder = encoder

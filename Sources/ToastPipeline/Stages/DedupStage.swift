@@ -5,6 +5,9 @@
 public final class DedupStage: ToastStage {
     public let settings: DedupSettings
     private let fields: [FieldReference]
+    /// `cache` and `scratch` go without the run-time exclusivity check (docs/performance.md,
+    /// "Exclusivity checks"): each access is one step of `process` that calls out to nothing
+    /// that could reach this stage.
     @exclusivity(unchecked) private var cache: RecencyCache<ByteKey, PassedToast>
     /// Reused for building each key.
     @exclusivity(unchecked) private var scratch = ByteBuffer(capacity: 256)

@@ -4,7 +4,9 @@
 public final class RateLimitStage: ToastStage {
     public let settings: RateLimitSettings
     private let key: FieldReference
-    /// Groups by the key bytes of their value (see `Toast.appendKey`).
+    /// Groups by the key bytes of their value (see `Toast.appendKey`). `groups` and `scratch`
+    /// go without the run-time exclusivity check (docs/performance.md, "Exclusivity checks"):
+    /// while a group is being changed the stage only sets a timer, which fires later.
     @exclusivity(unchecked) private var groups: [ByteKey: GroupState] = [:]
     private var summaryGroups: [Int: ByteKey] = [:]
     @exclusivity(unchecked) private var scratch: [UInt8] = []

@@ -16,7 +16,7 @@ public enum RuleOutcome: Equatable, Sendable {
 /// The `rules` stage: the rules in the order they were registered (SPEC §3 rules).
 /// A dropped toast reaches no later rule.
 public final class RulesStage: ToastStage {
-    @exclusivity(unchecked) public private(set) var rules: [any ToastRule]
+    public private(set) var rules: [any ToastRule]
 
     public init(rules: [any ToastRule] = []) {
         self.rules = rules
