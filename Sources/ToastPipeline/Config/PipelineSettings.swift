@@ -27,20 +27,30 @@ public enum BuiltInStage {
     public static let defaultOrder = [rules, dedup, rateLimit, priority, style, announce]
 }
 
+/// What the settings need to know of the stages beyond the built-in ones (a stage registry,
+/// which also builds them): their names, and a check of each one's own `config{}` table.
+public protocol PluginStageCatalog {
+    /// The plugin stages' names, in the order they were added.
+    var pluginNames: [String] { get }
+    /// Throws a `ConfigError` when the plugin stage `name` cannot be made from `settings`.
+    func checkSettings(of name: String, in settings: PipelineSettings) throws
+}
+
 /// Collects the `config{...}` calls of all scripts: each call merges into the earlier ones
 /// (SPEC §8 "Config merging") and is checked at once, so a bad setting is reported at the
 /// call that made it, before any input is read.
 public struct SettingsBuilder {
-    /// The stages a `stages` list may name; plugin stages check their own tables.
-    public let registry: StageRegistry
+    /// The plugin stages a `stages` list may name besides the built-in ones; they check their
+    /// own tables.
+    public let plugins: any PluginStageCatalog
     public private(set) var merged = ConfigTable()
     public private(set) var settings = PipelineSettings()
 
-    public init(registry: StageRegistry = .builtIn) {
-        self.registry = registry
+    public init(plugins: any PluginStageCatalog) {
+        self.plugins = plugins
     }
 
-    private var pluginStages: [String] { registry.pluginNames }
+    private var pluginStages: [String] { plugins.pluginNames }
 
     static let topLevelNames = ["dedup", "rate_limit", "queue", "roles", "stages"]
 
@@ -90,7 +100,7 @@ public struct SettingsBuilder {
             case .table(let table)?: settings.stageTables[name] = table
             case let value?: throw ConfigError("\(name) must be a table of settings, not \(value.typeName)")
             }
-            try registry.checkSettings(of: name, in: settings)
+            try plugins.checkSettings(of: name, in: settings)
         }
         return settings
     }

@@ -71,8 +71,7 @@ public struct QueueSettings: Equatable, Sendable {
         switch reader.table["duration"] {
         case nil: break
         case .bool(false)?: duration = nil
-        case .string("short")?: duration = 2 * StreamTime.perSecond
-        case .string("long")?: duration = 3_500_000
+        case .string(let word)? where NamedDuration(rawValue: word) != nil: duration = NamedDuration(rawValue: word)?.microseconds
         default:
             let micros = try reader.seconds("duration")
             duration = micros == 0 ? nil : micros

@@ -1,7 +1,7 @@
 /// Stage factories by name: what `config{ stages = {...} }` can place. The CLI starts from
 /// the built-in stages and a custom `main.swift` registers its own; every pipeline has its
 /// own registry, so two pipelines in one process never see each other's stages.
-public struct StageRegistry {
+public struct StageRegistry: PluginStageCatalog {
     /// What a factory gets: the run's settings and the stage's own `config{ <name> = {...} }`.
     public struct FactoryInput {
         public let settings: PipelineSettings

@@ -252,8 +252,7 @@ public struct EventDecoder {
     static func duration(_ value: JSONValue, micros: Microseconds?) throws -> Microseconds? {
         switch value {
         case .null: return nil
-        case .string("short"): return 2 * StreamTime.perSecond
-        case .string("long"): return 3_500_000
+        case .string(let word) where NamedDuration(rawValue: word) != nil: return NamedDuration(rawValue: word)?.microseconds
         case .integer, .number:
             guard let micros else { throw FieldError("field 'duration' is out of range") }
             guard micros >= 0 else { throw FieldError("field 'duration' must not be negative") }

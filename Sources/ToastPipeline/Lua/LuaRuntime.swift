@@ -40,7 +40,7 @@ public final class LuaRuntime {
         }
         self.state = state
         self.options = options
-        self.settingsBuilder = SettingsBuilder(registry: registry)
+        self.settingsBuilder = SettingsBuilder(plugins: registry)
         self.generatedIDs = generatedIDs
         self.reportError = reportError
         self.writeLog = writeLog

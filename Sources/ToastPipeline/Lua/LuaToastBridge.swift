@@ -157,10 +157,8 @@ extension LuaState {
             }
             toast.role = role
         case .duration:
-            if stringEquals(at: -1, "short") {
-                toast.duration = 2 * StreamTime.perSecond
-            } else if stringEquals(at: -1, "long") {
-                toast.duration = 3_500_000
+            if let named = NamedDuration.allCases.first(where: { stringEquals(at: -1, $0.rawValue) }) {
+                toast.duration = named.microseconds
             } else {
                 let micros = try seconds()
                 toast.duration = micros == 0 ? nil : micros
