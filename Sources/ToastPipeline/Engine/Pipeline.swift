@@ -162,30 +162,23 @@ public final class Pipeline: HostEnvironment {
     // MARK: Toasts
 
     /// Runs `toast` through the stages from `start` (it is taken: `inout` so that the caller
-    /// keeps no second reference and a stage's change does not copy it whole).
+    /// keeps no second reference and a stage's change does not copy it whole). A traced run
+    /// takes the same steps with a trace record of each stage's decision; the choice is made
+    /// once per toast, so an untraced run does not pay for tracing.
     private func run(_ toast: inout Toast, from start: Int) {
-        if tracer != nil { return runTraced(&toast, from: start) }
-        for index in start..<stages.count {
-            statistics.stages[index].entered += 1
-            switch stages[index].process(&toast, context: contexts[index]) {
-            case .pass:
-                statistics.stages[index].passed += 1
-            case .drop(let drop):
-                statistics.stages[index].droppedCounts.add(drop.reason.rawValue)
-                write(.drop(toast, at: now, drop))
-                return
-            }
+        if tracer != nil {
+            runStages(&toast, from: start) { toast, index in processTraced(&toast, at: index) }
+        } else {
+            runStages(&toast, from: start) { toast, index in stages[index].process(&toast, context: contexts[index]) }
         }
-        statistics.stages[stages.count].entered += 1
-        host.admit(toast)
     }
 
-    /// `run`, with a trace record of each stage's decision: the same steps, kept apart so that
-    /// an untraced run does not pay for tracing.
-    private func runTraced(_ toast: inout Toast, from start: Int) {
+    /// The stages from `start`, each deciding through `process`, then the host.
+    @inline(__always)
+    private func runStages(_ toast: inout Toast, from start: Int, _ process: (inout Toast, Int) -> StageVerdict) {
         for index in start..<stages.count {
             statistics.stages[index].entered += 1
-            switch processTraced(&toast, at: index) {
+            switch process(&toast, index) {
             case .pass:
                 statistics.stages[index].passed += 1
             case .drop(let drop):
