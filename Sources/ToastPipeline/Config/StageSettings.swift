@@ -56,6 +56,16 @@ public struct QueueSettings: Equatable, Sendable {
 
     public init() {}
 
+    /// A show with only an id, a message and a role: every other field at its default (SPEC
+    /// §1), the duration and policy these settings give. Toasts that scripts and stages bring
+    /// in start from it, as a show line does in the decoder (`Toast.showFields`).
+    public func show(id: String, message: String, role: String = "info") -> Toast {
+        var toast = Toast(fields: Toast.showFields(id: id, message: .string(message), duration: duration,
+                                                   policy: policy, inputLine: 0))
+        if role != "info" { toast.role = role }
+        return toast
+    }
+
     static let names = ["policy", "limit", "max_visible", "duration", "drop_repeats"]
 
     mutating func apply(_ reader: SettingsReader) throws {

@@ -266,8 +266,10 @@ public final class Pipeline: HostEnvironment {
     /// A toast with the defaults of a show event (SPEC §8 "Summaries"), the next `e<N>` id
     /// and the current time.
     public func makeGeneratedToast(message: String, role: String = "info") -> Toast {
-        Toast(id: nextGeneratedID(), message: message, role: role, duration: settings.queue.duration,
-              policy: settings.queue.policy, at: now, inputLine: currentLine)
+        var toast = settings.queue.show(id: nextGeneratedID(), message: message, role: role)
+        toast.at = now
+        toast.inputLine = currentLine
+        return toast
     }
 
     func scheduleStageTimer(stage: Int, token: Int, at time: Microseconds) {

@@ -171,7 +171,7 @@ public final class LuaRuntime {
 
     /// What a show event without fields would have (a replacement starts from it).
     private var showDefaults: Toast {
-        Toast(id: "", message: "", duration: settings.queue.duration, policy: settings.queue.policy)
+        settings.queue.show(id: "", message: "")
     }
 
     /// Calls the function and arguments on the stack; reports a failure as a script error.
