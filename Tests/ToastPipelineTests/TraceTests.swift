@@ -131,6 +131,13 @@ import Testing
         #expect(story.lines.last == "           6  off screen: timeout after 3 s")
     }
 
+    @Test func aStoryOnTheWallClockGivesTheTimeOfDay() {
+        let story = runCLI(["--clock", "wall", "--no-drain", "--explain", "a"], input: #"{"id":"a","message":"x"}"# + "\n")
+        #expect(story.lines.count > 2)
+        #expect(story.lines.dropFirst().allSatisfy { $0.range(of: #"^ +\d\d:\d\d:\d\d\.\d{3}  "#, options: .regularExpression) != nil },
+                "\(story.lines)")
+    }
+
     @Test func traceAndExplainRefuseFormatsThatCannotShowThem() {
         #expect(runCLI(["--trace", "--format", "speech"], input: "").stderr.first == "toastscript: --trace writes text or json, not speech")
         #expect(runCLI(["--explain", "t1", "--format", "html"], input: "").status == ExitStatus.usage)

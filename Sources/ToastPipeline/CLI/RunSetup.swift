@@ -88,7 +88,9 @@ struct RunSetup {
         let encoder: any RecordEncoder
         switch options.format {
         case .json: encoder = JSONRecordEncoder()
-        case .text where !options.explain.isEmpty: encoder = ExplainStoryEncoder(explaining: options.explain)
+        case .text where !options.explain.isEmpty:
+            encoder = ExplainStoryEncoder(explaining: options.explain,
+                                          timeOfDayOrigin: options.clock == .wall ? environment.timeOfDay() : nil)
         case .text:
             let origin = options.clock == .wall ? environment.timeOfDay() : nil
             encoder = TextRecordEncoder(useColor: useColor, verbose: options.verbose, timeOfDayOrigin: origin)

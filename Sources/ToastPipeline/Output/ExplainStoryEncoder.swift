@@ -10,11 +10,15 @@
 /// time order, each starting with its id when more than one id is explained.
 public final class ExplainStoryEncoder: RecordEncoder {
     private let showsIDs: Bool
+    /// Microseconds since the Unix epoch at stream time 0 on the wall clock (times are then
+    /// shown as the time of day, as in the text format); nil on the stream clock.
+    private let timeOfDayOrigin: Microseconds?
     /// The toasts already introduced, by id and input line (an id may come back).
     private var introduced: Set<String> = []
 
-    public init(explaining ids: [String]) {
+    public init(explaining ids: [String], timeOfDayOrigin: Microseconds? = nil) {
         showsIDs = Set(ids).count > 1
+        self.timeOfDayOrigin = timeOfDayOrigin
     }
 
     public func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
@@ -56,7 +60,7 @@ public final class ExplainStoryEncoder: RecordEncoder {
             header += toast.inputLine > 0 ? ", input line \(toast.inputLine)" : ", brought in by a script or stage"
             out.appendUTF8(header + "\n")
         }
-        let clock = StreamTime.format(time)
+        let clock = TextRecordEncoder.clock(time, timeOfDayOrigin: timeOfDayOrigin)
         let margin = showsIDs ? safe(toast.id) : ""
         out.appendUTF8("  " + margin + String(repeating: " ", count: max(1, 10 - clock.count - margin.count)) + clock + "  " + text + "\n")
     }

@@ -85,10 +85,16 @@ public struct TextRecordEncoder: RecordEncoder {
     }
 
     private func timeColumn(_ time: Microseconds) -> String {
-        if let origin = timeOfDayOrigin { return LocalTime.timeOfDay(origin + time) + "  " }
-        if time >= Self.epochTimesFrom { return LocalTime.dateTime(time) + "  " }
-        let text = StreamTime.format(time)
+        let text = Self.clock(time, timeOfDayOrigin: timeOfDayOrigin)
         return String(repeating: " ", count: max(0, 9 - text.count)) + text + "  "
+    }
+
+    /// A time as text shows it: the time of day on the wall clock, the date and time for epoch
+    /// times, else seconds on the stream clock.
+    static func clock(_ time: Microseconds, timeOfDayOrigin: Microseconds?) -> String {
+        if let origin = timeOfDayOrigin { return LocalTime.timeOfDay(origin + time) }
+        if time >= epochTimesFrom { return LocalTime.dateTime(time) }
+        return StreamTime.format(time)
     }
 
     private func colored(_ text: String, _ color: String?) -> String {
