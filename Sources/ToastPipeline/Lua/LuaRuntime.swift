@@ -120,12 +120,14 @@ public final class LuaRuntime {
         let L = state.L
         let top = state.top
         defer { lua_settop(L, top) }
-        let roles = settings.roles
+        // The stored settings' roles: `settings` would copy every setting for each rule.
+        let roles = settingsBuilder.settings.roles
+        let handler = state.pushMessageHandler()
         let proxy = state.pushRuleProxy(toast, roles: roles)
         let table = state.top
         state.pushReference(rule.reference)
         lua_pushvalue(L, table)
-        if case .success = callFailing(argumentCount: 1, resultCount: 2, place: rule.place) {
+        if case .success = callFailing(argumentCount: 1, resultCount: 2, place: rule.place, handlerAt: handler) {
             let first = table + 1
             do {
                 switch lua_type(L, first) {
@@ -133,7 +135,10 @@ public final class LuaRuntime {
                      LUA_TBOOLEAN where lua_toboolean(L, first) != 0 && lua_type(L, first + 1) == LUA_TNIL,
                      // The rule returned its own toast: kept, with its changes.
                      LUA_TTABLE where lua_rawequal(L, first, table) != 0 && lua_type(L, first + 1) == LUA_TNIL:
-                    toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
+                    // Most rules keep the toast without writing to it: nothing to read back.
+                    if !proxy.isUnwritten {
+                        toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
+                    }
                 case LUA_TBOOLEAN where lua_toboolean(L, first) == 0:
                     switch lua_type(L, first + 1) {
                     case LUA_TNIL: return .drop(note: nil)
@@ -152,8 +157,11 @@ public final class LuaRuntime {
                 report("\(rule.place): \(ruleName(rule)): \(error)")
             }
         }
-        // The next rule gets the same table, showing the toast as this one left it.
-        state.reset(proxy, at: table, showing: toast)
+        // The next rule gets the same table, showing the toast as this one left it (already so
+        // when nothing was written and the toast was not replaced).
+        if !proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast) {
+            state.reset(proxy, at: table, showing: toast)
+        }
         return .keep
     }
 
@@ -175,8 +183,10 @@ public final class LuaRuntime {
     }
 
     /// Calls the function and arguments on the stack; reports a failure as a script error.
-    private func callFailing(argumentCount: Int32, resultCount: Int32, place: String) -> LuaCallResult {
-        let result = state.call(argumentCount: argumentCount, resultCount: resultCount, budget: budget, place: place)
+    private func callFailing(argumentCount: Int32, resultCount: Int32, place: String,
+                             handlerAt handler: Int32? = nil) -> LuaCallResult {
+        let result = state.call(argumentCount: argumentCount, resultCount: resultCount, budget: budget, place: place,
+                                handlerAt: handler)
         if case .failure(let message) = result { report(message) }
         return result
     }

@@ -138,16 +138,24 @@ final class LuaState {
     /// instructions and the memory cap. Pops function and arguments; pushes `resultCount`
     /// results on success, nothing on failure.
     /// `place` (`FILE:LINE` of the function) names errors that carry no place of their own,
-    /// such as running out of memory.
-    func call(argumentCount: Int32, resultCount: Int32, budget: Int32, place: String) -> LuaCallResult {
+    /// such as running out of memory. `handlerAt`: where the caller already pushed the message
+    /// handler (`pushMessageHandler`, below the function), saving two moves of the stack a call.
+    func call(argumentCount: Int32, resultCount: Int32, budget: Int32, place: String,
+              handlerAt pushedHandler: Int32? = nil) -> LuaCallResult {
         let functionIndex = top - argumentCount
-        clua_pushmsghandler(L)
-        clua_insert(L, functionIndex)
+        let handler: Int32
+        if let pushedHandler {
+            handler = pushedHandler
+        } else {
+            clua_pushmsghandler(L)
+            clua_insert(L, functionIndex)
+            handler = functionIndex
+        }
         clua_begincall(L, budget)
-        let status = clua_pcall(L, argumentCount, resultCount, functionIndex)
+        let status = clua_pcall(L, argumentCount, resultCount, handler)
         clua_endcall(L)
         if status == LUA_OK {
-            clua_remove(L, functionIndex)
+            if pushedHandler == nil { clua_remove(L, handler) }
             return .success
         }
         let message: String
@@ -158,6 +166,12 @@ final class LuaState {
         }
         lua_settop(L, functionIndex - 1)
         return .failure(message)
+    }
+
+    /// Pushes the message handler that `call(…, handlerAt:)` takes; returns its index.
+    func pushMessageHandler() -> Int32 {
+        clua_pushmsghandler(L)
+        return top
     }
 
     // MARK: Reading values
