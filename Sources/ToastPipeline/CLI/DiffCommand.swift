@@ -18,7 +18,7 @@ enum DiffCommand {
         do {
             options = try CommandLineOptions.parse(arguments)
             if options.help {
-                write(helpText, to: environment.standardOutput)
+                Toastscript.writeText(helpText, to: environment.standardOutput)
                 return ExitStatus.success
             }
             guard options.scripts.count == 2 else {
@@ -72,7 +72,7 @@ enum DiffCommand {
         let report = options.format == .json
             ? jsonReport(comparison)
             : textReport(comparison, old: sides[0].name, new: sides[1].name, listingAll: options.verbose)
-        write(report, to: environment.standardOutput)
+        Toastscript.writeText(report, to: environment.standardOutput)
         return comparison.differenceCount == 0 ? ExitStatus.success : ExitStatus.failure
     }
 
@@ -179,12 +179,6 @@ enum DiffCommand {
 
     private static func shortened(_ text: String) -> String {
         text.count <= 50 ? text : String(text.prefix(49)) + "…"
-    }
-
-    private static func write(_ text: String, to sink: any ByteSink) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { sink.write(UnsafeRawBufferPointer($0)) }
-        sink.flush()
     }
 
     static let helpText = """

@@ -55,7 +55,8 @@ public enum Toastscript {
         }
     }
 
-    private static func writeText(_ text: String, to sink: any ByteSink) {
+    /// Writes `text` to `sink` and flushes it (help, version, diff's report).
+    static func writeText(_ text: String, to sink: any ByteSink) {
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBytes { sink.write(UnsafeRawBufferPointer($0)) }
         sink.flush()

@@ -201,11 +201,10 @@ public final class Host {
 
     private func dismiss(at index: Int, reason: DismissReason, by replacement: String? = nil) {
         let entry = visible.remove(at: index)
-        if !isTraced {
-        } else if let replacement {
+        if isTraced, let replacement {
             traced(entry.toast, .replaced, [JSONMember("by", .string(replacement))],
                    because: "\(replacement) has policy replace")
-        } else {
+        } else if isTraced {
             traced(entry.toast, .dismissed, [JSONMember("reason", .string(reason.rawValue)),
                                              JSONMember("shown", .number(StreamTime.seconds(now - entry.presentedAt)))],
                    because: dismissal(of: entry, reason: reason))

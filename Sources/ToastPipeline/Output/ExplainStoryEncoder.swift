@@ -42,11 +42,8 @@ public final class ExplainStoryEncoder: RecordEncoder {
     }
 
     public func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
-        var sentence = TextRecordEncoder.sentence(for: trace)
         // The id is in the header (and in the margin when several toasts are explained).
-        let id = safe(trace.toast.id) + " "
-        if sentence.hasPrefix(id) { sentence.removeFirst(id.count) }
-        line(sentence, toast: trace.toast, at: trace.time, into: &out)
+        line(TextRecordEncoder.sentence(for: trace, withID: false), toast: trace.toast, at: trace.time, into: &out)
         return true
     }
 

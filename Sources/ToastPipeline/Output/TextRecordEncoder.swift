@@ -61,9 +61,11 @@ public struct TextRecordEncoder: RecordEncoder {
         return true
     }
 
-    /// `t2 dedup: drop (duplicate of t1): why`: who decided what, and why.
-    static func sentence(for trace: TraceRecord, safe: (String) -> String = { TerminalText.escaped($0) }) -> String {
-        var text = "\(safe(trace.toast.id)) "
+    /// `t2 dedup: drop (duplicate of t1): why`: who decided what, and why (without the id when
+    /// the reader already knows whose story it is). Text from input and scripts is escaped.
+    static func sentence(for trace: TraceRecord, withID: Bool = true) -> String {
+        func safe(_ text: String) -> String { TerminalText.escaped(text) }
+        var text = withID ? "\(safe(trace.toast.id)) " : ""
         text += trace.rule.map { "rule \(quoted(safe($0)))" } ?? safe(trace.stage)
         text += ": \(trace.verdict.rawValue)"
         if !trace.changedFields.isEmpty { text += " (" + trace.changedFields.map(safe).joined(separator: ", ") + ")" }
