@@ -8,7 +8,6 @@ public struct FateComparison {
         public var message: String
         public var old: ToastFate?
         public var new: ToastFate?
-        public var change: String
     }
 
     public struct Group {
@@ -28,18 +27,18 @@ public struct FateComparison {
             let other = new.entry(forKey: entry.key)
             if let other, entry.fate.isSame(as: other.fate) { continue }
             differences.append(Difference(id: other?.id ?? entry.id, message: other?.message ?? entry.message,
-                                          old: entry.fate, new: other?.fate, change: ""))
+                                          old: entry.fate, new: other?.fate))
         }
         for entry in new.entries where old.entry(forKey: entry.key) == nil {
             toastCount += 1
-            differences.append(Difference(id: entry.id, message: entry.message, old: nil, new: entry.fate, change: ""))
+            differences.append(Difference(id: entry.id, message: entry.message, old: nil, new: entry.fate))
         }
         var order: [String] = []
         var byChange: [String: [Difference]] = [:]
-        for var difference in differences {
-            difference.change = Self.change(from: difference.old, to: difference.new)
-            if byChange[difference.change] == nil { order.append(difference.change) }
-            byChange[difference.change, default: []].append(difference)
+        for difference in differences {
+            let change = Self.change(from: difference.old, to: difference.new)
+            if byChange[change] == nil { order.append(change) }
+            byChange[change, default: []].append(difference)
         }
         groups = order.map { Group(change: $0, differences: byChange[$0] ?? []) }
             .sorted { $0.differences.count > $1.differences.count }
