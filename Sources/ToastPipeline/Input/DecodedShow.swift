@@ -13,7 +13,7 @@ struct DecodedShow {
         arena.withBytes(fields.message.storedRange) { message in
             arena.withBytes(fields.subtitle?.storedRange) { subtitle in
                 arena.withBytes(fields.extra.storedRange) { extra in
-                    Toast(storage: ToastStorage.make(message: message, subtitle: subtitle, extra: extra) { message, subtitle, extra in
+                    Toast(storage: Toast.Storage.make(message: message, subtitle: subtitle, extra: extra) { message, subtitle, extra in
                         var fields = self.fields
                         if let message { fields.message = .stored(message) }
                         if let subtitle { fields.subtitle = .stored(subtitle) }

@@ -5,7 +5,7 @@
 /// fields live in one shared storage that is copied only when a shared toast is changed, so
 /// handing a toast from stage to host to record costs one reference count. A toast decoded
 /// from a JSON line keeps its message, subtitle and extra fields as the bytes that came in
-/// (`ToastStorage`): a `String` is made only when someone reads `message`, `subtitle` or
+/// (`Toast.Storage`, a `FieldStorage`): a `String` is made only when someone reads `message`, `subtitle` or
 /// `extra`; the built-in stages, the host and the encoders read the bytes.
 public struct Toast {
     /// The stored fields; `Toast` wraps them with copy-on-write.
@@ -62,10 +62,13 @@ public struct Toast {
         case stored(TextRange)
     }
 
-    private var storage: ToastStorage
+    private var storage: Storage
+
+    /// One allocation: the fields, then the bytes of the text they point into.
+    typealias Storage = FieldStorage<Fields>
 
     /// A toast whose fields are in `storage` (the decoder's `DecodedShow` makes it).
-    init(storage: ToastStorage) {
+    init(storage: Storage) {
         self.storage = storage
     }
 
@@ -244,7 +247,7 @@ public struct Toast {
 
     /// A toast with `fields` and no stored text.
     init(fields: Fields) {
-        storage = ToastStorage.make(fields)
+        storage = Storage.make(fields)
     }
 
     /// Its priority: its own, else its role's, else 0.
