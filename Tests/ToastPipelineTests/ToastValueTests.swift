@@ -21,6 +21,28 @@ import Testing
         #expect(copy.message == "Changed")
     }
 
+    /// The field schema: every field a line or a script may set is read back as it was set,
+    /// through the same name, and a trace names it as changed (a field missing from
+    /// `Toast.set` or `Toast.withValue` fails here).
+    @Test(arguments: ToastField.settable)
+    func everySettableFieldReadsBackWhatWasSet(field: ToastField) {
+        let original = Toast(id: "a", message: "Saved")
+        let value: Toast.FieldValue = switch field.kind {
+        case .identifier, .message, .optionalText: .text("changed")
+        case .role: .text("error")
+        case .duration, .delay: .time(1_500_000)
+        case .choice(let names): .text(names[names.count - 1])
+        case .priority: .integer(7)
+        case .flag: original.value(of: field) == .flag(true) ? .flag(false) : .flag(true)
+        case .eventType, .arrivalTime: .absent
+        }
+        var toast = original
+        toast.set(field, to: value)
+        #expect(toast.value(of: field) == value)
+        #expect(toast.value(of: field) != original.value(of: field))
+        #expect(toast.changedFields(since: original) == [field.rawValue])
+    }
+
     @Test func recordsKeepTheToastAsItWasWhenWritten() {
         var toast = Toast(id: "a", message: "First")
         let record = Record.present(toast, at: 0, waited: 0)

@@ -87,7 +87,7 @@ public struct EventDecoder {
             fields = try EventFields.read(from: &scanner, extraText: &extraText)
             try Self.expectEnd(&scanner)
             if let column = scanner.outOfRangeColumn {
-                if Self.isShow(fields.type) { showCount += 1 }
+                if Self.isShow(fields[.type]) { showCount += 1 }
                 return .failure(InputRejection(line: number, reason: "number out of range at column \(column)"))
             }
         } catch let error as JSONSyntaxError {
@@ -95,7 +95,7 @@ public struct EventDecoder {
         } catch {
             return .failure(InputRejection(line: number, reason: "\(error)"))
         }
-        guard Self.isShow(fields.type) else { return decode(fields, number: number, stored: nil) }
+        guard Self.isShow(fields[.type]) else { return decode(fields, number: number, stored: nil) }
         var text = StoredText()
         text.message = fields.messageBytes.map { arena.append(UnsafeRawBufferPointer($0)) }
         text.subtitle = fields.subtitleBytes.map { arena.append(UnsafeRawBufferPointer($0)) }
@@ -117,7 +117,7 @@ public struct EventDecoder {
 
     private mutating func decode(_ fields: EventFields, number: Int,
                                  stored: (arena: TextArena, text: StoredText)?) -> Result<DecodedEvent, InputRejection> {
-        if !fields.extra.isEmpty && Self.isShow(fields.type) {
+        if !fields.extra.isEmpty && Self.isShow(fields[.type]) {
             lookForTypos(in: fields.extra, line: number)
         }
         do {
@@ -163,10 +163,10 @@ public struct EventDecoder {
 
     private mutating func event(from fields: EventFields, line: Int,
                                 stored: (arena: TextArena, text: StoredText)?) throws -> DecodedEvent {
-        let type = try fields.string("type", fields.type) ?? "show"
+        let type = try EventFields.string("type", fields[.type]) ?? "show"
         if type == "show" { showCount += 1 }
-        let at = try fields.time("at", fields.at, fields.atMicros)
-        let id = try fields.string("id", fields.id)
+        let at = try EventFields.time("at", fields[.at], fields.microseconds(of: .at))
+        let id = try EventFields.string("id", fields[.id])
         let kind: Event.Kind
         switch type {
         case "show":
@@ -180,13 +180,13 @@ public struct EventDecoder {
         case "swipe": kind = .swipe(target: id)
         case "tick": kind = .tick
         case "drag":
-            guard let phaseName = try fields.string("phase", fields.phase) else {
+            guard let phaseName = try EventFields.string("phase", fields[.phase]) else {
                 throw FieldError("drag needs a 'phase' (begin or end)")
             }
             guard let phase = DragPhase(rawValue: phaseName) else {
                 throw FieldError("unknown drag phase \(quoted(phaseName)) (begin or end)")
             }
-            let dy = try fields.number("dy", fields.dy) ?? 0
+            let dy = try EventFields.number("dy", fields[.dy]) ?? 0
             kind = .drag(target: id, phase: phase, dy: dy)
         default:
             throw FieldError("unknown type \(quoted(type)) (show, dismiss, dismiss_all, tap, long_press, swipe, drag, tick)")
@@ -202,50 +202,57 @@ public struct EventDecoder {
             guard stored.count > 0 else { throw FieldError("field 'message' must not be empty") }
             message = .stored(stored)
         } else {
-            guard let string = try fields.string("message", fields.message) else { throw FieldError("missing message") }
+            guard let string = try EventFields.string("message", fields[.message]) else { throw FieldError("missing message") }
             guard !string.isEmpty else { throw FieldError("field 'message' must not be empty") }
             message = .string(string)
         }
         let subtitle = try text?.subtitle.map(Toast.ToastText.stored)
-            ?? fields.string("subtitle", fields.subtitle).map(Toast.ToastText.string)
+            ?? EventFields.string("subtitle", fields[.subtitle]).map(Toast.ToastText.string)
         var toast = Toast.showFields(id: id ?? "t" + String(showCount), message: message,
                                      duration: defaultDuration, policy: defaultPolicy, inputLine: line)
         toast.subtitle = subtitle
         toast.extra = text?.extra.map(Toast.ExtraFields.stored) ?? .members(fields.extra)
-        if let role = try fields.string("role", fields.role) {
+        for (name, field) in EventFieldName.checkedShowFields {
+            guard let value = fields[name] else { continue }
+            if let checked = try checkedValue(of: field, value, microseconds: fields.microseconds(of: name)) {
+                toast.set(field, to: checked)
+            }
+        }
+        return toast
+    }
+
+    /// A show field's value from an input line, checked by the field's kind; nil leaves the
+    /// default (null is absent, SPEC §8 "Null").
+    private func checkedValue(of field: ToastField, _ value: JSONValue, microseconds: Microseconds?) throws -> Toast.FieldValue? {
+        let name = field.rawValue
+        switch field.kind {
+        case .eventType, .arrivalTime, .identifier, .message:
+            return nil
+        case .optionalText:
+            return try EventFields.string(name, value).map(Toast.FieldValue.text) ?? .absent
+        case .role:
+            guard let role = try EventFields.string(name, value) else { return nil }
             guard roles.contains(role) else {
                 throw FieldError("unknown role \(quoted(role)) (known: \(roles.names.joined(separator: ", ")))")
             }
-            toast.role = role
-        }
-        if let duration = fields.duration {
-            toast.duration = try Self.duration(duration, micros: fields.durationMicros)
-        }
-        if let after = try fields.time("after", fields.after, fields.afterMicros) {
-            guard after >= 0 else { throw FieldError("field 'after' must not be negative") }
-            toast.after = after
-        }
-        if let name = try fields.string("placement", fields.placement) {
-            guard let placement = Placement(rawValue: name) else {
-                throw FieldError("unknown placement \(quoted(name)) (top, center, bottom)")
+            return .text(role)
+        case .duration:
+            return try Self.duration(value, micros: microseconds).map(Toast.FieldValue.time) ?? .absent
+        case .delay:
+            guard let after = try EventFields.time(name, value, microseconds) else { return nil }
+            guard after >= 0 else { throw FieldError("field '\(name)' must not be negative") }
+            return .time(after)
+        case .choice(let names):
+            guard let choice = try EventFields.string(name, value) else { return nil }
+            guard names.contains(choice) else {
+                throw FieldError("unknown \(name) \(quoted(choice)) (\(names.joined(separator: ", ")))")
             }
-            toast.placement = placement
+            return .text(choice)
+        case .priority:
+            return try EventFields.integer(name, value).map(Toast.FieldValue.integer) ?? .absent
+        case .flag:
+            return try EventFields.bool(name, value).map(Toast.FieldValue.flag)
         }
-        if let name = try fields.string("policy", fields.policy) {
-            guard let policy = Policy(rawValue: name) else {
-                throw FieldError("unknown policy \(quoted(name)) (enqueue, replace, stack)")
-            }
-            toast.policy = policy
-        }
-        toast.priority = try fields.integer("priority", fields.priority)
-        toast.source = try fields.string("source", fields.source)
-        toast.key = try fields.string("key", fields.key)
-        if let value = try fields.bool("dismiss_on_tap", fields.dismissOnTap) { toast.dismissOnTap = value }
-        if let value = try fields.bool("dismiss_on_long_press", fields.dismissOnLongPress) {
-            toast.dismissOnLongPress = value
-        }
-        if let value = try fields.bool("swipe", fields.swipe) { toast.swipe = value }
-        return toast
     }
 
     /// `duration`: seconds > 0, `"short"`, `"long"`; `null` or `0`: no timeout.
@@ -355,7 +362,7 @@ struct EventFields {
         store(field, value, microseconds: field.isTime ? Self.microseconds(of: value) : nil)
     }
 
-    /// The one place that knows which property holds which field.
+    /// Where each member is kept (`subscript` reads them back by name).
     @inline(__always)
     private mutating func store(_ field: EventFieldName, _ value: JSONValue, microseconds: Microseconds?) {
         switch field {
@@ -379,6 +386,40 @@ struct EventFields {
             // Drag fields; for a show they are extra fields like any other.
             if field == .phase { phase = value } else { dy = value }
             addExtra(field.rawValue, value)
+        }
+    }
+
+    /// The value of the member `field` (nil when absent).
+    subscript(field: EventFieldName) -> JSONValue? {
+        switch field {
+        case .type: type
+        case .at: at
+        case .id: id
+        case .message: message
+        case .subtitle: subtitle
+        case .role: role
+        case .duration: duration
+        case .after: after
+        case .placement: placement
+        case .policy: policy
+        case .priority: priority
+        case .source: source
+        case .key: key
+        case .dismissOnTap: dismissOnTap
+        case .dismissOnLongPress: dismissOnLongPress
+        case .swipe: swipe
+        case .phase: phase
+        case .dy: dy
+        }
+    }
+
+    /// The exact microseconds of a time member given as a number.
+    func microseconds(of field: EventFieldName) -> Microseconds? {
+        switch field {
+        case .at: atMicros
+        case .duration: durationMicros
+        case .after: afterMicros
+        default: nil
         }
     }
 
@@ -420,7 +461,7 @@ struct EventFields {
 
     // MARK: Typed access (null is absent, SPEC §8 "Null")
 
-    func string(_ name: String, _ value: JSONValue?) throws -> String? {
+    static func string(_ name: String, _ value: JSONValue?) throws -> String? {
         switch value {
         case nil, .null?: return nil
         case .string(let text)?: return text
@@ -428,7 +469,7 @@ struct EventFields {
         }
     }
 
-    func bool(_ name: String, _ value: JSONValue?) throws -> Bool? {
+    static func bool(_ name: String, _ value: JSONValue?) throws -> Bool? {
         switch value {
         case nil, .null?: return nil
         case .bool(let flag)?: return flag
@@ -436,7 +477,7 @@ struct EventFields {
         }
     }
 
-    func number(_ name: String, _ value: JSONValue?) throws -> Double? {
+    static func number(_ name: String, _ value: JSONValue?) throws -> Double? {
         switch value {
         case nil, .null?: return nil
         case .integer(let number)?: return Double(number)
@@ -445,7 +486,7 @@ struct EventFields {
         }
     }
 
-    func integer(_ name: String, _ value: JSONValue?) throws -> Int? {
+    static func integer(_ name: String, _ value: JSONValue?) throws -> Int? {
         switch value {
         case nil, .null?: return nil
         case .integer(let number)?:
@@ -459,7 +500,7 @@ struct EventFields {
         }
     }
 
-    func time(_ name: String, _ value: JSONValue?, _ micros: Microseconds?) throws -> Microseconds? {
+    static func time(_ name: String, _ value: JSONValue?, _ micros: Microseconds?) throws -> Microseconds? {
         switch value {
         case nil, .null?: return nil
         case .integer?, .number?:
@@ -476,6 +517,15 @@ enum EventFieldName: String, CaseIterable {
     case dismissOnTap = "dismiss_on_tap"
     case dismissOnLongPress = "dismiss_on_long_press"
     case swipe, phase, dy
+
+    /// The show field it names; nil for `phase` and `dy`.
+    var showField: ToastField? { ToastField(rawValue: rawValue) }
+
+    /// The show fields checked by their kind, in the order of `ToastField.settable` (the first
+    /// wrong one is the one reported); `message` and `subtitle` are read before them.
+    static let checkedShowFields = ToastField.settable.filter { $0 != .message && $0 != .subtitle }.compactMap { field in
+        EventFieldName(rawValue: field.rawValue).map { ($0, field) }
+    }
 
     /// `at`, `duration` and `after`: seconds, held in exact microseconds too.
     var isTime: Bool { self == .at || self == .duration || self == .after }

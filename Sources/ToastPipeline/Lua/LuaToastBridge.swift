@@ -23,25 +23,18 @@ extension LuaState {
         }
     }
 
-    /// Pushes one field's value as a script sees it; nil when the toast has none.
+    /// Pushes one field's value as a script sees it: text as a string, times as seconds, nil
+    /// when the toast has none; `priority` is the role's when the toast sets none.
     func pushField(_ field: ToastField, of toast: Toast, roles: RoleTable) {
-        switch field {
-        case .type: push("show")
-        case .id: push(toast.id)
-        case .message: toast.withMessageBytes { push(bytes: $0) }
-        case .subtitle: if toast.withSubtitleBytes({ push(bytes: $0) }) == nil { lua_pushnil(L) }
-        case .role: push(toast.role)
-        case .duration: if let duration = toast.duration { lua_pushnumber(L, StreamTime.seconds(duration)) } else { lua_pushnil(L) }
-        case .after: lua_pushnumber(L, StreamTime.seconds(toast.after))
-        case .placement: push(toast.placement.rawValue)
-        case .policy: push(toast.policy.rawValue)
-        case .priority: lua_pushinteger(L, lua_Integer(toast.effectivePriority(in: roles)))
-        case .source: if let source = toast.source { push(source) } else { lua_pushnil(L) }
-        case .key: if let key = toast.key { push(key) } else { lua_pushnil(L) }
-        case .dismissOnTap: lua_pushboolean(L, toast.dismissOnTap ? 1 : 0)
-        case .dismissOnLongPress: lua_pushboolean(L, toast.dismissOnLongPress ? 1 : 0)
-        case .swipe: lua_pushboolean(L, toast.swipe ? 1 : 0)
-        case .at: lua_pushnumber(L, StreamTime.seconds(toast.at))
+        if field == .priority { return lua_pushinteger(L, lua_Integer(toast.effectivePriority(in: roles))) }
+        toast.withValue(of: field) { view in
+            switch view {
+            case .absent: lua_pushnil(L)
+            case .text(let bytes): push(bytes: bytes)
+            case .time(let time): lua_pushnumber(L, StreamTime.seconds(time))
+            case .integer(let integer): lua_pushinteger(L, lua_Integer(integer))
+            case .flag(let flag): lua_pushboolean(L, flag ? 1 : 0)
+            }
         }
     }
 
@@ -101,34 +94,35 @@ extension LuaState {
 
     /// Whether the value at `index` is a string with exactly the bytes of `text`.
     func stringEquals(at index: Int32, _ text: String) -> Bool {
-        guard lua_type(L, index) == LUA_TSTRING else { return false }
-        var length = 0
-        guard let pointer = clua_tolstring(L, index, &length) else { return false }
-        let lua = UnsafeRawBufferPointer(start: pointer, count: length)
-        return text.utf8.withContiguousStorageIfAvailable { swift in
-            swift.count == length && (length == 0 || memcmp(swift.baseAddress!, lua.baseAddress!, length) == 0)
-        } ?? (Array(text.utf8) == Array(lua))
+        var text = text
+        return text.withUTF8 { stringEquals(at: index, UnsafeRawBufferPointer($0)) }
     }
 
-    /// Reads one field's value, at the top of the stack, into `toast`.
+    /// Whether the value at `index` is a string with exactly `bytes`.
+    func stringEquals(at index: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard lua_type(L, index) == LUA_TSTRING else { return false }
+        var length = 0
+        guard let pointer = clua_tolstring(L, index, &length), length == bytes.count else { return false }
+        guard let base = bytes.baseAddress else { return true }
+        return memcmp(pointer, base, length) == 0
+    }
+
+    /// Reads one field's value, at the top of the stack, into `toast`, checked by the field's
+    /// kind. `original` is the toast the script was given (for its role's priority).
     func readField(_ field: ToastField, into toast: inout Toast, original: Toast, roles: RoleTable) throws {
         let name = field.rawValue
+        /// Whether the string at the top is what `toast` already holds (then nothing is set,
+        /// and a toast's stored text stays where it is).
+        func isUnchangedText() -> Bool {
+            toast.withValue(of: field) { view in
+                if case .text(let bytes) = view { stringEquals(at: -1, bytes) } else { false }
+            }
+        }
         func text() throws -> String {
             guard let value = string(at: -1) else {
                 throw LuaBridgeError("field '\(name)' must be a string, not \(typeName(at: -1))")
             }
             return value
-        }
-        /// The text, reusing `unchanged` when it is equal.
-        func text(unchanged: String?) throws -> String {
-            if let unchanged, stringEquals(at: -1, unchanged) { return unchanged }
-            return try text()
-        }
-        func flag() throws -> Bool {
-            guard lua_type(L, -1) == LUA_TBOOLEAN else {
-                throw LuaBridgeError("field '\(name)' must be true or false, not \(typeName(at: -1))")
-            }
-            return lua_toboolean(L, -1) != 0
         }
         func seconds() throws -> Microseconds {
             guard lua_type(L, -1) == LUA_TNUMBER,
@@ -137,63 +131,47 @@ extension LuaState {
             }
             return micros
         }
-        switch field {
-        case .type, .at:
-            break
-        case .id:
-            toast.id = try text(unchanged: original.id)
-        case .message:
-            toast.message = try text(unchanged: original.message)
-        case .subtitle:
-            toast.subtitle = try text(unchanged: original.subtitle)
+        switch field.kind {
+        case .eventType, .arrivalTime:
+            return
+        case .identifier, .message, .optionalText:
+            if !isUnchangedText() { toast.set(field, to: .text(try text())) }
         case .role:
-            if stringEquals(at: -1, original.role) {
-                toast.role = original.role
-                break
-            }
+            if isUnchangedText() { return }
             let role = try text()
             guard roles.contains(role) else {
                 throw LuaBridgeError("unknown role \(quoted(role)) (known: \(roles.names.joined(separator: ", ")))")
             }
-            toast.role = role
+            toast.set(field, to: .text(role))
         case .duration:
             if let named = NamedDuration.allCases.first(where: { stringEquals(at: -1, $0.rawValue) }) {
-                toast.duration = named.microseconds
+                toast.set(field, to: .time(named.microseconds))
             } else {
                 let micros = try seconds()
-                toast.duration = micros == 0 ? nil : micros
+                toast.set(field, to: micros == 0 ? .absent : .time(micros))
             }
-        case .after:
-            toast.after = try seconds()
-        case .placement:
-            guard let placement = Placement.allCases.first(where: { stringEquals(at: -1, $0.rawValue) }) else {
-                throw LuaBridgeError("field 'placement' must be \"top\", \"center\" or \"bottom\"")
+        case .delay:
+            toast.set(field, to: .time(try seconds()))
+        case .choice(let names):
+            guard let choice = names.first(where: { stringEquals(at: -1, $0) }) else {
+                let list = names.map(quoted).dropLast().joined(separator: ", ") + " or " + quoted(names.last ?? "")
+                throw LuaBridgeError("field '\(name)' must be \(list)")
             }
-            toast.placement = placement
-        case .policy:
-            guard let policy = Policy.allCases.first(where: { stringEquals(at: -1, $0.rawValue) }) else {
-                throw LuaBridgeError("field 'policy' must be \"enqueue\", \"replace\" or \"stack\"")
-            }
-            toast.policy = policy
+            toast.set(field, to: .text(choice))
         case .priority:
             var isInteger: Int32 = 0
             let value = clua_tointeger(L, -1, &isInteger)
             guard lua_type(L, -1) == LUA_TNUMBER, isInteger != 0, let priority = Int(exactly: value) else {
-                throw LuaBridgeError("field 'priority' must be an integer")
+                throw LuaBridgeError("field '\(name)' must be an integer")
             }
             // The role's priority, handed in unchanged, stays the role's.
             let unchangedDefault = original.priority == nil && priority == original.effectivePriority(in: roles)
-            toast.priority = unchangedDefault ? nil : priority
-        case .source:
-            toast.source = try text(unchanged: original.source)
-        case .key:
-            toast.key = try text(unchanged: original.key)
-        case .dismissOnTap:
-            toast.dismissOnTap = try flag()
-        case .dismissOnLongPress:
-            toast.dismissOnLongPress = try flag()
-        case .swipe:
-            toast.swipe = try flag()
+            toast.set(field, to: unchangedDefault ? .absent : .integer(priority))
+        case .flag:
+            guard lua_type(L, -1) == LUA_TBOOLEAN else {
+                throw LuaBridgeError("field '\(name)' must be true or false, not \(typeName(at: -1))")
+            }
+            toast.set(field, to: .flag(lua_toboolean(L, -1) != 0))
         }
     }
 }
@@ -201,21 +179,7 @@ extension LuaState {
 extension Toast {
     /// Sets a field a script removed to what `defaults` has (the id, time and type stay).
     mutating func removeField(_ field: ToastField, defaults: Toast) {
-        switch field {
-        case .id, .at, .type: break
-        case .message: message = defaults.message
-        case .subtitle: subtitle = defaults.subtitle
-        case .role: role = defaults.role
-        case .duration: duration = defaults.duration
-        case .after: after = defaults.after
-        case .placement: placement = defaults.placement
-        case .policy: policy = defaults.policy
-        case .priority: priority = defaults.priority
-        case .source: source = defaults.source
-        case .key: key = defaults.key
-        case .dismissOnTap: dismissOnTap = defaults.dismissOnTap
-        case .dismissOnLongPress: dismissOnLongPress = defaults.dismissOnLongPress
-        case .swipe: swipe = defaults.swipe
-        }
+        guard field != .id else { return }
+        set(field, to: defaults.value(of: field))
     }
 }

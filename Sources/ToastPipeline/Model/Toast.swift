@@ -76,7 +76,7 @@ public struct Toast {
     func sharesStorage(with other: Toast) -> Bool { storage === other.storage }
 
     /// The fields, copied first if another toast shares them.
-    private var uniqueFields: Fields {
+    var uniqueFields: Fields {
         _read { yield storage.fields }
         _modify {
             if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
@@ -228,7 +228,7 @@ public struct Toast {
 
     /// A standard announcement becomes the text it stands for, before its message or subtitle
     /// changes.
-    private mutating func fixAnnouncement() {
+    mutating func fixAnnouncement() {
         if case .standard? = storage.fields.announcement { announcement = announcement }
     }
 
@@ -268,23 +268,15 @@ public struct Toast {
             if case .extra(let name) = field { return extraValue(name) }
             return nil
         }
-        switch known {
-        case .id: return .string(id)
-        case .message: return .string(message)
-        case .subtitle: return subtitle.map(JSONValue.string)
-        case .role: return .string(role)
-        case .duration: return duration.map { .number(StreamTime.seconds($0)) } ?? .null
-        case .after: return .number(StreamTime.seconds(after))
-        case .placement: return .string(placement.rawValue)
-        case .policy: return .string(policy.rawValue)
-        case .priority: return .integer(Int64(effectivePriority(in: roles)))
-        case .source: return source.map(JSONValue.string)
-        case .key: return key.map(JSONValue.string)
-        case .dismissOnTap: return .bool(dismissOnTap)
-        case .dismissOnLongPress: return .bool(dismissOnLongPress)
-        case .swipe: return .bool(swipe)
-        case .at: return .number(StreamTime.seconds(at))
-        case .type: return .string("show")
+        if known == .priority { return .integer(Int64(effectivePriority(in: roles))) }
+        return withValue(of: known) { view in
+            switch view {
+            case .absent: known.kind == .duration ? .null : nil
+            case .text(let bytes): .string(String(decoding: bytes, as: UTF8.self))
+            case .time(let time): .number(StreamTime.seconds(time))
+            case .integer(let integer): .integer(Int64(integer))
+            case .flag(let flag): .bool(flag)
+            }
         }
     }
 

@@ -8,20 +8,10 @@ extension Toast {
         func check<Value: Equatable>(_ name: String, _ value: (Toast) -> Value) {
             if value(self) != value(earlier) { names.append(name) }
         }
-        check("id") { $0.id }
-        check("message") { $0.message }
-        check("subtitle") { $0.subtitle }
-        check("role") { $0.role }
-        check("duration") { $0.duration }
-        check("after") { $0.after }
-        check("placement") { $0.placement }
-        check("policy") { $0.policy }
-        check("priority") { $0.priority }
-        check("source") { $0.source }
-        check("key") { $0.key }
-        check("dismiss_on_tap") { $0.dismissOnTap }
-        check("dismiss_on_long_press") { $0.dismissOnLongPress }
-        check("swipe") { $0.swipe }
+        for field in [ToastField.id] + ToastField.settable
+        where value(of: field) != earlier.value(of: field) {
+            names.append(field.rawValue)
+        }
         let extra = self.extra
         let earlierExtra = earlier.extra
         if extra != earlierExtra {
