@@ -57,9 +57,9 @@ import Testing
         }
         let errorLines = result.stderr.split(separator: "\n").map(String.init)
         #expect(Array(errorLines.prefix(rejections.count)) == rejections)
-        #expect(errorLines.contains("  lines read      16 (2 blank)"))
-        #expect(errorLines.contains("  events          6"))
-        #expect(errorLines.contains("  rejected lines  8"))
+        #expect(errorLines.contains("  lines read        16 (2 blank)"))
+        #expect(errorLines.contains("  events            6"))
+        #expect(errorLines.contains("  rejected lines    8"))
 
         let expectedRecords = [
             (0, "after a byte order mark"), (10, "crlf"), (20, "duplicate keys: the last wins"),

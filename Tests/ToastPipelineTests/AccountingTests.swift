@@ -81,9 +81,9 @@ import Testing
 
         let rejections = errors.filter { $0.hasPrefix("toastscript: input line ") }
         #expect(rejections.map { Int($0.dropFirst(24).prefix { $0.isNumber }) ?? 0 } == rejectedNumbers)
-        #expect(errors.contains("  lines read      \(count) (\(blanks) blank)"))
-        #expect(errors.contains("  events          \(events)"))
-        #expect(errors.contains("  rejected lines  \(rejectedNumbers.count)"))
+        #expect(errors.contains("  lines read        \(count) (\(blanks) blank)"))
+        #expect(errors.contains("  events            \(events)"))
+        #expect(errors.contains("  rejected lines    \(rejectedNumbers.count)"))
         #expect(errors.last == "toastscript: \(rejectedNumbers.count) input lines rejected (--dead-letter has every rejected line)")
         #expect(count == events + rejectedNumbers.count + blanks)
 

@@ -78,7 +78,7 @@ import Testing
             present("5", "t2", "B"),
             dismiss("8", "t2", "timeout", shown: "3"),
         ])
-        #expect(result.stderr.contains("  late events     1"))
+        #expect(result.stderr.contains("  late events       1"))
     }
 
     @Test func timersDueAtAnEventsTimeFireBeforeIt() {
@@ -98,23 +98,58 @@ import Testing
         #expect(Array(result.stderr.prefix(16)) == [
             "toastscript: input line 3: invalid JSON at column 1: unexpected 'x', expected a value",
             "toastscript: stats",
-            "  lines read      4 (0 blank)",
-            "  events          3",
-            "  rejected lines  1",
-            "  late events     0",
-            "  script errors   0",
-            "  toasts in       2",
-            "  stage rules     in 2, passed 2",
-            "  stage dedup     in 2, passed 1, dropped duplicate=1",
-            "  stage rate_limit in 1, passed 1",
-            "  stage priority  in 1, passed 1",
-            "  stage style     in 1, passed 1",
-            "  stage announce  in 1, passed 1",
-            "  stage host      in 1, presented 1, dismissed tap=1",
-            "  records         3 (3 lines written)",
+            "  lines read        4 (0 blank)",
+            "  events            3",
+            "  rejected lines    1",
+            "  late events       0",
+            "  script errors     0",
+            "  toasts in         2",
+            "  stage rules       in 2, passed 2",
+            "  stage dedup       in 2, passed 1, dropped duplicate=1",
+            "  stage rate_limit  in 1, passed 1",
+            "  stage priority    in 1, passed 1",
+            "  stage style       in 1, passed 1",
+            "  stage announce    in 1, passed 1",
+            "  stage host        in 1, presented 1, dismissed tap=1",
+            "  records           3 (3 lines written)",
         ])
         #expect(result.stderr.dropLast().last?.hasPrefix("  events/s") == true)
         #expect(result.stderr.last == "toastscript: 1 input line rejected (--dead-letter FILE keeps rejected lines)")
+    }
+
+    /// A custom build (`Toastscript.main(registry:name:version:)`) is its own tool: its name
+    /// in help, version and every message; and the stats' columns fit its stages' names.
+    @Test func aCustomBuildGoesByItsOwnName() throws {
+        final class Passing: ToastStage {
+            func process(_ toast: inout Toast, context: StageContext) -> StageVerdict { .pass }
+        }
+        var registry = StageRegistry.builtIn
+        try registry.register("a_rather_long_stage_name") { _ in Passing() }
+        func run(_ arguments: [String], input: String = "", scripts: [String] = []) -> CLIResult {
+            runCLI(arguments, input: input, scripts: scripts, registry: registry, programName: "my-toastscript",
+                   programVersion: "1.2.0")
+        }
+        let help = run(["--help"]).stdout
+        #expect(help.hasPrefix("my-toastscript: run toast events through Lua rules"))
+        #expect(help.contains("Usage: my-toastscript [OPTIONS] [SCRIPT.lua ...] < events.jsonl"))
+        #expect(help.contains("       my-toastscript diff OLD NEW [OPTIONS] < events.jsonl"))
+        #expect(!help.contains("  toastscript "), "the examples use the custom build's name")
+        #expect(run(["--version"]).stdout.hasPrefix("my-toastscript 1.2.0 (toastscript \(Toastscript.version), Lua 5.4"))
+        #expect(run(["--nope"]).stderr.first == "my-toastscript: unknown option '--nope'")
+        #expect(run(["diff", "--help"]).stdout.hasPrefix("my-toastscript diff: run the same events"))
+        let stats = run(["--stats"], input: "{\"message\":\"A\"}\nx\n",
+                        scripts: ["config{ stages = { 'rules', 'a_rather_long_stage_name', 'dedup' } }"]).stderr
+        #expect(stats.first == "my-toastscript: input line 2: invalid JSON at column 1: unexpected 'x', expected a value")
+        #expect(stats.contains("my-toastscript: stats"))
+        let rows = stats.filter { $0.hasPrefix("  ") }
+        #expect(rows.contains("  stage a_rather_long_stage_name  in 1, passed 1"))
+        #expect(rows.contains("  stage rules                     in 1, passed 1"))
+        #expect(rows.count >= 10)
+        #expect(rows.allSatisfy { row in
+            let value = row.index(row.startIndex, offsetBy: 34)
+            return row[row.index(before: value)] == " " && row[value] != " "
+        }, "every value starts in one column")
+        #expect(stats.last == "my-toastscript: 1 input line rejected (--dead-letter FILE keeps rejected lines)")
     }
 
     @Test func textInputMakesEveryLineAShow() {

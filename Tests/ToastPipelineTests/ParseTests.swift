@@ -45,9 +45,9 @@ import Testing
             dismiss("1", "t2", "host_removed", shown: "0"),
             drop("1", "t3", stage: "host", "host_removed"),
         ])
-        #expect(result.stderr.contains("  lines read      5 (0 blank)"))
-        #expect(result.stderr.contains("  skipped lines   2"))
-        #expect(result.stderr.contains("  events          4"))
+        #expect(result.stderr.contains("  lines read        5 (0 blank)"))
+        #expect(result.stderr.contains("  skipped lines     2"))
+        #expect(result.stderr.contains("  events            4"))
     }
 
     @Test func anEventOfAListThatIsWrongIsRejectedAndTheOthersGoOn() throws {

@@ -14,7 +14,8 @@ struct CLIResult {
 /// Runs `toastscript` in-process on `input`, with `scripts` written to temporary files
 /// named `rules.lua`, `second.lua`, ... (in messages they appear by that path).
 func runCLI(_ arguments: [String] = [], input: String, scripts: [String] = [],
-            registry: StageRegistry = .builtIn, variables: [String: String] = [:], terminal: Bool = false) -> CLIResult {
+            registry: StageRegistry = .builtIn, variables: [String: String] = [:], terminal: Bool = false,
+            programName: String = "toastscript", programVersion: String? = nil) -> CLIResult {
     let directory = temporaryDirectory()
     defer { removeTemporaryDirectory(directory) }
     var paths: [String] = []
@@ -27,7 +28,8 @@ func runCLI(_ arguments: [String] = [], input: String, scripts: [String] = [],
     var errors: [String] = []
     let environment = CommandEnvironment(standardInput: MemorySource(input), standardOutput: output,
                                          standardOutputIsTerminal: terminal,
-                                         writeError: { errors.append($0) }, variables: variables)
+                                         writeError: { errors.append($0) }, variables: variables,
+                                         programName: programName, programVersion: programVersion)
     let status = Toastscript.run(arguments: arguments + paths, environment: environment, registry: registry)
     let prefix = directory + "/"
     return CLIResult(status: status, stdout: output.text.replacingOccurrences(of: prefix, with: ""),

@@ -18,11 +18,17 @@ public struct CommandEnvironment {
     public var wallClock: () -> Microseconds
     /// Microseconds since the Unix epoch, for showing the time of day.
     public var timeOfDay: () -> Microseconds
+    /// The name the program goes by in its messages, `--help` and `--version`: `toastscript`,
+    /// or a custom build's own (`Toastscript.main(registry:name:version:)`).
+    public var programName: String
+    /// A custom build's own version, shown by `--version` before toastscript's.
+    public var programVersion: String?
 
     public init(standardInput: any ByteSource, standardOutput: any ByteSink, standardOutputIsTerminal: Bool = false,
                 writeError: @escaping (String) -> Void, variables: [String: String] = [:],
                 wallClock: @escaping () -> Microseconds = CommandEnvironment.monotonicMicroseconds,
-                timeOfDay: @escaping () -> Microseconds = CommandEnvironment.epochMicroseconds) {
+                timeOfDay: @escaping () -> Microseconds = CommandEnvironment.epochMicroseconds,
+                programName: String = "toastscript", programVersion: String? = nil) {
         self.standardInput = standardInput
         self.standardOutput = standardOutput
         self.standardOutputIsTerminal = standardOutputIsTerminal
@@ -30,6 +36,8 @@ public struct CommandEnvironment {
         self.variables = variables
         self.wallClock = wallClock
         self.timeOfDay = timeOfDay
+        self.programName = programName
+        self.programVersion = programVersion
     }
 
     /// The process's own streams and environment.

@@ -59,7 +59,9 @@ struct OptionSpec: Sendable {
 }
 
 extension CommandLineOptions {
-    static let usage = "Usage: toastscript [OPTIONS] [SCRIPT.lua ...] < events.jsonl"
+    static func usage(programName: String) -> String {
+        "Usage: \(programName) [OPTIONS] [SCRIPT.lua ...] < events.jsonl"
+    }
 
     static let specs: [OptionSpec] = [
         OptionSpec(name: "--input", value: "json|text", help: "input format: JSON Lines (default), or one message per line") {
@@ -203,12 +205,12 @@ extension CommandLineOptions {
     }
 
     /// `--help`: the usage line and one line per option.
-    public static var helpText: String {
+    public static func helpText(programName name: String = "toastscript") -> String {
         var lines = [
-            "toastscript: run toast events through Lua rules and a toast host, and print what users would see.",
+            "\(name): run toast events through Lua rules and a toast host, and print what users would see.",
             "",
-            usage,
-            "       toastscript diff OLD NEW [OPTIONS] < events.jsonl   (see 'toastscript diff --help')",
+            usage(programName: name),
+            "       \(name) diff OLD NEW [OPTIONS] < events.jsonl   (see '\(name) diff --help')",
             "",
             "Options:",
         ]
@@ -222,14 +224,14 @@ extension CommandLineOptions {
         lines += [
             "",
             "Examples:",
-            "  toastscript rules.lua < events.jsonl                  what users would see, as text",
-            "  toastscript --format json --stats rules.lua --events events.jsonl",
-            "  tail -f app.log | toastscript --input text rules.lua  a live log (wall clock)",
-            "  toastscript --desktop --clock replay --speed 10 rules.lua < session.jsonl",
-            "  toastscript --verbose --dead-letter bad.jsonl < events.jsonl",
-            "  toastscript --explain t42 rules.lua < events.jsonl    why t42 was shown or dropped",
-            "  toastscript --format html rules.lua < events.jsonl > run.html",
-            "  toastscript diff rules.lua new-rules.lua < events.jsonl",
+            "  \(name) rules.lua < events.jsonl                  what users would see, as text",
+            "  \(name) --format json --stats rules.lua --events events.jsonl",
+            "  tail -f app.log | \(name) --input text rules.lua  a live log (wall clock)",
+            "  \(name) --desktop --clock replay --speed 10 rules.lua < session.jsonl",
+            "  \(name) --verbose --dead-letter bad.jsonl < events.jsonl",
+            "  \(name) --explain t42 rules.lua < events.jsonl    why t42 was shown or dropped",
+            "  \(name) --format html rules.lua < events.jsonl > run.html",
+            "  \(name) diff rules.lua new-rules.lua < events.jsonl",
             "",
             "Exit status:",
             "  0    all went well",

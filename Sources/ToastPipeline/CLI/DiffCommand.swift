@@ -7,7 +7,9 @@ import Glibc
 /// Exit status as diff(1): 0 the same, 1 different, 2 trouble (usage, a script that does not
 /// load, input that cannot be read).
 enum DiffCommand {
-    static let usage = "Usage: toastscript diff OLD NEW [OPTIONS] < events.jsonl   (OLD, NEW: a .lua file, a directory of them, or none)"
+    static func usage(programName: String) -> String {
+        "Usage: \(programName) diff OLD NEW [OPTIONS] < events.jsonl   (OLD, NEW: a .lua file, a directory of them, or none)"
+    }
 
     /// The most toasts listed under one group in text, unless `--verbose`.
     static let listedPerGroup = 20
@@ -18,7 +20,7 @@ enum DiffCommand {
         do {
             options = try CommandLineOptions.parse(arguments)
             if options.help {
-                Toastscript.writeText(helpText, to: environment.standardOutput)
+                Toastscript.writeText(helpText(programName: environment.programName), to: environment.standardOutput)
                 return ExitStatus.success
             }
             guard options.scripts.count == 2 else {
@@ -27,15 +29,15 @@ enum DiffCommand {
             try checkOptions(options)
             sides = try options.scripts.map { ($0, try scripts(of: $0)) }
         } catch {
-            environment.writeError("toastscript diff: \(error)")
-            environment.writeError(usage)
+            environment.writeError("\(environment.programName) diff: \(error)")
+            environment.writeError(usage(programName: environment.programName))
             return ExitStatus.usage
         }
         // Both runs read the same bytes; a file given with --events is read by each.
         var input: [UInt8]?
         if options.events == nil || options.events == "-" {
             guard let bytes = readAll(environment.standardInput) else {
-                environment.writeError("toastscript diff: cannot read the input")
+                environment.writeError("\(environment.programName) diff: cannot read the input")
                 return ExitStatus.usage
             }
             options.events = nil
@@ -56,14 +58,14 @@ enum DiffCommand {
                 let setup = try RunSetup(options: runOptions, environment: runEnvironment, registry: registry, recordsTo: collector)
                 let status = setup.execute()
                 if status != ExitStatus.success && status != ExitStatus.dataError {
-                    environment.writeError("toastscript diff: the \(label) run stopped with status \(status)")
+                    environment.writeError("\(environment.programName) diff: the \(label) run stopped with status \(status)")
                     return ExitStatus.usage
                 }
             } catch let error as SetupError {
-                environment.writeError("toastscript diff: \(label) (\(side.name)): \(error.message)")
+                environment.writeError("\(environment.programName) diff: \(label) (\(side.name)): \(error.message)")
                 return ExitStatus.usage
             } catch {
-                environment.writeError("toastscript diff: \(label) (\(side.name)): \(error)")
+                environment.writeError("\(environment.programName) diff: \(label) (\(side.name)): \(error)")
                 return ExitStatus.usage
             }
             collectors.append(collector)
@@ -181,10 +183,11 @@ enum DiffCommand {
         text.count <= 50 ? text : String(text.prefix(49)) + "…"
     }
 
-    static let helpText = """
-        toastscript diff: run the same events through two script sets and show every toast whose fate differs.
+    static func helpText(programName: String) -> String {
+        """
+        \(programName) diff: run the same events through two script sets and show every toast whose fate differs.
 
-        \(usage)
+        \(usage(programName: programName))
 
         OLD and NEW are each a .lua file, a directory whose .lua files load in name order, or none.
         Every run option (--input, --no-drain, --lua-budget, …) applies to both runs; --format json
@@ -195,4 +198,5 @@ enum DiffCommand {
         not start.
 
         """
+    }
 }

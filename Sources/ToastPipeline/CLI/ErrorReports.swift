@@ -10,6 +10,8 @@ final class ErrorReports {
     static let shownPerKind = 10
 
     private let writeError: (String) -> Void
+    /// What every line starts with: the program's name and a colon.
+    private let prefix: String
     private let verbose: Bool
     private var reportsByKind: [String: Int] = [:]
     /// Kinds with reports held back, in the order the first one was held back, with that report.
@@ -19,27 +21,28 @@ final class ErrorReports {
     /// Whether the run was told that repeated reports are counted from now on (said once).
     private var saidCounting = false
 
-    init(writeError: @escaping (String) -> Void, verbose: Bool) {
+    init(writeError: @escaping (String) -> Void, programName: String, verbose: Bool) {
         self.writeError = writeError
+        self.prefix = programName + ": "
         self.verbose = verbose
     }
 
     /// A rejected line; `sameLineAsBefore` for a second event of one line that `parse` split.
     func rejected(_ rejection: InputRejection, sameLineAsBefore: Bool = false) {
         if !sameLineAsBefore { rejectedLines += 1 }
-        report("toastscript: \(rejection.message)", kind: "input: " + rejection.kind,
+        report(prefix + rejection.message, kind: "input: " + rejection.kind,
                example: rejection.reason, noun: "rejected lines")
     }
 
     /// A rule, hook or `emit` that failed.
     func scriptFailed(_ error: ScriptError) {
         failedCalls += 1
-        report("toastscript: \(error)", kind: "script: " + error.message, example: error.message, noun: "script errors")
+        report(prefix + "\(error)", kind: "script: " + error.message, example: error.message, noun: "script errors")
     }
 
     /// A one-time note (a hint, a warning): always written.
     func note(_ text: String) {
-        writeError("toastscript: \(text)")
+        writeError(prefix + text)
     }
 
     private func report(_ line: String, kind: String, example: String, noun: String) {
@@ -50,7 +53,7 @@ final class ErrorReports {
             writeError(line)
             if count == Self.shownPerKind && !saidCounting {
                 saidCounting = true
-                writeError("toastscript: (a complaint seen \(Self.shownPerKind) times is counted from now on, not shown; "
+                writeError(prefix + "(a complaint seen \(Self.shownPerKind) times is counted from now on, not shown; "
                            + "--verbose shows every one)")
             }
         } else if count == Self.shownPerKind + 1 {
@@ -62,7 +65,7 @@ final class ErrorReports {
     func finish(deadLetter: String?, stats: Bool) {
         for (kind, example, noun) in heldBack {
             let more = (reportsByKind[kind] ?? 0) - Self.shownPerKind
-            writeError("toastscript: … \(more) more \(noun) like this: \(example)")
+            writeError(prefix + "… \(more) more \(noun) like this: \(example)")
         }
         guard rejectedLines > 0 || failedCalls > 0 else { return }
         var totals: [String] = []
@@ -74,6 +77,6 @@ final class ErrorReports {
         }
         if !stats { pointers.append("--stats counts them by stage") }
         let tail = pointers.isEmpty ? "" : " (" + pointers.joined(separator: "; ") + ")"
-        writeError("toastscript: " + totals.joined(separator: ", ") + tail)
+        writeError(prefix + totals.joined(separator: ", ") + tail)
     }
 }

@@ -247,11 +247,12 @@ struct RunLoop {
         setup.writer.finish()
         setup.deadLetter?.flush()
         for id in setup.explainFilter?.unseen(of: setup.options.explain) ?? [] {
-            setup.environment.writeError("toastscript: --explain \(TerminalText.escaped(id)): no toast with this id came through")
+            setup.environment.writeError("\(setup.environment.programName): --explain \(TerminalText.escaped(id)): no toast with this id came through")
         }
         checkOutput()
         if setup.options.stats {
-            let report = StatisticsReport(statistics: pipeline.statistics, linesRead: linesRead,
+            let report = StatisticsReport(programName: setup.environment.programName,
+                                          statistics: pipeline.statistics, linesRead: linesRead,
                                           blankLines: blankLines,
                                           skippedLines: setup.parser == nil ? nil : skippedLines,
                                           rejectedLines: setup.reports.rejectedLines,
@@ -276,14 +277,14 @@ struct RunLoop {
         case .signal(let number)?:
             return 128 + number
         case .outputFailed(let reason)?:
-            setup.environment.writeError("toastscript: cannot write \(reason)")
+            setup.environment.writeError("\(setup.environment.programName): cannot write \(reason)")
             return ExitStatus.failure
         case .binaryInput?:
-            setup.environment.writeError("toastscript: input looks binary (NUL bytes or invalid UTF-8 in its first 64 KiB); "
-                                         + "nothing was read. toastscript reads JSON Lines, or text with --input text")
+            setup.environment.writeError("\(setup.environment.programName): input looks binary (NUL bytes or invalid UTF-8 in its first 64 KiB); "
+                                         + "nothing was read. \(setup.environment.programName) reads JSON Lines, or text with --input text")
             return ExitStatus.dataError
         case .inputFailed(let reason)?:
-            setup.environment.writeError("toastscript: cannot read input: \(reason)")
+            setup.environment.writeError("\(setup.environment.programName): cannot read input: \(reason)")
             return ExitStatus.failure
         case .strict?, .outputClosed?, nil:
             return setup.reports.rejectedLines > 0 || setup.reports.failedCalls > 0 ? ExitStatus.dataError : ExitStatus.success

@@ -29,7 +29,7 @@ struct RunSetup {
          recordsTo recordObserver: (any RecordWriter)? = nil) throws {
         var options = options
         self.environment = environment
-        let reports = ErrorReports(writeError: environment.writeError, verbose: options.verbose)
+        let reports = ErrorReports(writeError: environment.writeError, programName: environment.programName, verbose: options.verbose)
         self.reports = reports
         let runtime: LuaRuntime
         do {
@@ -47,7 +47,7 @@ struct RunSetup {
             } catch {
                 var message = "\(error)"
                 if Self.looksLikeEvents(script) {
-                    message += "\ntoastscript: hint: \(script) looks like events, not a Lua script: read it with --events \(script) or < \(script)"
+                    message += "\n\(environment.programName): hint: \(script) looks like events, not a Lua script: read it with --events \(script) or < \(script)"
                 }
                 throw SetupError(message: message)
             }
@@ -95,7 +95,8 @@ struct RunSetup {
             let origin = options.clock == .wall ? environment.timeOfDay() : nil
             encoder = TextRecordEncoder(useColor: useColor, verbose: options.verbose, timeOfDayOrigin: origin)
         case .speech: encoder = SpeechRecordEncoder()
-        case .html: encoder = HTMLTimelineEncoder(title: Self.pageTitle(scripts: options.scripts, events: options.events))
+        case .html: encoder = HTMLTimelineEncoder(title: Self.pageTitle(program: environment.programName, scripts: options.scripts,
+                                                                              events: options.events))
         }
         writer = SinkRecordWriter(encoder: encoder, sink: sink)
         explainFilter = options.explain.isEmpty ? nil : ExplainFilter(ids: Set(options.explain), writingTo: writer)
@@ -137,9 +138,9 @@ struct RunSetup {
     }
 
     /// The HTML page's title: the scripts and the events it shows.
-    private static func pageTitle(scripts: [String], events: String?) -> String {
+    private static func pageTitle(program: String, scripts: [String], events: String?) -> String {
         let names = (scripts + [events ?? "stdin"]).map { $0.split(separator: "/").last.map(String.init) ?? $0 }
-        return "toastscript: " + names.joined(separator: " · ")
+        return "\(program): " + names.joined(separator: " · ")
     }
 
     func execute() -> Int32 {

@@ -1,5 +1,6 @@
 /// `--stats`: what the run did, for a person, on stderr (SPEC §4).
 struct StatisticsReport {
+    let programName: String
     let statistics: PipelineStatistics
     let linesRead: Int
     let blankLines: Int
@@ -11,9 +12,11 @@ struct StatisticsReport {
     let elapsed: Microseconds
 
     var lines: [String] {
-        var lines = ["toastscript: stats"]
+        var lines = ["\(programName): stats"]
+        // The names' column is as wide as the longest name (a plugin stage's may be long).
+        let width = max(16, (statistics.stages.map { "stage \($0.name)".count }.max() ?? 0) + 2)
         func row(_ name: String, _ value: String) {
-            lines.append("  " + name + String(repeating: " ", count: max(1, 16 - name.count)) + value)
+            lines.append("  " + name + String(repeating: " ", count: width - name.count) + value)
         }
         row("lines read", "\(linesRead) (\(blankLines) blank)")
         row("events", "\(statistics.events)")

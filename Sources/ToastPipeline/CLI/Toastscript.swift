@@ -3,18 +3,24 @@ import Glibc
 #endif
 
 /// The `toastscript` command as a library function, so a custom build with its own stages
-/// is a `main.swift` of a few lines:
+/// is a `main.swift` of a few lines, and goes by its own name:
 ///
 ///     var registry = StageRegistry.builtIn
 ///     try registry.register("quiet_hours") { QuietHoursStage(settings: try .init($0.table)) }
-///     Toastscript.main(registry: registry)
+///     Toastscript.main(registry: registry, name: "my-toastscript", version: "1.0.0")
 public enum Toastscript {
     public static let version = "0.1.0"
 
     /// Runs with the process's arguments and streams, then exits with the run's status.
-    public static func main(registry: StageRegistry = .builtIn) -> Never {
+    /// `name` and `version` are a custom build's: its messages, `--help` and `--version` say
+    /// them.
+    public static func main(registry: StageRegistry = .builtIn, name: String = "toastscript",
+                            version: String? = nil) -> Never {
         Signals.install()
-        let status = run(arguments: Array(CommandLine.arguments.dropFirst()), environment: .process(),
+        var environment = CommandEnvironment.process()
+        environment.programName = name
+        environment.programVersion = version
+        let status = run(arguments: Array(CommandLine.arguments.dropFirst()), environment: environment,
                          registry: registry)
         exit(status)
     }
@@ -30,29 +36,38 @@ public enum Toastscript {
         do {
             options = try CommandLineOptions.parse(arguments)
         } catch {
-            environment.writeError("toastscript: \(error)")
-            environment.writeError(CommandLineOptions.usage)
-            environment.writeError("See 'toastscript --help'.")
+            environment.writeError("\(environment.programName): \(error)")
+            environment.writeError(CommandLineOptions.usage(programName: environment.programName))
+            environment.writeError("See '\(environment.programName) --help'.")
             return ExitStatus.usage
         }
         if options.help {
-            writeText(CommandLineOptions.helpText, to: environment.standardOutput)
+            writeText(CommandLineOptions.helpText(programName: environment.programName), to: environment.standardOutput)
             return ExitStatus.success
         }
         if options.version {
-            writeText("toastscript \(version) (\(LuaRuntime.luaRelease))\n", to: environment.standardOutput)
+            writeText(versionText(environment) + "\n", to: environment.standardOutput)
             return ExitStatus.success
         }
         do {
             let run = try RunSetup(options: options, environment: environment, registry: registry)
             return run.execute()
         } catch let error as SetupError {
-            environment.writeError("toastscript: \(error.message)")
+            environment.writeError("\(environment.programName): \(error.message)")
             return ExitStatus.failure
         } catch {
-            environment.writeError("toastscript: \(error)")
+            environment.writeError("\(environment.programName): \(error)")
             return ExitStatus.failure
         }
+    }
+
+    /// `toastscript 0.1.0 (Lua 5.4.6)`; a custom build: `my-toastscript 1.0.0 (toastscript 0.1.0, Lua 5.4.6)`.
+    static func versionText(_ environment: CommandEnvironment) -> String {
+        guard environment.programName != "toastscript" || environment.programVersion != nil else {
+            return "toastscript \(version) (\(LuaRuntime.luaRelease))"
+        }
+        let own = environment.programVersion.map { " " + $0 } ?? ""
+        return "\(environment.programName)\(own) (toastscript \(version), \(LuaRuntime.luaRelease))"
     }
 
     /// Writes `text` to `sink` and flushes it (help, version, diff's report).
