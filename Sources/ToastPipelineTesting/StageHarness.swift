@@ -1,49 +1,79 @@
 import ToastPipeline
 
-/// Runs stages in a real pipeline, with a host and an in-memory record log, on a clock the
-/// test moves. `finish()` ends the run and reports any toast that did not end in exactly
-/// one record pair or drop.
+/// Runs stages in the pipeline `toastscript` runs, with its host, on a clock the test moves,
+/// and keeps every record. Set it up from a script, as a run would be, or from stages you
+/// made yourself with Swift settings:
 ///
-///     let harness = StageHarness(stages: [("dedup", DedupStage(settings: .init()))])
-///     harness.show(Toast(id: "a", message: "Saved"), at: 0)
-///     harness.show(Toast(id: "b", message: "Saved"), at: 1)
-///     let problems = harness.finish()   // [] when every toast ended once
-///     harness.log.jsonLines             // what happened
+///     let harness = try StageHarness(registry: .withMyStages, script: """
+///         config{ per_source_cap = { limit = 2 }, stages = { "per_source_cap" } }
+///         """)
+///     harness.show(Toast(id: "a", message: "Saved", source: "sync"), at: .seconds(0))
+///     harness.show(Toast(id: "b", message: "Saved", source: "sync"), at: .milliseconds(500))
+///     let problems = harness.finish()     // [] when every toast ended once
+///     harness.lines                       // ["t=0 present id=a message=\"Saved\" …", …]
 public final class StageHarness {
-    public let log = RecordLog()
-    public let pipeline: Pipeline
+    /// Every record so far, as values.
+    public var records: [TestRecord] { log.records.map(TestRecord.init) }
+    /// Every record so far, one stable line each (`TestRecord.description`).
+    public var lines: [String] { records.map(\.description) }
+    /// What each stage let through and dropped.
+    public var statistics: PipelineStatistics { pipeline.statistics }
+    /// How many toasts the stages and scripts brought in (`e1`, `e2`, …).
+    public var emittedCount: Int { pipeline.generatedIDs.count }
+
+    private let log = RecordLog()
+    private let pipeline: Pipeline
+    /// The scripts' Lua state, kept for as long as the run.
+    private let runtime: LuaRuntime?
     private var toastsIn: [String: Int] = [:]
 
-    public init(settings: PipelineSettings = PipelineSettings(),
-                stages: [(name: String, stage: any ToastStage)]) {
+    /// A run of `registry`'s stages as `script` sets them up: the text of a Lua script, with
+    /// `config{...}`, roles and rules, as a file given to the command would be. Throws what
+    /// the command would report for a script that does not load.
+    public init(registry: StageRegistry = .builtIn, script: String = "") throws {
+        let runtime = try LuaRuntime(registry: registry)
+        try runtime.load(source: script, name: "script")
+        self.runtime = runtime
+        pipeline = try Pipeline(scripts: runtime.loaded, registry: registry, output: log)
+    }
+
+    /// A run of `stages` alone, in order, then the host.
+    public init(stages: [(name: String, stage: any ToastStage)], settings: PipelineSettings = PipelineSettings()) {
+        runtime = nil
         pipeline = Pipeline(settings: settings, stages: stages, output: log)
     }
 
-    /// Sends a toast in at `at` seconds (fractions allowed).
-    public func show(_ toast: Toast, at seconds: Double) {
+    /// A run of one declared stage with the settings given in Swift, then the host.
+    public convenience init<Stage: PluginStage>(_ stage: Stage.Type, settings: Stage.Settings = .init()) {
+        self.init(stages: [(Stage.name, Stage(settings: settings))])
+    }
+
+    /// Sends a toast in at `time` on the stream clock.
+    public func show(_ toast: Toast, at time: Duration) {
         toastsIn[toast.id, default: 0] += 1
-        pipeline.handle(Event(.show(toast), at: StreamTime.microseconds(fromSeconds: seconds)))
+        pipeline.handle(Event(.show(toast), at: StreamTime.microseconds(time)))
     }
 
-    /// Sends an interaction in at `at` seconds.
-    public func send(_ kind: Event.Kind, at seconds: Double) {
-        pipeline.handle(Event(kind, at: StreamTime.microseconds(fromSeconds: seconds)))
+    /// Sends an event in at `time`: a tap, a dismiss, a drag, a tick.
+    public func send(_ kind: Event.Kind, at time: Duration) {
+        if case .show(let toast) = kind { toastsIn[toast.id, default: 0] += 1 }
+        pipeline.handle(Event(kind, at: StreamTime.microseconds(time)))
     }
 
-    /// Moves the clock, firing due timers.
-    public func advance(to seconds: Double) {
-        pipeline.advance(to: StreamTime.microseconds(fromSeconds: seconds) ?? 0)
+    /// Moves the clock to `time`, firing the timers due by then.
+    public func advance(to time: Duration) {
+        pipeline.advance(to: StreamTime.microseconds(time))
     }
 
-    /// Drains (or not) and returns the invariant's violations; toasts the stages emitted
-    /// count as having come in.
+    /// Ends the run (showing what waits, unless `drain` is false) and returns what breaks the
+    /// promise that every toast ends once: in one drop, or one present and one dismiss.
+    /// Toasts the stages and scripts brought in count as having come in.
     @discardableResult
     public func finish(drain: Bool = true) -> [String] {
         pipeline.finish(drain: drain)
         var expected = toastsIn
-        let generated = pipeline.generatedIDs.count
-        if generated > 0 {
-            for number in 1...generated { expected["e\(number)", default: 0] += 1 }
+        if emittedCount > 0 {
+            for number in 1...emittedCount { expected["e\(number)", default: 0] += 1 }
         }
         return RecordInvariant.violations(in: log.records, toastsIn: expected)
     }

@@ -29,6 +29,13 @@ public enum Toastscript {
     /// Returns the exit status of SPEC §4.
     public static func run(arguments: [String], environment: CommandEnvironment,
                            registry: StageRegistry = .builtIn) -> Int32 {
+        do {
+            try registry.check()
+        } catch {
+            // A mistake in the build itself (two stages under one name): said before anything else.
+            environment.writeError("\(environment.programName): \(error)")
+            return ExitStatus.failure
+        }
         if arguments.first == "diff" {
             return DiffCommand.run(arguments: Array(arguments.dropFirst()), environment: environment, registry: registry)
         }

@@ -35,6 +35,7 @@ public final class LuaRuntime {
     public init(options: LuaOptions = LuaOptions(), registry: StageRegistry = .builtIn,
                 generatedIDs: GeneratedIDs = GeneratedIDs(),
                 reportError: @escaping (ScriptError) -> Void = { _ in }, writeLog: @escaping (String) -> Void = { _ in }) throws {
+        try registry.check()
         guard let state = LuaState(memoryLimit: options.memoryLimitMB * 1_048_576) else {
             throw ScriptLoadError(message: "cannot create a Lua state")
         }

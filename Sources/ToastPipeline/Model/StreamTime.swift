@@ -16,6 +16,15 @@ public enum StreamTime {
         return Microseconds(scaled)
     }
 
+    /// Whole microseconds for a `Duration` (a plugin's settings hold spans as `Duration`),
+    /// rounded toward zero; the largest or smallest for one out of range.
+    public static func microseconds(_ duration: Duration) -> Microseconds {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: perSecond)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        return whole.addingReportingOverflow(attoseconds / 1_000_000_000_000).partialValue
+    }
+
     /// Seconds as a `Double`, for Lua and for the few places that want one.
     public static func seconds(_ time: Microseconds) -> Double {
         Double(time) / 1_000_000

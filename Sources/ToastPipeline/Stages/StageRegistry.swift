@@ -7,8 +7,8 @@ public struct StageRegistry: PluginStageCatalog {
         public let settings: PipelineSettings
         /// The stage's own table (empty when the scripts set none).
         public let table: SettingsReader
-        /// The rules stage of the run, which the scripts fill.
-        public let rules: RulesStage
+        /// The rules stage of the run, which the scripts fill (the built-in `rules` entry).
+        let rules: RulesStage
         /// Runs the functions that settings hold (a role's `announce`), when scripts made any.
         public let functions: (any ScriptFunctionRunner)?
     }
@@ -18,6 +18,9 @@ public struct StageRegistry: PluginStageCatalog {
     private var factories: [String: Factory] = [:]
     /// Names of stages registered beyond the built-in ones, in registration order.
     public private(set) var pluginNames: [String] = []
+    /// Why a `register(_:)` of a declared stage failed (a name taken or reserved); a run with
+    /// such a registry stops before it reads anything (`check()`).
+    public private(set) var problems: [String] = []
 
     /// The built-in stages of SPEC §3, but the host.
     public static var builtIn: StageRegistry {
@@ -45,6 +48,25 @@ public struct StageRegistry: PluginStageCatalog {
         }
         factories[name] = factory
         pluginNames.append(name)
+    }
+
+    /// Adds a declared stage under its name; its settings are read from `config{ <name> = {...} }`
+    /// by their declaration. A name that is taken or reserved is a problem the run reports
+    /// when it starts (`check()`), so `main.swift` stays one line per stage.
+    public mutating func register<Stage: PluginStage>(_ stage: Stage.Type) {
+        do {
+            try register(Stage.name) { input in
+                Stage(settings: try Stage.Settings.read(from: input.table.table, path: Stage.name,
+                                                        roles: input.settings.roles))
+            }
+        } catch {
+            problems.append("cannot register \(Stage.self): \(error)")
+        }
+    }
+
+    /// Fails with the first registration problem, if there was one.
+    public func check() throws {
+        if let problem = problems.first { throw ConfigError(problem) }
     }
 
     /// Whether a stage is registered under `name`.

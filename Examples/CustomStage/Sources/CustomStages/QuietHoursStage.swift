@@ -7,28 +7,25 @@ import ToastPipeline
 ///
 ///     config{ quiet_hours = { from = 22, to = 7, keep = { "error" }, mode = "drop" },
 ///             stages = { "rules", "quiet_hours", "dedup", "rate_limit", "priority", "style", "announce" } }
-public final class QuietHoursStage: ToastStage {
+public final class QuietHoursStage: PluginStage {
     public static let name = "quiet_hours"
 
-    public struct Settings: Equatable {
+    public struct Settings: PluginSettings, Equatable {
         public var from = 22
         public var to = 7
         public var keep: [String] = ["error"]
-        public var downgrade = false
+        public var mode = "drop"
 
-        /// Reads `config{ quiet_hours = {...} }`; every mistake names the setting.
-        public init(_ reader: SettingsReader, roles: RoleTable) throws {
-            try reader.rejectUnknown(allowed: ["from", "to", "keep", "mode"])
-            if let hour = try reader.integer("from", minimum: 0) { from = hour }
-            if let hour = try reader.integer("to", minimum: 0) { to = hour }
-            guard from < 24, to < 24 else { throw ConfigError("quiet_hours.from and quiet_hours.to are hours, 0 to 23") }
-            if let roles = try reader.stringList("keep") { keep = roles }
-            switch try reader.string("mode") {
-            case nil, "drop"?: downgrade = false
-            case "downgrade"?: downgrade = true
-            case let other?: throw ConfigError("quiet_hours.mode must be \"drop\" or \"downgrade\", not \"\(other)\"")
-            }
-        }
+        public init() {}
+
+        public static let fields: [SettingField<Settings>] = [
+            .integer("from", \.from, atLeast: 0, atMost: 23),
+            .integer("to", \.to, atLeast: 0, atMost: 23),
+            .strings("keep", \.keep),
+            .string("mode", \.mode, oneOf: ["drop", "downgrade"]),
+        ]
+
+        var downgrade: Bool { mode == "downgrade" }
     }
 
     public let settings: Settings

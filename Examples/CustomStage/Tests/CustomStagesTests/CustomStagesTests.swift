@@ -6,69 +6,84 @@ import ToastPipelineTesting
 
 /// The two example stages, through the stage harness and through the whole command.
 @Suite struct CustomStagesTests {
-    static let hour = 3_600.0
+    static let hour = Duration.seconds(3_600)
     /// 2025-11-28 00:00 UTC.
-    static let midnight = 1_764_288_000.0
-
-    func quietHours(_ lua: String) throws -> QuietHoursStage {
-        let runtime = try LuaRuntime(registry: .withCustomStages)
-        try runtime.load(source: "config{ quiet_hours = \(lua) }", name: "test")
-        let table = SettingsReader(runtime.settings.stageTables["quiet_hours"] ?? ConfigTable(), path: "quiet_hours")
-        return QuietHoursStage(settings: try .init(table, roles: runtime.settings.roles))
-    }
+    static let midnight = Duration.seconds(1_764_288_000)
 
     @Test func quietHoursDropsOutsideKeptRolesAndSumsUpAtTheEnd() throws {
-        let harness = StageHarness(stages: [("quiet_hours", try quietHours("{ from = 22, to = 7 }"))])
-        harness.show(Toast(id: "day", message: "Lunch"), at: Self.midnight + 12 * Self.hour)
-        harness.show(Toast(id: "n1", message: "Like"), at: Self.midnight + 23 * Self.hour)
-        harness.show(Toast(id: "n2", message: "Disk", role: "error"), at: Self.midnight + 24 * Self.hour)
-        harness.show(Toast(id: "n3", message: "Comment"), at: Self.midnight + 30 * Self.hour)
+        let harness = try StageHarness(registry: .withCustomStages, script: """
+            config{ quiet_hours = { from = 22, to = 7 }, stages = { "quiet_hours" } }
+            """)
+        harness.show(Toast(id: "day", message: "Lunch"), at: Self.midnight + Self.hour * 12)
+        harness.show(Toast(id: "n1", message: "Like"), at: Self.midnight + Self.hour * 23)
+        harness.show(Toast(id: "n2", message: "Disk", role: "error"), at: Self.midnight + Self.hour * 24)
+        harness.show(Toast(id: "n3", message: "Comment"), at: Self.midnight + Self.hour * 30)
         #expect(harness.finish() == [])
-        let lines = harness.log.jsonLines
-        #expect(lines.contains(#"{"event":"drop","t":1764370800,"id":"n1","stage":"quiet_hours","reason":"quiet_hours"}"#))
-        #expect(lines.contains { $0.contains(#""t":1764374400,"id":"n2""#) && $0.contains("present") })
-        #expect(lines.contains { $0.contains(#""t":1764399600,"id":"e1","message":"2 notifications during quiet hours""#) })
-        #expect(lines.filter { $0.contains("quiet hours") && $0.contains("present") }.count == 1)
+        let shown = "placement=top policy=enqueue priority=0 duration=3 waited=0"
+        #expect(harness.lines == [
+            "t=1764331200 present id=day message=\"Lunch\" role=info \(shown)",
+            "t=1764331203 dismiss id=day reason=timeout shown=3",
+            "t=1764370800 drop id=n1 stage=quiet_hours reason=quiet_hours",
+            "t=1764374400 present id=n2 message=\"Disk\" role=error \(shown)",
+            "t=1764374403 dismiss id=n2 reason=timeout shown=3",
+            "t=1764396000 drop id=n3 stage=quiet_hours reason=quiet_hours",
+            "t=1764399600 present id=e1 message=\"2 notifications during quiet hours\" role=info \(shown) source=\"quiet_hours\"",
+            "t=1764399603 dismiss id=e1 reason=timeout shown=3",
+        ])
     }
 
-    @Test func downgradeLetsToastsThroughQuietly() throws {
-        let harness = StageHarness(stages: [("quiet_hours", try quietHours("{ from = 1, to = 2, mode = 'downgrade' }"))])
-        harness.show(Toast(id: "a", message: "Ping"), at: Self.midnight + 1.5 * Self.hour)
+    @Test func downgradeLetsToastsThroughQuietly() {
+        var settings = QuietHoursStage.Settings()
+        (settings.from, settings.to, settings.mode) = (1, 2, "downgrade")
+        let harness = StageHarness(QuietHoursStage.self, settings: settings)
+        harness.show(Toast(id: "a", message: "Ping"), at: Self.midnight + .seconds(5_400))
         #expect(harness.finish() == [])
-        #expect(harness.log.jsonLines.first?.contains(#""placement":"bottom","policy":"enqueue","priority":-9223372036854775808,"duration":2"#) == true)
+        #expect(harness.records.first?.placement == "bottom")
+        #expect(harness.records.first?.duration == .seconds(2))
+        #expect(harness.records.first?.priority == Int.min)
     }
 
-    @Test func settingsMistakesAreReportedAtTheConfigCall() throws {
-        let cases = [
-            ("config{ quiet_hours = { from = 25 } }", "test:1: config: quiet_hours.from and quiet_hours.to are hours, 0 to 23"),
-            ("config{ quiet_hours = { mode = 'mute' } }", "test:1: config: quiet_hours.mode must be \"drop\" or \"downgrade\", not \"mute\""),
-            ("config{ quiet_hours = { keep = 'error' } }", "test:1: config: quiet_hours.keep must be a list of strings, not a string"),
-            ("config{ escalate = { count = 0 } }", "test:1: config: escalate.count must be a whole number ≥ 1, not 0"),
-            ("config{ escalate = { to = 'panic' } }", "test:1: config: escalate.to: unknown role \"panic\" (define it before this config call)"),
-            ("config{ escalate = 3 }", "test:1: config: escalate must be a table of settings, not a number"),
-        ]
-        for (source, message) in cases {
-            let runtime = try LuaRuntime(registry: .withCustomStages)
-            #expect(throws: ScriptLoadError(message: message)) { try runtime.load(source: source, name: "test") }
-        }
+    @Test(arguments: [
+        ("config{ quiet_hours = { from = 25 } }", "test:1: config: quiet_hours.from must be a whole number ≥ 0 and ≤ 23, not 25"),
+        ("config{ quiet_hours = { mode = 'mute' } }",
+         "test:1: config: quiet_hours.mode must be one of \"drop\", \"downgrade\", not \"mute\""),
+        ("config{ quiet_hours = { keep = 'error' } }", "test:1: config: quiet_hours.keep must be a list of strings, not \"error\""),
+        ("config{ quiet_hours = { form = 21 } }", "test:1: config: unknown setting quiet_hours.form; did you mean \"from\"?"),
+        ("config{ escalate = { count = 0 } }", "test:1: config: escalate.count must be a whole number ≥ 1, not 0"),
+        ("config{ escalate = { count = 2.5 } }", "test:1: config: escalate.count must be a whole number ≥ 1, not 2.5"),
+        ("config{ escalate = { to = 'panic' } }",
+         "test:1: config: escalate.to: unknown role \"panic\" (known: error, info, success, warning; "
+            + "a role of your own is defined before this config call)"),
+        ("config{ escalate = 3 }", "test:1: config: escalate must be a table of settings, not a number"),
+    ])
+    func settingsMistakesAreReportedAtTheConfigCall(source: String, message: String) throws {
+        let runtime = try LuaRuntime(registry: .withCustomStages)
+        #expect(throws: ScriptLoadError(message: message)) { try runtime.load(source: source, name: "test") }
     }
 
     @Test func escalateTurnsTheNthWarningOfASourceIntoAnError() throws {
-        let runtime = try LuaRuntime(registry: .withCustomStages)
-        try runtime.load(source: "config{ escalate = { count = 2, window = 10 } }", name: "test")
-        let table = SettingsReader(runtime.settings.stageTables["escalate"] ?? ConfigTable(), path: "escalate")
-        let stage = EscalateStage(settings: try .init(table, roles: runtime.settings.roles))
-        let harness = StageHarness(stages: [("escalate", stage), ("style", StyleStage())])
-        harness.show(Toast(id: "w1", message: "Hot", role: "warning", source: "cpu"), at: 0)
-        harness.show(Toast(id: "w2", message: "Wet", role: "warning", source: "disk"), at: 5)
-        harness.show(Toast(id: "w3", message: "Hotter", role: "warning", source: "cpu"), at: 9)
-        harness.show(Toast(id: "w4", message: "Hottest", role: "warning", source: "cpu"), at: 30)
+        let harness = try StageHarness(registry: .withCustomStages, script: """
+            config{ escalate = { count = 2, window = 10 }, stages = { "escalate" } }
+            """)
+        harness.show(Toast(id: "w1", message: "Hot", role: "warning", source: "cpu"), at: .seconds(0))
+        harness.show(Toast(id: "w2", message: "Wet", role: "warning", source: "disk"), at: .seconds(5))
+        harness.show(Toast(id: "w3", message: "Hotter", role: "warning", source: "cpu"), at: .seconds(9))
+        harness.show(Toast(id: "w4", message: "Hottest", role: "warning", source: "cpu"), at: .seconds(30))
         #expect(harness.finish() == [])
-        let roles = harness.log.records.compactMap { record -> String? in
-            if case .present(let toast, _, _) = record { return "\(toast.id):\(toast.role)" }
-            return nil
-        }
+        let roles = harness.records.filter { $0.kind == .present }.map { "\($0.id):\($0.role ?? "")" }
         #expect(roles == ["w1:warning", "w2:warning", "w3:error", "w4:warning"])
+    }
+
+    /// However many sources pass by, it remembers about those active within one window.
+    @Test func escalateKeepsItsMemoryBounded() {
+        let stage = EscalateStage(settings: EscalateStage.Settings())
+        let harness = StageHarness(stages: [(EscalateStage.name, stage)])
+        for index in 0..<10_000 {
+            harness.show(Toast(id: "w\(index)", message: "Hot", role: "warning", source: "host\(index)"),
+                         at: .seconds(index))
+        }
+        harness.finish(drain: false)
+        #expect(stage.sourcesRemembered <= 2 * 61)
     }
 
     @Test func theCustomCommandRunsTheExampleAsExpected() throws {
@@ -77,7 +92,7 @@ import ToastPipelineTesting
         let output = MemorySink()
         var errors: [String] = []
         let environment = CommandEnvironment(standardInput: MemorySource(Array(events)), standardOutput: output,
-                                             writeError: { errors.append($0) })
+                                             writeError: { errors.append($0) }, programName: "my-toastscript")
         let status = Toastscript.run(arguments: ["--format", "json", directory.appendingPathComponent("examples/night.lua").path],
                                      environment: environment, registry: .withCustomStages)
         let expected = try String(contentsOf: directory.appendingPathComponent("examples/night.expected"), encoding: .utf8)

@@ -3,6 +3,13 @@
 public enum JSONText {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// `text` as a JSON string, quotes included.
+    public static func quoted(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        appendString(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Appends `text` as a quoted JSON string.
     public static func appendString<Out: ByteOutput & ~Copyable>(_ text: String, to out: inout Out) {
         out.append(UInt8(ascii: "\""))

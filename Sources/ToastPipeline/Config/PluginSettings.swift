@@ -1,0 +1,189 @@
+/// A plugin stage's settings, declared once: a struct whose defaults are its initial values,
+/// and a list of its fields with their names, types and ranges. Reading a `config{...}`
+/// table is then automatic: unknown names are refused with a "did you mean", wrong values
+/// with the setting's full path and what it must be.
+///
+///     struct Settings: PluginSettings {
+///         var limit = 3
+///         var window: Duration = .seconds(10)
+///         static let fields: [SettingField<Settings>] = [
+///             .integer("limit", \.limit, atLeast: 1),
+///             .duration("window", \.window, above: .zero),
+///         ]
+///     }
+public protocol PluginSettings {
+    /// The defaults.
+    init()
+    /// Every setting, each once.
+    static var fields: [SettingField<Self>] { get }
+    /// Checks that one field cannot make alone (two fields together, a role that must
+    /// exist); throw a `ConfigError` naming the setting. The default checks nothing.
+    func check(roles: RoleTable, path: String) throws
+}
+
+extension PluginSettings {
+    public func check(roles: RoleTable, path: String) throws {}
+
+    /// The settings a `config{ <path> = {...} }` table gives, over the defaults.
+    public static func read(from table: ConfigTable, path: String, roles: RoleTable) throws -> Self {
+        var settings = Self()
+        let names = fields.map(\.name)
+        if !table.list.isEmpty {
+            throw ConfigError("\(path) must be a table of named settings, not a list")
+        }
+        for (name, value) in table.fields.sorted(by: { $0.key < $1.key }) {
+            guard let field = fields.first(where: { $0.name == name }) else {
+                guard !names.isEmpty else { throw ConfigError("\(path) takes no settings (got \(quoted(name)))") }
+                let hint = NameSuggestion.closest(to: name, among: names).map { "; did you mean \(quoted($0))?" }
+                    ?? " (known: \(names.joined(separator: ", ")))"
+                throw ConfigError("unknown setting \(path).\(name)\(hint)")
+            }
+            try field.read(&settings, value, "\(path).\(name)", roles)
+        }
+        try settings.check(roles: roles, path: path)
+        return settings
+    }
+}
+
+/// Settings for a stage that has none.
+public struct NoSettings: PluginSettings {
+    public init() {}
+    public static let fields: [SettingField<NoSettings>] = []
+}
+
+/// One setting of a `PluginSettings` type: its name, and how a script's value is checked
+/// and stored.
+public struct SettingField<Settings>: Sendable {
+    public let name: String
+    let read: @Sendable (inout Settings, ConfigValue, _ path: String, _ roles: RoleTable) throws -> Void
+
+    /// A whole number, within the bounds given.
+    public static func integer(_ name: String, _ keyPath: any WritableKeyPath<Settings, Int> & Sendable,
+                               atLeast minimum: Int? = nil, atMost maximum: Int? = nil) -> Self {
+        let expected = "a whole number" + bounds(minimum.map { "≥ \($0)" }, maximum.map { "≤ \($0)" })
+        return Self(name: name) { settings, value, path, _ in
+            let number: Int?
+            switch value {
+            case .integer(let integer): number = Int(exactly: integer)
+            case .number(let double): number = Int(exactly: double)
+            default: number = nil
+            }
+            guard let number, number >= (minimum ?? .min), number <= (maximum ?? .max) else {
+                throw mismatch(path, expected, value)
+            }
+            settings[keyPath: keyPath] = number
+        }
+    }
+
+    /// A finite number, within the bounds given.
+    public static func number(_ name: String, _ keyPath: any WritableKeyPath<Settings, Double> & Sendable,
+                              atLeast minimum: Double? = nil, atMost maximum: Double? = nil) -> Self {
+        let expected = "a number" + bounds(minimum.map { "≥ \(decimal($0))" }, maximum.map { "≤ \(decimal($0))" })
+        return Self(name: name) { settings, value, path, _ in
+            let number: Double?
+            switch value {
+            case .integer(let integer): number = Double(integer)
+            case .number(let double) where double.isFinite: number = double
+            default: number = nil
+            }
+            guard let number, number >= (minimum ?? -.infinity), number <= (maximum ?? .infinity) else {
+                throw mismatch(path, expected, value)
+            }
+            settings[keyPath: keyPath] = number
+        }
+    }
+
+    /// A time span, written in seconds (`window = 2.5`).
+    public static func duration(_ name: String, _ keyPath: any WritableKeyPath<Settings, Duration> & Sendable,
+                                atLeast minimum: Duration = .zero, above: Bool = false) -> Self {
+        let expected = "a number of seconds \(above ? ">" : "≥") \(decimal(minimum.inSeconds))"
+        return Self(name: name) { settings, value, path, _ in
+            let seconds: Double?
+            switch value {
+            case .integer(let integer): seconds = Double(integer)
+            case .number(let double) where double.isFinite: seconds = double
+            default: seconds = nil
+            }
+            guard let seconds, let micros = StreamTime.microseconds(fromSeconds: seconds) else {
+                throw mismatch(path, expected, value)
+            }
+            let duration = Duration.microseconds(micros)
+            guard above ? duration > minimum : duration >= minimum else { throw mismatch(path, expected, value) }
+            settings[keyPath: keyPath] = duration
+        }
+    }
+
+    /// A string; `oneOf` lists the words allowed.
+    public static func string(_ name: String, _ keyPath: any WritableKeyPath<Settings, String> & Sendable,
+                              oneOf choices: [String]? = nil) -> Self {
+        let expected = choices.map { "one of " + $0.map(quoted).joined(separator: ", ") } ?? "a string"
+        return Self(name: name) { settings, value, path, _ in
+            guard case .string(let text) = value, choices?.contains(text) ?? true else {
+                throw mismatch(path, expected, value)
+            }
+            settings[keyPath: keyPath] = text
+        }
+    }
+
+    /// A role the run knows (defined before this `config` call, or built in).
+    public static func role(_ name: String, _ keyPath: any WritableKeyPath<Settings, String> & Sendable) -> Self {
+        Self(name: name) { settings, value, path, roles in
+            guard case .string(let text) = value else { throw mismatch(path, "a role's name", value) }
+            guard roles.contains(text) else {
+                throw ConfigError("\(path): unknown role \(quoted(text)) (known: \(roles.names.joined(separator: ", ")); "
+                                  + "a role of your own is defined before this config call)")
+            }
+            settings[keyPath: keyPath] = text
+        }
+    }
+
+    /// A list of strings, `{ "a", "b" }`.
+    public static func strings(_ name: String, _ keyPath: any WritableKeyPath<Settings, [String]> & Sendable) -> Self {
+        Self(name: name) { settings, value, path, _ in
+            guard case .table(let table) = value, table.fields.isEmpty else {
+                throw mismatch(path, "a list of strings", value)
+            }
+            settings[keyPath: keyPath] = try table.list.map { element in
+                guard case .string(let text) = element else { throw mismatch(path, "a list of strings", value) }
+                return text
+            }
+        }
+    }
+
+    /// true or false.
+    public static func flag(_ name: String, _ keyPath: any WritableKeyPath<Settings, Bool> & Sendable) -> Self {
+        Self(name: name) { settings, value, path, _ in
+            guard case .bool(let flag) = value else { throw mismatch(path, "true or false", value) }
+            settings[keyPath: keyPath] = flag
+        }
+    }
+
+    private static func bounds(_ parts: String?...) -> String {
+        let given = parts.compactMap { $0 }
+        return given.isEmpty ? "" : " " + given.joined(separator: " and ")
+    }
+
+    /// `limit must be a whole number ≥ 1, not 2.5`: a number is shown, other values by type.
+    private static func mismatch(_ path: String, _ expected: String, _ value: ConfigValue) -> ConfigError {
+        let shown: String
+        switch value {
+        case .integer(let integer): shown = String(integer)
+        case .number(let double): shown = decimal(double)
+        case .string(let text) where text.count <= 40: shown = quoted(text)
+        default: shown = value.typeName
+        }
+        return ConfigError("\(path) must be \(expected), not \(shown)")
+    }
+
+    private static func decimal(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+}
+
+extension Duration {
+    /// The span in seconds, fractions kept.
+    var inSeconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,150 @@
+import Testing
+@testable import ToastPipeline
+import ToastPipelineTesting
+
+/// A stage declared once (`PluginStage`), its settings read by their declaration
+/// (`PluginSettings`), and the harness a plugin's tests use.
+@Suite struct PluginStageTests {
+    /// At most `limit` toasts per source within `window`; the rest are dropped.
+    final class PerSourceCap: PluginStage {
+        static let name = "per_source_cap"
+
+        struct Settings: PluginSettings, Equatable {
+            var limit = 3
+            var window: Duration = .seconds(10)
+            var spare = "error"
+
+            static let fields: [SettingField<Settings>] = [
+                .integer("limit", \.limit, atLeast: 1),
+                .duration("window", \.window, above: true),
+                .role("spare", \.spare),
+            ]
+        }
+
+        let settings: Settings
+        private var recent: [String: [Microseconds]] = [:]
+
+        init(settings: Settings) { self.settings = settings }
+
+        func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+            guard toast.role != settings.spare, let source = toast.source else { return .pass }
+            let window = StreamTime.microseconds(settings.window)
+            var times = (recent[source] ?? []).filter { context.now - $0 < window }
+            guard times.count < settings.limit else {
+                return .drop(Drop(stage: context.stageName, reason: DropReason("capped")))
+            }
+            times.append(context.now)
+            recent[source] = times
+            return .pass
+        }
+    }
+
+    /// A stage without settings.
+    final class Shout: PluginStage {
+        init(settings: NoSettings) {}
+        static let name = "shout"
+        func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+            toast.message = toast.message.uppercased()
+            return .pass
+        }
+    }
+
+    static var registry: StageRegistry {
+        var registry = StageRegistry.builtIn
+        registry.register(PerSourceCap.self)
+        registry.register(Shout.self)
+        return registry
+    }
+
+    @Test func aDeclaredStageIsPlacedAndConfiguredFromAScript() throws {
+        let harness = try StageHarness(registry: Self.registry, script: """
+            config{ per_source_cap = { limit = 2, window = 1.5, spare = "error" }, stages = { "per_source_cap", "shout" } }
+            """)
+        for (index, role) in ["info", "info", "error", "info"].enumerated() {
+            harness.show(Toast(id: "t\(index + 1)", message: "Sync failed \(index + 1)", role: role, source: "sync"),
+                         at: .milliseconds(100 * index))
+        }
+        harness.show(Toast(id: "t5", message: "Later", source: "sync"), at: .seconds(2))
+        #expect(harness.finish() == [])
+        let shown = "role=info placement=top policy=enqueue priority=0 duration=3"
+        #expect(harness.lines == [
+            "t=0 present id=t1 message=\"SYNC FAILED 1\" \(shown) waited=0 source=\"sync\"",
+            "t=0.3 drop id=t4 stage=per_source_cap reason=capped",
+            "t=3 dismiss id=t1 reason=timeout shown=3",
+            "t=3 present id=t2 message=\"SYNC FAILED 2\" \(shown) waited=2.9 source=\"sync\"",
+            "t=6 dismiss id=t2 reason=timeout shown=3",
+            "t=6 present id=t3 message=\"SYNC FAILED 3\" role=error placement=top policy=enqueue priority=0 duration=3 waited=5.8 source=\"sync\"",
+            "t=9 dismiss id=t3 reason=timeout shown=3",
+            "t=9 present id=t5 message=\"LATER\" \(shown) waited=7 source=\"sync\"",
+            "t=12 dismiss id=t5 reason=timeout shown=3",
+        ])
+        #expect(harness.records.filter { $0.kind == .drop }.map(\.id) == ["t4"])
+        #expect(harness.records.first { $0.id == "t3" }?.message == "SYNC FAILED 3")
+        #expect(harness.statistics.stages.first?.dropped == ["capped": 1])
+    }
+
+    @Test func settingsFromSwiftNeedNoScript() {
+        var settings = PerSourceCap.Settings()
+        settings.limit = 1
+        let harness = StageHarness(PerSourceCap.self, settings: settings)
+        harness.show(Toast(id: "a", message: "One", source: "net"), at: .zero)
+        harness.show(Toast(id: "b", message: "Two", source: "net"), at: .seconds(1))
+        harness.show(Toast(id: "c", message: "Three", source: "net"), at: .seconds(11))
+        #expect(harness.finish() == [])
+        #expect(harness.lines == [
+            "t=0 present id=a message=\"One\" role=info placement=top policy=enqueue priority=0 duration=3 waited=0 source=\"net\"",
+            "t=1 drop id=b stage=per_source_cap reason=capped",
+            "t=3 dismiss id=a reason=timeout shown=3",
+            "t=11 present id=c message=\"Three\" role=info placement=top policy=enqueue priority=0 duration=3 waited=0 source=\"net\"",
+            "t=14 dismiss id=c reason=timeout shown=3",
+        ])
+    }
+
+    @Test(arguments: [
+        ("config{ per_source_cap = { limt = 2 } }",
+         "script:1: config: unknown setting per_source_cap.limt; did you mean \"limit\"?"),
+        ("config{ per_source_cap = { colour = 2 } }",
+         "script:1: config: unknown setting per_source_cap.colour (known: limit, window, spare)"),
+        ("config{ per_source_cap = { limit = 2.5 } }",
+         "script:1: config: per_source_cap.limit must be a whole number ≥ 1, not 2.5"),
+        ("config{ per_source_cap = { limit = 0 } }",
+         "script:1: config: per_source_cap.limit must be a whole number ≥ 1, not 0"),
+        ("config{ per_source_cap = { window = 'long' } }",
+         "script:1: config: per_source_cap.window must be a number of seconds > 0, not \"long\""),
+        ("config{ per_source_cap = { window = 0 } }",
+         "script:1: config: per_source_cap.window must be a number of seconds > 0, not 0"),
+        ("config{ per_source_cap = { spare = 'panic' } }",
+         "script:1: config: per_source_cap.spare: unknown role \"panic\" (known: error, info, success, warning; "
+            + "a role of your own is defined before this config call)"),
+        ("config{ per_source_cap = { 1, 2 } }",
+         "script:1: config: per_source_cap must be a table of named settings, not a list"),
+        ("config{ shout = { loud = true } }",
+         "script:1: config: shout takes no settings (got \"loud\")"),
+    ])
+    func aMistakeInTheSettingsNamesTheSettingAndWhatItMustBe(script: String, message: String) {
+        #expect(throws: ScriptLoadError(message: message)) {
+            _ = try StageHarness(registry: Self.registry, script: script)
+        }
+    }
+
+    /// A name that is taken is a mistake in the build: the command says so when it starts,
+    /// before it reads anything.
+    @Test func aTakenNameStopsTheCommandAtOnce() {
+        final class Impostor: PluginStage {
+            static let name = "dedup"
+            init(settings: NoSettings) {}
+            func process(_ toast: inout Toast, context: StageContext) -> StageVerdict { .pass }
+        }
+        var registry = Self.registry
+        registry.register(Impostor.self)
+        registry.register(Shout.self)
+        #expect(registry.problems == [
+            "cannot register Impostor: a stage named \"dedup\" is already registered",
+            "cannot register Shout: a stage named \"shout\" is already registered",
+        ])
+        let result = runCLI(["--version"], input: "", registry: registry, programName: "my-toastscript")
+        #expect(result.status == ExitStatus.failure)
+        #expect(result.stderr == ["my-toastscript: cannot register Impostor: a stage named \"dedup\" is already registered"])
+        #expect(result.stdout == "")
+    }
+}
