@@ -38,7 +38,7 @@ public struct TestRecord: Equatable, CustomStringConvertible, Sendable {
         case .present(let toast, _, let waited):
             kind = .present
             fields = (toast.message, toast.subtitle, toast.role, toast.placement.rawValue, toast.policy.rawValue,
-                      toast.source, toast.priority ?? 0, toast.duration.map { .microseconds($0) }, .microseconds(waited))
+                      toast.source, toast.priority ?? 0, toast.duration, .microseconds(waited))
         case .dismiss(_, _, let why, let time):
             kind = .dismiss
             reason = why.rawValue

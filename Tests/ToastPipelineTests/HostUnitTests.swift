@@ -41,7 +41,7 @@ import Testing
         host.admit(Toast(id: "a", message: "A"))
         host.admit(Toast(id: "b", message: "B", priority: 1))
         host.admit(Toast(id: "c", message: "C", priority: 2))
-        host.admit(Toast(id: "d", message: "D", after: 5_000_000))
+        host.admit(Toast(id: "d", message: "D", after: .seconds(5)))
         #expect(host.visibleIDs == ["a"])
         #expect(host.waitingIDs == ["c", "b"])
         #expect(host.delayedIDs == ["d"])

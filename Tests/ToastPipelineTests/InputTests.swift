@@ -34,8 +34,8 @@ import Testing
         #expect(toast.message == "M")
         #expect(toast.subtitle == "S")
         #expect(toast.role == "warning")
-        #expect(toast.duration == 4_000_000)
-        #expect(toast.after == 250_000)
+        #expect(toast.durationMicros == 4_000_000)
+        #expect(toast.afterMicros == 250_000)
         #expect(toast.placement == .bottom)
         #expect(toast.policy == .stack)
         #expect(toast.priority == 2)
@@ -56,19 +56,19 @@ import Testing
         #expect(toast.id == "t1")
         #expect(toast.role == "info")
         #expect(toast.policy == .replace)
-        #expect(toast.duration == nil)
+        #expect(toast.durationMicros == nil)
         #expect(toast.priority == nil)
         #expect(toast.dismissOnTap && !toast.dismissOnLongPress && toast.swipe)
     }
 
     @Test func durationForms() throws {
-        #expect(try show(#"{"message":"M","duration":"short"}"#).duration == 2_000_000)
-        #expect(try show(#"{"message":"M","duration":"long"}"#).duration == 3_500_000)
-        #expect(try show(#"{"message":"M","duration":null}"#).duration == nil)
-        #expect(try show(#"{"message":"M","duration":0}"#).duration == nil)
-        #expect(try show(#"{"message":"M","duration":0.0000015}"#).duration == 2)
-        #expect(try show(#"{"message":"M","duration":0.0000025}"#).duration == 2)
-        #expect(try show(#"{"message":"M","duration":1e-6}"#).duration == 1)
+        #expect(try show(#"{"message":"M","duration":"short"}"#).durationMicros == 2_000_000)
+        #expect(try show(#"{"message":"M","duration":"long"}"#).durationMicros == 3_500_000)
+        #expect(try show(#"{"message":"M","duration":null}"#).durationMicros == nil)
+        #expect(try show(#"{"message":"M","duration":0}"#).durationMicros == nil)
+        #expect(try show(#"{"message":"M","duration":0.0000015}"#).durationMicros == 2)
+        #expect(try show(#"{"message":"M","duration":0.0000025}"#).durationMicros == 2)
+        #expect(try show(#"{"message":"M","duration":1e-6}"#).durationMicros == 1)
     }
 
     @Test func nullMeansAbsent() throws {

@@ -22,16 +22,15 @@ import ToastPipelineTesting
         }
 
         let settings: Settings
-        private var recent: [String: [Microseconds]] = [:]
+        private var recent: [String: [Duration]] = [:]
 
         init(settings: Settings) { self.settings = settings }
 
         func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
             guard toast.role != settings.spare, let source = toast.source else { return .pass }
-            let window = StreamTime.microseconds(settings.window)
-            var times = (recent[source] ?? []).filter { context.now - $0 < window }
+            var times = (recent[source] ?? []).filter { context.now - $0 < settings.window }
             guard times.count < settings.limit else {
-                return .drop(Drop(stage: context.stageName, reason: DropReason("capped")))
+                return .drop(Drop(stage: context.stageName, reason: "capped"))
             }
             times.append(context.now)
             recent[source] = times

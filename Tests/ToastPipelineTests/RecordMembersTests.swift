@@ -6,7 +6,7 @@ import Testing
 @Suite struct RecordMembersTests {
     static func full() -> Toast {
         var toast = Toast(id: "t1", message: "Saved \"a\"\n", subtitle: "12 photos", role: "success",
-                          duration: 3_500_000, priority: 2, source: "editor",
+                          duration: .milliseconds(3_500), priority: 2, source: "editor",
                           extra: [JSONMember("n", .integer(3)), JSONMember("tags", .array([.string("x"), .null]))])
         toast.style = AppliedStyle(symbol: "checkmark", glyph: "✔", color: "green")
         toast.announce(label: "Success")

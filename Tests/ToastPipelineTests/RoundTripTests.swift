@@ -44,8 +44,8 @@ import Testing
         var toast = Toast(id: randomText(&random, nonEmpty: true), message: randomText(&random, nonEmpty: true))
         toast.subtitle = maybe { randomText(&random) }
         toast.role = ["info", "success", "warning", "error"].randomElement(using: &random)!
-        toast.duration = maybe { Microseconds.random(in: 1...1_000_000_000_000, using: &random) }
-        toast.after = Microseconds.random(in: 0...1_000_000_000, using: &random)
+        toast.durationMicros = maybe { Microseconds.random(in: 1...1_000_000_000_000, using: &random) }
+        toast.afterMicros = Microseconds.random(in: 0...1_000_000_000, using: &random)
         toast.placement = Placement.allCases.randomElement(using: &random)!
         toast.policy = Policy.allCases.randomElement(using: &random)!
         toast.priority = maybe { Int.random(in: -1_000_000...1_000_000, using: &random) }
@@ -81,8 +81,8 @@ import Testing
         field("message", .string(toast.message))
         if let subtitle = toast.subtitle { field("subtitle", .string(subtitle)) }
         field("role", .string(toast.role))
-        time("duration", toast.duration)
-        time("after", toast.after)
+        time("duration", toast.durationMicros)
+        time("after", toast.afterMicros)
         field("placement", .string(toast.placement.rawValue))
         field("policy", .string(toast.policy.rawValue))
         if let priority = toast.priority { field("priority", .integer(Int64(priority))) }
@@ -105,7 +105,7 @@ import Testing
     static func fields(_ toast: Toast) -> [String] {
         ["id \(toast.id.debugDescription)", "message \(toast.message.debugDescription)",
          "subtitle \(String(describing: toast.subtitle?.debugDescription))", "role \(toast.role)",
-         "duration \(String(describing: toast.duration))", "after \(toast.after)", "placement \(toast.placement)",
+         "duration \(String(describing: toast.durationMicros))", "after \(toast.afterMicros)", "placement \(toast.placement)",
          "policy \(toast.policy)", "priority \(String(describing: toast.priority))",
          "source \(String(describing: toast.source?.debugDescription))", "key \(String(describing: toast.key?.debugDescription))",
          "tap \(toast.dismissOnTap)", "long \(toast.dismissOnLongPress)", "swipe \(toast.swipe)",
@@ -178,7 +178,7 @@ import Testing
             #expect(same(value("placement"), .string(toast.placement.rawValue)))
             #expect(same(value("policy"), .string(toast.policy.rawValue)))
             #expect(same(value("priority"), .integer(Int64(toast.priority ?? 0))))
-            #expect(toast.duration == nil ? value("duration") == .null : micros("duration") == toast.duration)
+            #expect(toast.durationMicros == nil ? value("duration") == .null : micros("duration") == toast.durationMicros)
             #expect(same(value("symbol"), .string(toast.style?.symbol ?? "")))
             #expect(same(value("announcement"), .string(toast.announcement ?? "")))
             #expect(same(value("source"), toast.source.map(JSONValue.string)))

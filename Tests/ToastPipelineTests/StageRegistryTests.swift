@@ -15,7 +15,7 @@ import ToastPipelineTesting
         func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
             seen += 1
             if seen % every == 0 { return .drop(Drop(stage: "busy", reason: DropReason("busy"), note: "every \(every)")) }
-            if seen % 7 == 0 { context.setTimer(at: context.now + 2 * StreamTime.perSecond, token: seen) }
+            if seen % 7 == 0 { context.setTimer(at: context.now + .seconds(2), token: seen) }
             toast.subtitle = "busy"
             return .pass
         }

@@ -98,7 +98,7 @@ public final class Pipeline: HostEnvironment {
         statistics.events += 1
         currentLine = event.line
         if var toast = event.kind.takeToast() {
-            toast.at = now
+            toast.atMicros = now
             statistics.toastsIn += 1
             run(&toast, from: 0)
         } else {
@@ -239,7 +239,7 @@ public final class Pipeline: HostEnvironment {
 
     private func enqueue(_ toast: Toast, atStage stage: Int) {
         var toast = toast
-        toast.at = now
+        toast.atMicros = now
         if toast.inputLine == 0 { toast.inputLine = currentLine }
         pending.append((toast, stage))
     }
@@ -267,7 +267,7 @@ public final class Pipeline: HostEnvironment {
     /// and the current time.
     public func makeGeneratedToast(message: String, role: String = "info") -> Toast {
         var toast = settings.queue.show(id: nextGeneratedID(), message: message, role: role)
-        toast.at = now
+        toast.atMicros = now
         toast.inputLine = currentLine
         return toast
     }

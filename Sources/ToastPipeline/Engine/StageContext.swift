@@ -23,8 +23,12 @@ public final class StageContext {
         self.roles = pipeline.settings.roles
     }
 
-    /// The current time on the stream clock.
-    public var now: Microseconds { pipeline.now }
+    /// The current time on the stream clock: the span since the stream's zero (for a stream
+    /// with Unix times, since 1970).
+    public var now: Duration { .microseconds(pipeline.now) }
+
+    /// `now` in the microseconds the pipeline counts in (the built-in stages use it).
+    var nowMicros: Microseconds { pipeline.now }
 
     /// The number of the input line being handled (0 when none is, as at the end of a run).
     public var inputLine: Int { pipeline.currentLine }
@@ -46,7 +50,12 @@ public final class StageContext {
     }
 
     /// Calls this stage's `timerFired(token:context:)` at `time` on the stream clock.
-    public func setTimer(at time: Microseconds, token: Int) {
+    public func setTimer(at time: Duration, token: Int) {
+        setTimer(atMicros: StreamTime.microseconds(time), token: token)
+    }
+
+    /// `setTimer(at:token:)` in microseconds.
+    func setTimer(atMicros time: Microseconds, token: Int) {
         pipeline.scheduleStageTimer(stage: position, token: token, at: time)
     }
 
@@ -70,7 +79,7 @@ public final class StageContext {
     public func trace(_ toast: Toast, verdict: TraceVerdict, rule: String? = nil, changedFields: [String] = [],
                       details: [JSONMember] = [], because: String? = nil) {
         guard isTracing else { return }
-        pipeline.trace(TraceRecord(time: now, toast: toast, stage: stageName, verdict: verdict, rule: rule,
+        pipeline.trace(TraceRecord(time: nowMicros, toast: toast, stage: stageName, verdict: verdict, rule: rule,
                                    changedFields: changedFields, details: details, because: because))
     }
 }

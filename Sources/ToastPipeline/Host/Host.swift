@@ -64,11 +64,11 @@ public final class Host {
     public func admit(_ toast: Toast) {
         let entry = HostedToast(toast: toast, serial: nextSerial, priority: toast.priority ?? 0)
         nextSerial += 1
-        if toast.after > 0 {
+        if toast.afterMicros > 0 {
             delayed.append(entry)
-            if isTraced { traced(toast, .delayed, [JSONMember("until", .number(StreamTime.seconds(now + toast.after)))],
-                   because: "its after of \(StreamTime.format(toast.after)) s holds it back until \(StreamTime.format(now + toast.after)) s") }
-            environment.schedule(.arrival(serial: entry.serial), at: now + toast.after)
+            if isTraced { traced(toast, .delayed, [JSONMember("until", .number(StreamTime.seconds(now + toast.afterMicros)))],
+                   because: "its after of \(StreamTime.format(toast.afterMicros)) s holds it back until \(StreamTime.format(now + toast.afterMicros)) s") }
+            environment.schedule(.arrival(serial: entry.serial), at: now + toast.afterMicros)
         } else {
             arrive(entry)
         }
@@ -192,7 +192,7 @@ public final class Host {
     private func startTimeout(ofVisibleAt index: Int) {
         visible[index].timeoutGeneration += 1
         visible[index].isPaused = false
-        guard let duration = visible[index].toast.duration else { return }
+        guard let duration = visible[index].toast.durationMicros else { return }
         environment.schedule(.timeout(serial: visible[index].serial, generation: visible[index].timeoutGeneration),
                              at: now + duration)
     }
@@ -295,7 +295,7 @@ public final class Host {
                 } else {
                     startTimeout(ofVisibleAt: index)
                     if isTraced { traced(visible[index].toast, .resumed,
-                           because: visible[index].toast.duration.map { "the drag ended short of a swipe: its \(StreamTime.format($0)) s duration starts again" }
+                           because: visible[index].toast.durationMicros.map { "the drag ended short of a swipe: its \(StreamTime.format($0)) s duration starts again" }
                                ?? "the drag ended short of a swipe") }
                 }
             }

@@ -174,7 +174,7 @@ public final class LuaRuntime {
     /// A kept toast's table holds every field it had, so a field that is gone was removed.
     private var keepDefaults: Toast {
         var defaults = showDefaults
-        defaults.duration = nil
+        defaults.durationMicros = nil
         return defaults
     }
 
@@ -348,7 +348,7 @@ public final class LuaRuntime {
             clua_pop(state.L, 1)
         }
         var original = showDefaults
-        original.at = currentCall?.context.now ?? 0
+        original.atMicros = currentCall?.context.nowMicros ?? 0
         original.inputLine = currentCall?.inputLine ?? 0
         state.push("id")
         let hasID = lua_rawget(state.L, 1) != LUA_TNIL
@@ -403,7 +403,7 @@ public final class LuaRuntime {
     }
 
     private func now() -> Int32 {
-        lua_pushnumber(state.L, StreamTime.seconds(currentCall?.context.now ?? 0))
+        lua_pushnumber(state.L, StreamTime.seconds(currentCall?.context.nowMicros ?? 0))
         return 1
     }
 

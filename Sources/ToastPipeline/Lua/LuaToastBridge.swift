@@ -57,7 +57,7 @@ extension LuaState {
         }
         var toast = defaults
         toast.id = original.id
-        toast.at = original.at
+        toast.atMicros = original.atMicros
         toast.inputLine = original.inputLine
         toast.style = nil
         toast.announcement = nil

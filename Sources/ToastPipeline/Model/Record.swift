@@ -42,7 +42,7 @@ public enum DismissReason: String, Sendable, CaseIterable {
 
 /// Why a toast never reached the screen. Built-in stages use the constants; a plugin stage
 /// may name its own reason.
-public struct DropReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct DropReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
     public var rawValue: String
 
     public init(rawValue: String) {
@@ -50,6 +50,11 @@ public struct DropReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     }
 
     public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// A plugin's own reason, written as a word: `reason: "capped"`.
+    public init(stringLiteral rawValue: String) {
         self.rawValue = rawValue
     }
 

@@ -16,7 +16,7 @@ extension Record {
             add("placement", .string(toast.placement.rawValue))
             add("policy", .string(toast.policy.rawValue))
             add("priority", .integer(Int64(toast.priority ?? 0)))
-            add("duration", toast.duration.map(Self.seconds) ?? .null)
+            add("duration", toast.durationMicros.map(Self.seconds) ?? .null)
             add("symbol", .string(toast.style?.symbol ?? ""))
             add("glyph", .string(toast.style?.glyph ?? ""))
             add("color", .string(toast.style?.color ?? ""))

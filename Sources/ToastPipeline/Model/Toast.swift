@@ -113,14 +113,26 @@ public struct Toast {
     }
 
     /// Time it stays visible; nil: until something dismisses it.
-    public var duration: Microseconds? {
+    public var duration: Duration? {
+        get { durationMicros.map { .microseconds($0) } }
+        set { durationMicros = newValue.map(StreamTime.microseconds) }
+    }
+
+    /// Delay between admission by the pipeline and arrival at the host.
+    public var after: Duration {
+        get { .microseconds(afterMicros) }
+        set { afterMicros = StreamTime.microseconds(newValue) }
+    }
+
+    /// `duration` in the microseconds the pipeline counts in.
+    var durationMicros: Microseconds? {
         get { storage.fields.duration }
         _modify { yield &uniqueFields.duration }
         set { uniqueFields.duration = newValue }
     }
 
-    /// Delay between admission by the pipeline and arrival at the host.
-    public var after: Microseconds {
+    /// `after` in microseconds.
+    var afterMicros: Microseconds {
         get { storage.fields.after }
         _modify { yield &uniqueFields.after }
         set { uniqueFields.after = newValue }
@@ -188,8 +200,14 @@ public struct Toast {
         set { uniqueFields.extra = .members(newValue) }
     }
 
-    /// When it came into the pipeline, on the stream clock.
-    public var at: Microseconds {
+    /// When it came into the pipeline, on the stream clock (the span since its zero).
+    public var at: Duration {
+        get { .microseconds(atMicros) }
+        set { atMicros = StreamTime.microseconds(newValue) }
+    }
+
+    /// `at` in microseconds.
+    var atMicros: Microseconds {
         get { storage.fields.at }
         _modify { yield &uniqueFields.at }
         set { uniqueFields.at = newValue }
@@ -233,16 +251,16 @@ public struct Toast {
     }
 
     public init(id: String, message: String, subtitle: String? = nil, role: String = "info",
-                duration: Microseconds? = 3 * StreamTime.perSecond, after: Microseconds = 0,
+                duration: Duration? = .seconds(3), after: Duration = .zero,
                 placement: Placement = .top, policy: Policy = .enqueue, priority: Int? = nil,
                 source: String? = nil, key: String? = nil, dismissOnTap: Bool = true,
                 dismissOnLongPress: Bool = false, swipe: Bool = true, extra: [JSONMember] = [],
-                at: Microseconds = 0, inputLine: Int = 0) {
+                at: Duration = .zero, inputLine: Int = 0) {
         self.init(fields: Fields(
-            id: id, message: .string(message), subtitle: subtitle.map(ToastText.string), role: role, duration: duration,
-            after: after, placement: placement, policy: policy, priority: priority, source: source, key: key,
+            id: id, message: .string(message), subtitle: subtitle.map(ToastText.string), role: role,
+            duration: duration.map(StreamTime.microseconds), after: StreamTime.microseconds(after), placement: placement, policy: policy, priority: priority, source: source, key: key,
             dismissOnTap: dismissOnTap, dismissOnLongPress: dismissOnLongPress, swipe: swipe, extra: .members(extra),
-            at: at, inputLine: inputLine, style: nil, announcement: nil))
+            at: StreamTime.microseconds(at), inputLine: inputLine, style: nil, announcement: nil))
     }
 
     /// A toast with `fields` and no stored text.

@@ -35,13 +35,13 @@ extension Toast {
         }
         switch field {
         case .type: return text("show")
-        case .at: return body(.time(at))
+        case .at: return body(.time(atMicros))
         case .id: return text(id)
         case .message: return withMessageBytes { body(.text($0)) }
         case .subtitle: return withSubtitleBytes { body(.text($0)) } ?? body(.absent)
         case .role: return text(role)
-        case .duration: return body(duration.map(FieldView.time) ?? .absent)
-        case .after: return body(.time(after))
+        case .duration: return body(durationMicros.map(FieldView.time) ?? .absent)
+        case .after: return body(.time(afterMicros))
         case .placement: return text(placement.rawValue)
         case .policy: return text(policy.rawValue)
         case .priority: return body(priority.map(FieldView.integer) ?? .absent)

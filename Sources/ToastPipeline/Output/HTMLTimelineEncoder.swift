@@ -288,7 +288,7 @@ public final class HTMLTimelineEncoder: RecordEncoder {
         lines.append("role: \(visible(toast.role))")
         if let source = toast.source { lines.append("source: \(visible(source))") }
         lines.append("placement: \(toast.placement.rawValue), policy: \(toast.policy.rawValue), priority: \(toast.priority ?? 0)")
-        lines.append("duration: " + (toast.duration.map { StreamTime.format($0) + " s" } ?? "none (sticky)"))
+        lines.append("duration: " + (toast.durationMicros.map { StreamTime.format($0) + " s" } ?? "none (sticky)"))
         if !toast.extra.isEmpty { lines.append("extra: " + visible(JSONText.encode(.object(toast.extra)))) }
         if let announcement = toast.announcement { lines.append("announcement: \(visible(announcement))") }
         if toast.inputLine > 0 { lines.append("input line: \(toast.inputLine)") }

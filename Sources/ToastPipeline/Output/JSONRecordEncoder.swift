@@ -17,7 +17,7 @@ public struct JSONRecordEncoder: RecordEncoder {
             out.appendLiteral(#","priority":"#)
             JSONText.appendValue(.integer(Int64(toast.priority ?? 0)), to: &out)
             out.appendLiteral(#","duration":"#)
-            if let duration = toast.duration {
+            if let duration = toast.durationMicros {
                 StreamTime.append(duration, to: &out)
             } else {
                 out.appendLiteral("null")

@@ -25,7 +25,7 @@ public final class DedupStage: ToastStage {
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         let key = identity(of: toast, roles: context.roles)
-        let now = context.now
+        let now = context.nowMicros
         let passed = PassedToast(time: now, id: toast.id)
         guard let slot = cache.slot(of: key) else {
             cache.insert(key, passed)

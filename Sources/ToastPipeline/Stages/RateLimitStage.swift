@@ -31,7 +31,7 @@ public final class RateLimitStage: ToastStage {
         scratch.removeAll(keepingCapacity: true)
         toast.appendKey(of: key, roles: context.roles, to: &scratch)
         let group = ByteKey(scratch)
-        let now = context.now
+        let now = context.nowMicros
         let verdict = admit(into: &groups[group, default: GroupState(value: groupValue(of: toast, roles: context.roles))],
                             group: group, now: now, context: context)
         sweepIfGrown(now: now)
@@ -52,7 +52,7 @@ public final class RateLimitStage: ToastStage {
             let token = nextToken
             nextToken += 1
             summaryGroups[token] = group
-            context.setTimer(at: now + settings.window, token: token)
+            context.setTimer(atMicros: now + settings.window, token: token)
         }
         context.explain("\(state.passes.count) toasts with this \(settings.key) (\(state.value.map(Self.text(of:)) ?? "none")) "
                         + "passed within \(StreamTime.format(settings.window)) s; the limit is \(settings.limit)")

@@ -25,26 +25,24 @@ public final class EscalateStage: PluginStage {
     }
 
     public let settings: Settings
-    private let window: Microseconds
     /// Per source: times of the recent toasts of `settings.role`, oldest first. Sources
     /// with nothing recent are swept out once the table has doubled since the last sweep,
     /// so it holds about the sources active within one window, however many pass by.
-    private var recent: [String?: [Microseconds]] = [:]
+    private var recent: [String?: [Duration]] = [:]
     private var sweepAt = 64
 
     public init(settings: Settings) {
         self.settings = settings
-        self.window = StreamTime.microseconds(settings.window)
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         guard toast.role == settings.role else { return .pass }
         let now = context.now
-        var times = (recent[toast.source] ?? []).filter { now - $0 < window }
+        var times = (recent[toast.source] ?? []).filter { now - $0 < settings.window }
         times.append(now)
         recent[toast.source] = times
         if recent.count > sweepAt {
-            recent = recent.filter { _, times in times.last.map { now - $0 < window } ?? false }
+            recent = recent.filter { _, times in times.last.map { now - $0 < settings.window } ?? false }
             sweepAt = max(64, 2 * recent.count)
         }
         if times.count >= settings.count {

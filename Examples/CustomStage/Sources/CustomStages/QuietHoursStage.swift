@@ -43,10 +43,10 @@ public final class QuietHoursStage: PluginStage {
         }
         heldBack = (heldBack ?? 0) + 1
         guard settings.downgrade else {
-            return .drop(Drop(stage: Self.name, reason: DropReason("quiet_hours")))
+            return .drop(Drop(stage: context.stageName, reason: "quiet_hours"))
         }
         toast.placement = .bottom
-        toast.duration = 2 * StreamTime.perSecond
+        toast.duration = .seconds(2)
         toast.priority = Int.min
         return .pass
     }
@@ -60,11 +60,18 @@ public final class QuietHoursStage: PluginStage {
         context.emit(summary)
     }
 
-    private static let hour: Microseconds = 3_600 * StreamTime.perSecond
-    private static let day = 24 * hour
+    private static let secondsPerHour: Int64 = 3_600
+    private static let secondsPerDay = 24 * secondsPerHour
 
-    private func isQuiet(at time: Microseconds) -> Bool {
-        let hourOfDay = Int(((time % Self.day) + Self.day) % Self.day / Self.hour)
+    /// The hour of the day (UTC) at `time`, and the start of that day.
+    private static func clock(at time: Duration) -> (hour: Int, startOfDay: Duration) {
+        let seconds = time.components.seconds
+        let intoDay = ((seconds % secondsPerDay) + secondsPerDay) % secondsPerDay
+        return (Int(intoDay / secondsPerHour), .seconds(seconds - intoDay))
+    }
+
+    private func isQuiet(at time: Duration) -> Bool {
+        let hourOfDay = Self.clock(at: time).hour
         if settings.from <= settings.to {
             return hourOfDay >= settings.from && hourOfDay < settings.to
         }
@@ -72,10 +79,9 @@ public final class QuietHoursStage: PluginStage {
     }
 
     /// The next time it is `to` o'clock.
-    private func endOfQuietTime(after time: Microseconds) -> Microseconds {
-        let startOfDay = time - ((time % Self.day) + Self.day) % Self.day
-        var end = startOfDay + Microseconds(settings.to) * Self.hour
-        while end <= time { end += Self.day }
+    private func endOfQuietTime(after time: Duration) -> Duration {
+        var end = Self.clock(at: time).startOfDay + .seconds(Int64(settings.to) * Self.secondsPerHour)
+        while end <= time { end += .seconds(Self.secondsPerDay) }
         return end
     }
 }
