@@ -6,7 +6,7 @@ import Glibc
 /// is a `main.swift` of a few lines, and goes by its own name:
 ///
 ///     var registry = StageRegistry.builtIn
-///     try registry.register("quiet_hours") { QuietHoursStage(settings: try .init($0.table)) }
+///     registry.register(PerSourceCapStage.self)
 ///     Toastscript.main(registry: registry, name: "my-toastscript", version: "1.0.0")
 public enum Toastscript {
     public static let version = "0.1.0"

@@ -1,18 +1,18 @@
 /// Typed reads from one settings table, with errors that name the setting's full path
 /// (`queue.limit must be a whole number ≥ 0, not a string`). Built-in stages and plugin
 /// stages read their `config{...}` tables through it.
-public struct SettingsReader {
-    public let table: ConfigTable
+struct SettingsReader {
+    let table: ConfigTable
     /// The path of this table, e.g. `dedup`, for messages.
-    public let path: String
+    let path: String
 
-    public init(_ table: ConfigTable, path: String) {
+    init(_ table: ConfigTable, path: String) {
         self.table = table
         self.path = path
     }
 
     /// The full path of one of this table's settings.
-    public func path(of name: String) -> String {
+    func path(of name: String) -> String {
         path.isEmpty ? name : "\(path).\(name)"
     }
 
@@ -21,7 +21,7 @@ public struct SettingsReader {
     }
 
     /// Fails on a setting this table does not know, naming the ones it does.
-    public func rejectUnknown(allowed: [String]) throws {
+    func rejectUnknown(allowed: [String]) throws {
         for name in table.fields.keys.sorted() where !allowed.contains(name) {
             throw ConfigError("unknown setting \(path(of: name)) (known: \(allowed.joined(separator: ", ")))")
         }
@@ -30,19 +30,19 @@ public struct SettingsReader {
         }
     }
 
-    public func bool(_ name: String) throws -> Bool? {
+    func bool(_ name: String) throws -> Bool? {
         guard let value = table[name] else { return nil }
         guard case .bool(let flag) = value else { throw fail(name, "true or false", value) }
         return flag
     }
 
-    public func string(_ name: String) throws -> String? {
+    func string(_ name: String) throws -> String? {
         guard let value = table[name] else { return nil }
         guard case .string(let text) = value else { throw fail(name, "a string", value) }
         return text
     }
 
-    public func number(_ name: String) throws -> Double? {
+    func number(_ name: String) throws -> Double? {
         guard let value = table[name] else { return nil }
         switch value {
         case .integer(let number): return Double(number)
@@ -52,7 +52,7 @@ public struct SettingsReader {
     }
 
     /// A whole number of at least `minimum`.
-    public func integer(_ name: String, minimum: Int = Int.min) throws -> Int? {
+    func integer(_ name: String, minimum: Int = Int.min) throws -> Int? {
         guard let value = table[name] else { return nil }
         let result: Int?
         switch value {
@@ -67,7 +67,7 @@ public struct SettingsReader {
     }
 
     /// Seconds, as microseconds; `minimum` is in seconds and `exclusive` makes it `>`.
-    public func seconds(_ name: String, minimum: Double = 0, exclusive: Bool = false) throws -> Microseconds? {
+    func seconds(_ name: String, minimum: Double = 0, exclusive: Bool = false) throws -> Microseconds? {
         guard let value = table[name] else { return nil }
         let expected = "a number of seconds \(exclusive ? ">" : "≥") \(formatted(minimum))"
         let seconds: Double
@@ -84,7 +84,7 @@ public struct SettingsReader {
     }
 
     /// A list of strings, e.g. `{"message", "role"}`.
-    public func stringList(_ name: String) throws -> [String]? {
+    func stringList(_ name: String) throws -> [String]? {
         guard let value = table[name] else { return nil }
         guard case .table(let list) = value, list.fields.isEmpty else {
             throw fail(name, "a list of strings", value)
@@ -96,7 +96,7 @@ public struct SettingsReader {
     }
 
     /// A nested table, e.g. one role in `roles`.
-    public func table(_ name: String) throws -> SettingsReader? {
+    func table(_ name: String) throws -> SettingsReader? {
         guard let value = table[name] else { return nil }
         guard case .table(let nested) = value else { throw fail(name, "a table", value) }
         return SettingsReader(nested, path: path(of: name))

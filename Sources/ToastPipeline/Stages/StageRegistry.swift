@@ -3,17 +3,17 @@
 /// own registry, so two pipelines in one process never see each other's stages.
 public struct StageRegistry: PluginStageCatalog {
     /// What a factory gets: the run's settings and the stage's own `config{ <name> = {...} }`.
-    public struct FactoryInput {
-        public let settings: PipelineSettings
+    struct FactoryInput {
+        let settings: PipelineSettings
         /// The stage's own table (empty when the scripts set none).
-        public let table: SettingsReader
+        let table: SettingsReader
         /// The rules stage of the run, which the scripts fill (the built-in `rules` entry).
         let rules: RulesStage
         /// Runs the functions that settings hold (a role's `announce`), when scripts made any.
-        public let functions: (any ScriptFunctionRunner)?
+        let functions: (any ScriptFunctionRunner)?
     }
 
-    public typealias Factory = (FactoryInput) throws -> (any ToastStage)?
+    typealias Factory = (FactoryInput) throws -> (any ToastStage)?
 
     private var factories: [String: Factory] = [:]
     /// Names of stages registered beyond the built-in ones, in registration order.
@@ -40,7 +40,7 @@ public struct StageRegistry: PluginStageCatalog {
 
     /// Adds a stage under `name`. A name may be registered once; `host` and the built-in
     /// names are taken.
-    public mutating func register(_ name: String, factory: @escaping Factory) throws {
+    mutating func register(_ name: String, factory: @escaping Factory) throws {
         guard name != BuiltInStage.host else { throw ConfigError("stage name \"host\" is taken by the host") }
         guard factories[name] == nil else { throw ConfigError("a stage named \(quoted(name)) is already registered") }
         guard !name.isEmpty, !SettingsBuilder.topLevelNames.contains(name) else {
@@ -89,7 +89,7 @@ public struct StageRegistry: PluginStageCatalog {
 
     /// The stages of `settings.stages`, in order; stages whose settings remove them
     /// (`dedup = false`) are left out. `functions` runs the script functions settings hold.
-    public func makeStages(settings: PipelineSettings, rules: RulesStage,
+    func makeStages(settings: PipelineSettings, rules: RulesStage,
                            functions: (any ScriptFunctionRunner)? = nil) throws -> [(name: String, stage: any ToastStage)] {
         try settings.stages.compactMap { name in
             guard let factory = factories[name] else {
