@@ -7,6 +7,39 @@ import ToastPipelineTesting
 @Suite struct DedupTests {
     let noRepeats = "config{ queue = { drop_repeats = false, policy = 'stack', max_visible = 10 } }"
 
+    /// The dedup cache against a plain model: after thousands of inserts, updates and
+    /// evictions in a table that grows and deletes without tombstones, exactly the most
+    /// recently stored `capacity` keys are found, each with its last value.
+    @Test func theDedupCacheKeepsExactlyTheMostRecentlyStoredKeys() {
+        var cache = RecencyCache<Int>(capacity: 40)
+        var model: [[UInt8]: Int] = [:]
+        var order: [[UInt8]] = []
+        var random = InvariantTests.SeededGenerator(state: 11)
+        for step in 0..<20_000 {
+            let key = Array("k\(Int.random(in: 0..<120, using: &random))".utf8)
+            key.withUnsafeBytes { bytes in
+                let hash = RecencyCache<Int>.hash(bytes)
+                if let slot = cache.slot(of: bytes, hash: hash) {
+                    #expect(model[key] != nil)
+                    cache.update(at: slot, step)
+                } else {
+                    #expect(model[key] == nil)
+                    cache.insert(bytes, hash: hash, step)
+                }
+            }
+            model[key] = step
+            order.removeAll { $0 == key }
+            order.append(key)
+            if order.count > 40 { model[order.removeFirst()] = nil }
+        }
+        #expect(cache.count == 40)
+        for number in 0..<120 {
+            let key = Array("k\(number)".utf8)
+            let found = key.withUnsafeBytes { cache.slot(of: $0, hash: RecencyCache<Int>.hash($0)).map(cache.value(at:)) }
+            #expect(found == model[key])
+        }
+    }
+
     @Test func theWindowCountsFromTheLastToastThatPassed() {
         let records = jsonRecords(lines(
             #"{"message":"X","at":0}"#, #"{"message":"X","at":2}"#, #"{"message":"X","at":4}"#,

@@ -8,7 +8,7 @@ public final class DedupStage: ToastStage {
     /// `cache` and `scratch` go without the run-time exclusivity check (docs/performance.md,
     /// "Exclusivity checks"): each access is one step of `process` that calls out to nothing
     /// that could reach this stage.
-    @exclusivity(unchecked) private var cache: RecencyCache<ByteKey, PassedToast>
+    @exclusivity(unchecked) private var cache: RecencyCache<PassedToast>
     /// Reused for building each key.
     @exclusivity(unchecked) private var scratch = ByteBuffer(capacity: 256)
 
@@ -24,13 +24,16 @@ public final class DedupStage: ToastStage {
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
-        let key = identity(of: toast, roles: context.roles)
+        buildIdentity(of: toast, roles: context.roles)
         let now = context.nowMicros
         let passed = PassedToast(time: now, id: toast.id)
-        guard let slot = cache.slot(of: key) else {
-            cache.insert(key, passed)
-            return .pass
+        let found = scratch.withBytes { key -> Int? in
+            let hash = RecencyCache<PassedToast>.hash(key)
+            if let slot = cache.slot(of: key, hash: hash) { return slot }
+            cache.insert(key, hash: hash, passed)
+            return nil
         }
+        guard let slot = found else { return .pass }
         let earlier = cache.value(at: slot)
         if settings.window == 0 || now - earlier.time < settings.window {
             context.explain(self.explanation(of: toast, earlier: earlier))
@@ -54,9 +57,10 @@ public final class DedupStage: ToastStage {
         return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " and " + last
     }
 
-    /// The toast's key, or a tuple of its fields; the two never collide, an absent field
-    /// differs from `""` (SPEC §8 "Dedup"), and values compare byte for byte.
-    func identity(of toast: Toast, roles: RoleTable) -> ByteKey {
+    /// Builds in `scratch` the toast's identity: its key, or a tuple of its fields. The two
+    /// never collide, an absent field differs from `""` (SPEC §8 "Dedup"), and values compare
+    /// byte for byte.
+    private func buildIdentity(of toast: Toast, roles: RoleTable) {
         scratch.removeAll()
         if let key = toast.key {
             scratch.append(UInt8(ascii: "K"))
@@ -68,23 +72,28 @@ public final class DedupStage: ToastStage {
                 toast.appendKey(of: field, roles: roles, to: &scratch)
             }
         }
-        return ByteKey(scratch.bytes)
     }
 }
 
-/// A map of bounded size that forgets the least recently stored entry first.
+/// A map from byte strings of bounded size that forgets the least recently stored entry first.
 /// Looking up does not count as use; only storing does (dedup remembers passes, not drops).
-struct RecencyCache<Key: Hashable, Value> {
+///
+/// Keys are looked up as borrowed bytes, with no allocation: an open-addressing table of node
+/// numbers, probed by a hash of the bytes with the process's random seed (so crafted input
+/// cannot make its keys collide), the bytes compared only when the hashes match.
+struct RecencyCache<Value> {
     private struct Node {
-        var key: Key
+        var key: [UInt8]
+        var hash: Int
         var value: Value
         var newer: Int
         var older: Int
     }
 
     let capacity: Int
-    private var index: [Key: Int] = [:]
     private var nodes: [Node] = []
+    /// Node numbers by hash, linear probing; -1 is empty. At most half full.
+    private var buckets = [Int](repeating: -1, count: 16)
     private var newest = -1
     private var oldest = -1
 
@@ -92,11 +101,24 @@ struct RecencyCache<Key: Hashable, Value> {
         self.capacity = capacity
     }
 
-    var count: Int { index.count }
+    var count: Int { nodes.count }
 
-    /// Where `key` is stored, if it is; a lookup that is not a use.
-    func slot(of key: Key) -> Int? {
-        index[key]
+    static func hash(_ key: UnsafeRawBufferPointer) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: key)
+        return hasher.finalize()
+    }
+
+    /// Where `key` (whose `hash` is given) is stored, if it is; a lookup that is not a use.
+    func slot(of key: UnsafeRawBufferPointer, hash: Int) -> Int? {
+        let mask = buckets.count - 1
+        var bucket = hash & mask
+        while true {
+            let slot = buckets[bucket]
+            if slot < 0 { return nil }
+            if nodes[slot].hash == hash, nodes[slot].key.withUnsafeBytes({ $0.hasSameBytes(as: key) }) { return slot }
+            bucket = (bucket + 1) & mask
+        }
     }
 
     func value(at slot: Int) -> Value {
@@ -111,20 +133,56 @@ struct RecencyCache<Key: Hashable, Value> {
     }
 
     /// Stores a key that is not stored yet, forgetting the least recently used at capacity.
-    mutating func insert(_ key: Key, _ value: Value) {
+    mutating func insert(_ key: UnsafeRawBufferPointer, hash: Int, _ value: Value) {
         guard capacity > 0 else { return }
         let slot: Int
         if nodes.count < capacity {
             slot = nodes.count
-            nodes.append(Node(key: key, value: value, newer: -1, older: -1))
+            nodes.append(Node(key: Array(key), hash: hash, value: value, newer: -1, older: -1))
+            if nodes.count * 2 > buckets.count { grow() } else { place(slot) }
         } else {
             slot = oldest
             unlink(slot)
-            index[nodes[slot].key] = nil
-            nodes[slot] = Node(key: key, value: value, newer: -1, older: -1)
+            removeFromBuckets(slot)
+            nodes[slot] = Node(key: Array(key), hash: hash, value: value, newer: -1, older: -1)
+            place(slot)
         }
-        index[key] = slot
         linkAsNewest(slot)
+    }
+
+    /// Puts node `slot` in the first empty bucket from its hash.
+    private mutating func place(_ slot: Int) {
+        let mask = buckets.count - 1
+        var bucket = nodes[slot].hash & mask
+        while buckets[bucket] >= 0 { bucket = (bucket + 1) & mask }
+        buckets[bucket] = slot
+    }
+
+    /// Doubles the table and places every node again.
+    private mutating func grow() {
+        buckets = [Int](repeating: -1, count: buckets.count * 2)
+        for slot in nodes.indices { place(slot) }
+    }
+
+    /// Empties node `slot`'s bucket, moving later nodes of its run back so that every node
+    /// stays reachable from its hash (deletion without tombstones).
+    private mutating func removeFromBuckets(_ slot: Int) {
+        let mask = buckets.count - 1
+        var hole = nodes[slot].hash & mask
+        while buckets[hole] != slot { hole = (hole + 1) & mask }
+        var next = hole
+        while true {
+            next = (next + 1) & mask
+            let moving = buckets[next]
+            if moving < 0 { break }
+            let home = nodes[moving].hash & mask
+            // Stays if its home lies cyclically after the hole and up to where it is.
+            let staysPut = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
+            if staysPut { continue }
+            buckets[hole] = moving
+            hole = next
+        }
+        buckets[hole] = -1
     }
 
     private mutating func unlink(_ slot: Int) {
