@@ -59,6 +59,9 @@ public enum ToastField: String, CaseIterable, Sendable {
     /// The fields an input line or a script may set, in the order they are checked (the
     /// first wrong one is the one reported).
     static let settable: [ToastField] = allCases.filter { $0 != .id && $0 != .at && $0 != .type }
+
+    /// The fields a stage may change: the id and the settable ones, in record order.
+    static let changeable: [ToastField] = [.id] + settable
 }
 
 /// A field as settings name it (dedup `fields`, the rate-limit `key`, announce templates):

@@ -12,6 +12,31 @@ extension Toast {
         case flag(Bool)
     }
 
+    /// Whether `field` holds the same value here and in `other` (a trace's changed fields):
+    /// the properties compared directly, with no view or `String` made for a stored text.
+    func hasSameValue(of field: ToastField, as other: Toast) -> Bool {
+        switch field {
+        case .type: true
+        case .at: atMicros == other.atMicros
+        case .id: id == other.id
+        case .message: withMessageBytes { mine in other.withMessageBytes { mine.hasSameBytes(as: $0) } }
+        case .subtitle:
+            withSubtitleBytes { mine in other.withSubtitleBytes { mine.hasSameBytes(as: $0) } ?? false }
+                ?? (other.withSubtitleBytes { _ in true } == nil)
+        case .role: role == other.role
+        case .duration: durationMicros == other.durationMicros
+        case .after: afterMicros == other.afterMicros
+        case .placement: placement == other.placement
+        case .policy: policy == other.policy
+        case .priority: priority == other.priority
+        case .source: source == other.source
+        case .key: key == other.key
+        case .dismissOnTap: dismissOnTap == other.dismissOnTap
+        case .dismissOnLongPress: dismissOnLongPress == other.dismissOnLongPress
+        case .swipe: swipe == other.swipe
+        }
+    }
+
     /// A field's value to set.
     enum FieldValue: Equatable {
         case absent
@@ -26,8 +51,12 @@ extension Toast {
     /// when there is no timeout.
     func withValue<Result>(of field: ToastField, _ body: (FieldView) -> Result) -> Result {
         func text(_ string: String) -> Result {
-            var string = string
-            return string.withUTF8 { body(.text(UnsafeRawBufferPointer($0))) }
+            // A native string lends its bytes without a copy; others (bridged) are made native.
+            if let result = string.utf8.withContiguousStorageIfAvailable({ body(.text(UnsafeRawBufferPointer($0))) }) {
+                return result
+            }
+            var copy = string
+            return copy.withUTF8 { body(.text(UnsafeRawBufferPointer($0))) }
         }
         func text(_ string: String?) -> Result {
             guard let string else { return body(.absent) }

@@ -8,8 +8,7 @@ extension Toast {
         func check<Value: Equatable>(_ name: String, _ value: (Toast) -> Value) {
             if value(self) != value(earlier) { names.append(name) }
         }
-        for field in [ToastField.id] + ToastField.settable
-        where value(of: field) != earlier.value(of: field) {
+        for field in ToastField.changeable where !hasSameValue(of: field, as: earlier) {
             names.append(field.rawValue)
         }
         let extra = self.extra
