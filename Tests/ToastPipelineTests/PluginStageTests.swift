@@ -126,6 +126,53 @@ import ToastPipelineTesting
         }
     }
 
+    /// Every kind of field, read from a table as `config{}` hands it over.
+    struct EveryKind: PluginSettings, Equatable {
+        var count = 1
+        var ratio = 0.5
+        var wait: Duration = .seconds(1)
+        var mode = "a"
+        var role = "info"
+        var tags: [String] = []
+        var on = false
+
+        static let fields: [SettingField<EveryKind>] = [
+            .integer("count", \.count, atLeast: 0, atMost: 9),
+            .number("ratio", \.ratio, atLeast: 0, atMost: 1),
+            .duration("wait", \.wait, atLeast: .milliseconds(100)),
+            .string("mode", \.mode, oneOf: ["a", "b"]),
+            .role("role", \.role),
+            .strings("tags", \.tags),
+            .flag("on", \.on),
+        ]
+    }
+
+    @Test func everyKindOfFieldReadsItsValueAndNamesItsMistake() throws {
+        let table = ConfigTable(fields: [
+            "count": .integer(9), "ratio": .number(0.25), "wait": .number(0.1), "mode": .string("b"),
+            "role": .string("error"), "tags": .table(ConfigTable(list: [.string("x"), .string("y")])), "on": .bool(true),
+        ])
+        var expected = EveryKind()
+        (expected.count, expected.ratio, expected.wait, expected.mode) = (9, 0.25, .milliseconds(100), "b")
+        (expected.role, expected.tags, expected.on) = ("error", ["x", "y"], true)
+        #expect(try EveryKind.read(from: table, path: "k", roles: .builtIn) == expected)
+        #expect(try EveryKind.read(from: ConfigTable(), path: "k", roles: .builtIn) == EveryKind())
+        let mistakes: [(String, ConfigValue, String)] = [
+            ("count", .integer(10), "k.count must be a whole number ≥ 0 and ≤ 9, not 10"),
+            ("ratio", .number(1.5), "k.ratio must be a number ≥ 0 and ≤ 1, not 1.5"),
+            ("ratio", .number(.nan), "k.ratio must be a number ≥ 0 and ≤ 1, not nan"),
+            ("wait", .number(0.05), "k.wait must be a number of seconds ≥ 0.1, not 0.05"),
+            ("mode", .string("c"), "k.mode must be one of \"a\", \"b\", not \"c\""),
+            ("tags", .table(ConfigTable(list: [.integer(1)])), "k.tags must be a list of strings, not a table"),
+            ("on", .string("yes"), "k.on must be true or false, not \"yes\""),
+        ]
+        for (name, value, message) in mistakes {
+            #expect(throws: ConfigError(message)) {
+                try EveryKind.read(from: ConfigTable(fields: [name: value]), path: "k", roles: .builtIn)
+            }
+        }
+    }
+
     /// A name that is taken is a mistake in the build: the command says so when it starts,
     /// before it reads anything.
     @Test func aTakenNameStopsTheCommandAtOnce() {

@@ -80,13 +80,7 @@ public struct SettingField<Settings>: Sendable {
                               atLeast minimum: Double? = nil, atMost maximum: Double? = nil) -> Self {
         let expected = "a number" + bounds(minimum.map { "≥ \(decimal($0))" }, maximum.map { "≤ \(decimal($0))" })
         return Self(name: name) { settings, value, path, _ in
-            let number: Double?
-            switch value {
-            case .integer(let integer): number = Double(integer)
-            case .number(let double) where double.isFinite: number = double
-            default: number = nil
-            }
-            guard let number, number >= (minimum ?? -.infinity), number <= (maximum ?? .infinity) else {
+            guard let number = finiteNumber(value), number >= (minimum ?? -.infinity), number <= (maximum ?? .infinity) else {
                 throw mismatch(path, expected, value)
             }
             settings[keyPath: keyPath] = number
@@ -98,13 +92,7 @@ public struct SettingField<Settings>: Sendable {
                                 atLeast minimum: Duration = .zero, above: Bool = false) -> Self {
         let expected = "a number of seconds \(above ? ">" : "≥") \(decimal(minimum.inSeconds))"
         return Self(name: name) { settings, value, path, _ in
-            let seconds: Double?
-            switch value {
-            case .integer(let integer): seconds = Double(integer)
-            case .number(let double) where double.isFinite: seconds = double
-            default: seconds = nil
-            }
-            guard let seconds, let micros = StreamTime.microseconds(fromSeconds: seconds) else {
+            guard let seconds = finiteNumber(value), let micros = StreamTime.microseconds(fromSeconds: seconds) else {
                 throw mismatch(path, expected, value)
             }
             let duration = Duration.microseconds(micros)
@@ -155,6 +143,15 @@ public struct SettingField<Settings>: Sendable {
         Self(name: name) { settings, value, path, _ in
             guard case .bool(let flag) = value else { throw mismatch(path, "true or false", value) }
             settings[keyPath: keyPath] = flag
+        }
+    }
+
+    /// A number a script wrote, whole or not; nil for anything else or a non-finite one.
+    private static func finiteNumber(_ value: ConfigValue) -> Double? {
+        switch value {
+        case .integer(let integer): Double(integer)
+        case .number(let double) where double.isFinite: double
+        default: nil
         }
     }
 
