@@ -174,6 +174,29 @@ import ToastPipelineTesting
         #expect(harness.finish() == [])
         #expect(harness.emittedCount > 0)
     }
+
+    /// Thousands of one-off sources make the stage sweep its groups again and again; the one
+    /// busy source keeps being found, limited and summarised exactly.
+    @Test func aBusySourceIsLimitedExactlyAmongThousandsOfOneOffSources() {
+        var settings = RateLimitSettings()
+        settings.limit = 1
+        settings.window = StreamTime.perSecond
+        settings.summary = true
+        let harness = StageHarness(stages: [("rate_limit", RateLimitStage(settings: settings))])
+        for second in 0..<600 {
+            for index in 0..<10 {
+                harness.show(Toast(id: "o\(second)-\(index)", message: "once", source: "one-off \(second)-\(index)"),
+                             at: .seconds(second) + .milliseconds(10 * index))
+            }
+            harness.show(Toast(id: "a\(second)", message: "busy", source: "busy"), at: .seconds(second) + .milliseconds(200))
+            harness.show(Toast(id: "b\(second)", message: "busy", source: "busy"), at: .seconds(second) + .milliseconds(300))
+        }
+        #expect(harness.finish() == [])
+        let drops = harness.records.filter { $0.kind == .drop && $0.stage == "rate_limit" }.map(\.id)
+        #expect(drops == (0..<600).map { "b\($0)" })
+        #expect(harness.emittedCount == 600)
+        #expect(harness.statistics.stages[0].dropped == ["rate_limited": 600])
+    }
 }
 
 @Suite struct StyleAndAnnounceTests {

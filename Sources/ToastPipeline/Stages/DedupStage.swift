@@ -77,23 +77,16 @@ public final class DedupStage: ToastStage {
 
 /// A map from byte strings of bounded size that forgets the least recently stored entry first.
 /// Looking up does not count as use; only storing does (dedup remembers passes, not drops).
-///
-/// Keys are looked up as borrowed bytes, with no allocation: an open-addressing table of node
-/// numbers, probed by a hash of the bytes with the process's random seed (so crafted input
-/// cannot make its keys collide), the bytes compared only when the hashes match.
+/// Keys are looked up as borrowed bytes (`ByteKeyTable`).
 struct RecencyCache<Value> {
     private struct Node {
-        var key: [UInt8]
-        var hash: Int
         var value: Value
         var newer: Int
         var older: Int
     }
 
     let capacity: Int
-    private var nodes: [Node] = []
-    /// Node numbers by hash, linear probing; -1 is empty. At most half full.
-    private var buckets = [Int](repeating: -1, count: 16)
+    private var table = ByteKeyTable<Node>()
     private var newest = -1
     private var oldest = -1
 
@@ -101,33 +94,24 @@ struct RecencyCache<Value> {
         self.capacity = capacity
     }
 
-    var count: Int { nodes.count }
+    var count: Int { table.count }
 
     static func hash(_ key: UnsafeRawBufferPointer) -> Int {
-        var hasher = Hasher()
-        hasher.combine(bytes: key)
-        return hasher.finalize()
+        ByteKeyTable<Node>.hash(key)
     }
 
     /// Where `key` (whose `hash` is given) is stored, if it is; a lookup that is not a use.
     func slot(of key: UnsafeRawBufferPointer, hash: Int) -> Int? {
-        let mask = buckets.count - 1
-        var bucket = hash & mask
-        while true {
-            let slot = buckets[bucket]
-            if slot < 0 { return nil }
-            if nodes[slot].hash == hash, nodes[slot].key.withUnsafeBytes({ $0.hasSameBytes(as: key) }) { return slot }
-            bucket = (bucket + 1) & mask
-        }
+        table.number(of: key, hash: hash)
     }
 
     func value(at slot: Int) -> Value {
-        nodes[slot].value
+        table[slot].value
     }
 
     /// Stores a new value for the key at `slot`, which becomes the most recently used.
     mutating func update(at slot: Int, _ value: Value) {
-        nodes[slot].value = value
+        table[slot].value = value
         unlink(slot)
         linkAsNewest(slot)
     }
@@ -135,67 +119,26 @@ struct RecencyCache<Value> {
     /// Stores a key that is not stored yet, forgetting the least recently used at capacity.
     mutating func insert(_ key: UnsafeRawBufferPointer, hash: Int, _ value: Value) {
         guard capacity > 0 else { return }
-        let slot: Int
-        if nodes.count < capacity {
-            slot = nodes.count
-            nodes.append(Node(key: Array(key), hash: hash, value: value, newer: -1, older: -1))
-            if nodes.count * 2 > buckets.count { grow() } else { place(slot) }
-        } else {
-            slot = oldest
-            unlink(slot)
-            removeFromBuckets(slot)
-            nodes[slot] = Node(key: Array(key), hash: hash, value: value, newer: -1, older: -1)
-            place(slot)
+        if table.count >= capacity {
+            let forgotten = oldest
+            unlink(forgotten)
+            table.remove(at: forgotten)
         }
+        let slot = table.insert(key, hash: hash, Node(value: value, newer: -1, older: -1))
         linkAsNewest(slot)
     }
 
-    /// Puts node `slot` in the first empty bucket from its hash.
-    private mutating func place(_ slot: Int) {
-        let mask = buckets.count - 1
-        var bucket = nodes[slot].hash & mask
-        while buckets[bucket] >= 0 { bucket = (bucket + 1) & mask }
-        buckets[bucket] = slot
-    }
-
-    /// Doubles the table and places every node again.
-    private mutating func grow() {
-        buckets = [Int](repeating: -1, count: buckets.count * 2)
-        for slot in nodes.indices { place(slot) }
-    }
-
-    /// Empties node `slot`'s bucket, moving later nodes of its run back so that every node
-    /// stays reachable from its hash (deletion without tombstones).
-    private mutating func removeFromBuckets(_ slot: Int) {
-        let mask = buckets.count - 1
-        var hole = nodes[slot].hash & mask
-        while buckets[hole] != slot { hole = (hole + 1) & mask }
-        var next = hole
-        while true {
-            next = (next + 1) & mask
-            let moving = buckets[next]
-            if moving < 0 { break }
-            let home = nodes[moving].hash & mask
-            // Stays if its home lies cyclically after the hole and up to where it is.
-            let staysPut = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
-            if staysPut { continue }
-            buckets[hole] = moving
-            hole = next
-        }
-        buckets[hole] = -1
-    }
-
     private mutating func unlink(_ slot: Int) {
-        let newer = nodes[slot].newer
-        let older = nodes[slot].older
-        if newer >= 0 { nodes[newer].older = older } else { newest = older }
-        if older >= 0 { nodes[older].newer = newer } else { oldest = newer }
+        let newer = table[slot].newer
+        let older = table[slot].older
+        if newer >= 0 { table[newer].older = older } else { newest = older }
+        if older >= 0 { table[older].newer = newer } else { oldest = newer }
     }
 
     private mutating func linkAsNewest(_ slot: Int) {
-        nodes[slot].older = newest
-        nodes[slot].newer = -1
-        if newest >= 0 { nodes[newest].newer = slot }
+        table[slot].older = newest
+        table[slot].newer = -1
+        if newest >= 0 { table[newest].newer = slot }
         newest = slot
         if oldest < 0 { oldest = slot }
     }

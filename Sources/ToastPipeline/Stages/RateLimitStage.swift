@@ -6,10 +6,12 @@ public final class RateLimitStage: ToastStage {
     private let key: FieldReference
     /// Groups by the key bytes of their value (see `Toast.appendKey`). `groups` and `scratch`
     /// go without the run-time exclusivity check (docs/performance.md, "Exclusivity checks"):
-    /// while a group is being changed the stage only sets a timer, which fires later.
-    @exclusivity(unchecked) private var groups: [ByteKey: GroupState] = [:]
-    private var summaryGroups: [Int: ByteKey] = [:]
-    @exclusivity(unchecked) private var scratch: [UInt8] = []
+    /// while a group is being changed the stage reads only `scratch` and sets a timer, which
+    /// fires later.
+    @exclusivity(unchecked) private var groups = ByteKeyTable<GroupState>()
+    /// The key bytes of the group each pending summary is for, by its timer's token.
+    private var summaryGroups: [Int: [UInt8]] = [:]
+    @exclusivity(unchecked) private var scratch = ByteBuffer(capacity: 256)
     private var nextToken = 0
     private var groupCountAfterLastSweep = 0
 
@@ -28,18 +30,21 @@ public final class RateLimitStage: ToastStage {
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
-        scratch.removeAll(keepingCapacity: true)
+        scratch.removeAll()
         toast.appendKey(of: key, roles: context.roles, to: &scratch)
-        let group = ByteKey(scratch)
+        let group = scratch.withBytes { key in
+            let hash = ByteKeyTable<GroupState>.hash(key)
+            return groups.number(of: key, hash: hash)
+                ?? groups.insert(key, hash: hash, GroupState(value: groupValue(of: toast, roles: context.roles)))
+        }
         let now = context.nowMicros
-        let verdict = admit(into: &groups[group, default: GroupState(value: groupValue(of: toast, roles: context.roles))],
-                            group: group, now: now, context: context)
+        let verdict = admit(into: &groups[group], now: now, context: context)
         sweepIfGrown(now: now)
         return verdict
     }
 
     /// Counts one toast into its group's window: a pass while fewer than `limit` passed.
-    private func admit(into state: inout GroupState, group: ByteKey, now: Microseconds, context: StageContext) -> StageVerdict {
+    private func admit(into state: inout GroupState, now: Microseconds, context: StageContext) -> StageVerdict {
         state.passes.removeAll(atOrBefore: now - settings.window)
         if state.passes.count < settings.limit {
             state.passes.append(now)
@@ -51,7 +56,7 @@ public final class RateLimitStage: ToastStage {
             state.pendingDrops = 1
             let token = nextToken
             nextToken += 1
-            summaryGroups[token] = group
+            summaryGroups[token] = scratch.bytes   // the group's key, still in the buffer
             context.setTimer(atMicros: now + settings.window, token: token)
         }
         context.explain("\(state.passes.count) toasts with this \(settings.key) (\(state.value.map(Self.text(of:)) ?? "none")) "
@@ -60,10 +65,11 @@ public final class RateLimitStage: ToastStage {
     }
 
     public func timerFired(token: Int, context: StageContext) {
-        guard let group = summaryGroups.removeValue(forKey: token),
-              let drops = groups[group]?.pendingDrops else { return }
-        groups[group]?.pendingDrops = nil
-        let label = groups[group]?.value.map(Self.text(of:))
+        guard let key = summaryGroups.removeValue(forKey: token),
+              let group = key.withUnsafeBytes({ groups.number(of: $0, hash: ByteKeyTable<GroupState>.hash($0)) }),
+              let drops = groups[group].pendingDrops else { return }
+        groups[group].pendingDrops = nil
+        let label = groups[group].value.map(Self.text(of:))
         var summary = context.makeToast(message: label.map { "\(drops) more from \($0)" } ?? "\(drops) more notifications")
         summary.source = label
         context.emit(summary)
@@ -87,10 +93,10 @@ public final class RateLimitStage: ToastStage {
     private func sweepIfGrown(now: Microseconds) {
         guard groups.count > max(1024, 2 * groupCountAfterLastSweep) else { return }
         let horizon = now - settings.window
-        groups = groups.filter { _, state in
+        groups.removeAll { state in
             var passes = state.passes
             passes.removeAll(atOrBefore: horizon)
-            return passes.count > 0 || state.pendingDrops != nil
+            return passes.count == 0 && state.pendingDrops == nil
         }
         groupCountAfterLastSweep = groups.count
     }
