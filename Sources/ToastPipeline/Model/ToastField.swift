@@ -1,8 +1,8 @@
 /// The fields of a show event by their SPEC §1 names, and the schema that every part reads
 /// them through: the decoder checks a field's JSON value by its `kind`, the Lua bridge pushes
 /// and reads it by its `kind`, and dedup keys, templates and traces read it with
-/// `Toast.withValue(of:roles:_:)`. A new field is a case here, its kind, and its line in
-/// `Toast.withValue` and `Toast.set`.
+/// `Toast.withValue(of:_:)`. A new field is a case here, its kind, and its line in
+/// `Toast.withValue`, `Toast.hasSameValue` and `Toast.Fields.set`.
 public enum ToastField: String, CaseIterable, Sendable {
     case id, message, subtitle, role, duration, after, placement, policy, priority, source, key
     case dismissOnTap = "dismiss_on_tap"

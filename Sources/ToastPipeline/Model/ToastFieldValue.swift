@@ -1,6 +1,7 @@
-/// A toast's fields read and written by name, through `ToastField`: the one place that maps
-/// each field to its property. Dedup keys, templates, traces and the Lua bridge use it; the
-/// decoder and a script's table set fields through `set`.
+/// A toast's fields read, compared and written by name, through `ToastField`: the one place
+/// that maps each field to its property. Dedup keys, templates, traces and the Lua bridge read
+/// with `withValue`; a trace compares with `hasSameValue`; the decoder and a script's table
+/// set fields through `set`.
 extension Toast {
     /// A field's value as it is, borrowed: text as its UTF-8 bytes (valid only inside the
     /// closure that gets it), times in microseconds.
@@ -10,31 +11,6 @@ extension Toast {
         case time(Microseconds)
         case integer(Int)
         case flag(Bool)
-    }
-
-    /// Whether `field` holds the same value here and in `other` (a trace's changed fields):
-    /// the properties compared directly, with no view or `String` made for a stored text.
-    func hasSameValue(of field: ToastField, as other: Toast) -> Bool {
-        switch field {
-        case .type: true
-        case .at: atMicros == other.atMicros
-        case .id: id == other.id
-        case .message: withMessageBytes { mine in other.withMessageBytes { mine.hasSameBytes(as: $0) } }
-        case .subtitle:
-            withSubtitleBytes { mine in other.withSubtitleBytes { mine.hasSameBytes(as: $0) } ?? false }
-                ?? (other.withSubtitleBytes { _ in true } == nil)
-        case .role: role == other.role
-        case .duration: durationMicros == other.durationMicros
-        case .after: afterMicros == other.afterMicros
-        case .placement: placement == other.placement
-        case .policy: policy == other.policy
-        case .priority: priority == other.priority
-        case .source: source == other.source
-        case .key: key == other.key
-        case .dismissOnTap: dismissOnTap == other.dismissOnTap
-        case .dismissOnLongPress: dismissOnLongPress == other.dismissOnLongPress
-        case .swipe: swipe == other.swipe
-        }
     }
 
     /// A field's value to set.
@@ -92,6 +68,31 @@ extension Toast {
             case .integer(let integer): .integer(integer)
             case .flag(let flag): .flag(flag)
             }
+        }
+    }
+
+    /// Whether `field` holds the same value here and in `other` (a trace's changed fields):
+    /// the properties compared directly, with no view or `String` made for a stored text.
+    func hasSameValue(of field: ToastField, as other: Toast) -> Bool {
+        switch field {
+        case .type: true
+        case .at: atMicros == other.atMicros
+        case .id: id == other.id
+        case .message: withMessageBytes { mine in other.withMessageBytes { mine.hasSameBytes(as: $0) } }
+        case .subtitle:
+            withSubtitleBytes { mine in other.withSubtitleBytes { mine.hasSameBytes(as: $0) } ?? false }
+                ?? (other.withSubtitleBytes { _ in true } == nil)
+        case .role: role == other.role
+        case .duration: durationMicros == other.durationMicros
+        case .after: afterMicros == other.afterMicros
+        case .placement: placement == other.placement
+        case .policy: policy == other.policy
+        case .priority: priority == other.priority
+        case .source: source == other.source
+        case .key: key == other.key
+        case .dismissOnTap: dismissOnTap == other.dismissOnTap
+        case .dismissOnLongPress: dismissOnLongPress == other.dismissOnLongPress
+        case .swipe: swipe == other.swipe
         }
     }
 
