@@ -16,7 +16,7 @@ import ToastPipelineTesting
 
             static let fields: [SettingField<Settings>] = [
                 .integer("limit", \.limit, atLeast: 1),
-                .duration("window", \.window, above: true),
+                .duration("window", \.window, above: .zero),
                 .role("spare", \.spare),
             ]
         }

@@ -87,16 +87,27 @@ public struct SettingField<Settings>: Sendable {
         }
     }
 
-    /// A time span, written in seconds (`window = 2.5`).
+    /// A time span, written in seconds (`window = 2.5`), of at least `minimum`.
     public static func duration(_ name: String, _ keyPath: any WritableKeyPath<Settings, Duration> & Sendable,
-                                atLeast minimum: Duration = .zero, above: Bool = false) -> Self {
-        let expected = "a number of seconds \(above ? ">" : "≥") \(decimal(minimum.inSeconds))"
+                                atLeast minimum: Duration = .zero) -> Self {
+        duration(name, keyPath, bound: minimum, strict: false)
+    }
+
+    /// A time span, written in seconds, longer than `minimum` (`above: .zero`: not zero).
+    public static func duration(_ name: String, _ keyPath: any WritableKeyPath<Settings, Duration> & Sendable,
+                                above minimum: Duration) -> Self {
+        duration(name, keyPath, bound: minimum, strict: true)
+    }
+
+    private static func duration(_ name: String, _ keyPath: any WritableKeyPath<Settings, Duration> & Sendable,
+                                 bound minimum: Duration, strict: Bool) -> Self {
+        let expected = "a number of seconds \(strict ? ">" : "≥") \(decimal(minimum.inSeconds))"
         return Self(name: name) { settings, value, path, _ in
             guard let seconds = finiteNumber(value), let micros = StreamTime.microseconds(fromSeconds: seconds) else {
                 throw mismatch(path, expected, value)
             }
             let duration = Duration.microseconds(micros)
-            guard above ? duration > minimum : duration >= minimum else { throw mismatch(path, expected, value) }
+            guard strict ? duration > minimum : duration >= minimum else { throw mismatch(path, expected, value) }
             settings[keyPath: keyPath] = duration
         }
     }

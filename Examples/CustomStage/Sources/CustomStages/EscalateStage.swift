@@ -18,7 +18,7 @@ public final class EscalateStage: PluginStage {
 
         public static let fields: [SettingField<Settings>] = [
             .integer("count", \.count, atLeast: 1),
-            .duration("window", \.window, above: true),
+            .duration("window", \.window, above: .zero),
             .role("role", \.role),
             .role("to", \.to),
         ]

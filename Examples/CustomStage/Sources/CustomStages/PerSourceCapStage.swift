@@ -15,7 +15,7 @@ public final class PerSourceCapStage: PluginStage {
 
         public static let fields: [SettingField<Settings>] = [
             .integer("limit", \.limit, atLeast: 1),
-            .duration("window", \.window, above: true),
+            .duration("window", \.window, above: .zero),
         ]
     }
 
