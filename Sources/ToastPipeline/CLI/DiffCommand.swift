@@ -61,9 +61,6 @@ enum DiffCommand {
                     environment.writeError("\(environment.programName) diff: the \(label) run stopped with status \(status)")
                     return ExitStatus.usage
                 }
-            } catch let error as SetupError {
-                environment.writeError("\(environment.programName) diff: \(label) (\(side.name)): \(error.message)")
-                return ExitStatus.usage
             } catch {
                 environment.writeError("\(environment.programName) diff: \(label) (\(side.name)): \(error)")
                 return ExitStatus.usage

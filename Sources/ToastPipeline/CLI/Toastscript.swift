@@ -59,9 +59,6 @@ public enum Toastscript {
         do {
             let run = try RunSetup(options: options, environment: environment, registry: registry)
             return run.execute()
-        } catch let error as SetupError {
-            environment.writeError("\(environment.programName): \(error.message)")
-            return ExitStatus.failure
         } catch {
             environment.writeError("\(environment.programName): \(error)")
             return ExitStatus.failure
@@ -95,6 +92,7 @@ public enum ExitStatus {
 }
 
 /// Something that stops a run before any input is read (exit 1).
-struct SetupError: Error {
+struct SetupError: Error, CustomStringConvertible {
     var message: String
+    var description: String { message }
 }

@@ -5,8 +5,8 @@
 /// fields live in one shared storage that is copied only when a shared toast is changed, so
 /// handing a toast from stage to host to record costs one reference count. A toast decoded
 /// from a JSON line keeps its message, subtitle and extra fields as the bytes that came in
-/// (`Toast.Storage`, a `FieldStorage`): a `String` is made only when someone reads `message`, `subtitle` or
-/// `extra`; the built-in stages, the host and the encoders read the bytes.
+/// (`Toast.Storage`, a `FieldStorage`): a `String` is made only when someone reads `message`,
+/// `subtitle` or `extra`; the built-in stages, the host and the encoders read the bytes.
 public struct Toast {
     /// The stored fields; `Toast` wraps them with copy-on-write.
     struct Fields {
@@ -258,7 +258,8 @@ public struct Toast {
                 at: Duration = .zero, inputLine: Int = 0) {
         self.init(fields: Fields(
             id: id, message: .string(message), subtitle: subtitle.map(ToastText.string), role: role,
-            duration: duration.map(StreamTime.microseconds), after: StreamTime.microseconds(after), placement: placement, policy: policy, priority: priority, source: source, key: key,
+            duration: duration.map(StreamTime.microseconds), after: StreamTime.microseconds(after),
+            placement: placement, policy: policy, priority: priority, source: source, key: key,
             dismissOnTap: dismissOnTap, dismissOnLongPress: dismissOnLongPress, swipe: swipe, extra: .members(extra),
             at: StreamTime.microseconds(at), inputLine: inputLine, style: nil, announcement: nil))
     }
