@@ -17,6 +17,7 @@ typedef struct clua_context {
     size_t used;            // bytes currently allocated by the state
     size_t limit;           // cap enforced while `enforcing` (0: none)
     int enforcing;          // 1 while script code runs; 0 while Swift builds values
+    int handback;           // set when Swift must see a rule's results (see clua_runrules)
     void *owner;            // the Swift object that owns the state
 } clua_context;
 
@@ -154,6 +155,50 @@ static inline void clua_endcall(lua_State *L) {
     clua_context *ctx = clua_getcontext(L);
     ctx->enforcing = 0;
     lua_sethook(L, NULL, 0, 0);
+}
+
+// ---- Rules ---------------------------------------------------------------------------
+
+/// Where clua_runrules stopped.
+enum { CLUA_RULES_KEPT = 0, CLUA_RULE_RETURNED = 1, CLUA_RULE_FAILED = 2 };
+
+/// Runs the rules whose functions are in the registry at refs[first..count-1] on the toast
+/// table at `table`: each one a protected call (message handler at `handler`) with its own
+/// instruction budget, as one call from Swift for a toast instead of one per rule. Goes on
+/// while a rule keeps the toast as it is: it returns nothing, true or the table itself, and
+/// the Swift side did not ask to see its results (`handback`: it does when a toast table is
+/// written to, or a role changes what the table shows). Returns the position
+/// of the first rule that did anything else, with *stop = CLUA_RULE_RETURNED (its two results
+/// on the stack above `table`) or CLUA_RULE_FAILED (*status the pcall status, the error value
+/// above `table`); or `count` with *stop = CLUA_RULES_KEPT and the stack as it was.
+static inline int clua_runrules(lua_State *L, const int *refs, int first, int count, int table,
+                                int handler, int budget, int *stop, int *status) {
+    clua_context *ctx = clua_getcontext(L);
+    for (int i = first; i < count; i++) {
+        ctx->handback = 0;
+        lua_rawgeti(L, LUA_REGISTRYINDEX, refs[i]);
+        lua_pushvalue(L, table);
+        clua_begincall(L, budget);
+        int result = lua_pcall(L, 1, 2, handler);
+        clua_endcall(L);
+        if (result != LUA_OK) {
+            *stop = CLUA_RULE_FAILED;
+            *status = result;
+            return i;
+        }
+        int first_type = lua_type(L, -2);
+        int kept = lua_type(L, -1) == LUA_TNIL
+            && (first_type == LUA_TNIL
+                || (first_type == LUA_TBOOLEAN && lua_toboolean(L, -2))
+                || (first_type == LUA_TTABLE && lua_rawequal(L, -2, table)));
+        if (!kept || ctx->handback) {
+            *stop = CLUA_RULE_RETURNED;
+            return i;
+        }
+        lua_settop(L, table);
+    }
+    *stop = CLUA_RULES_KEPT;
+    return count;
 }
 
 // ---- Libraries -------------------------------------------------------------------------

@@ -113,55 +113,84 @@ public final class LuaRuntime {
         return body()
     }
 
-    func runRule(_ rule: LuaRule, on toast: inout Toast, context: StageContext) -> RuleOutcome {
-        running(in: ScriptCall(context: context, inputLine: context.inputLine)) { runRule(rule, on: &toast) }
+    /// Runs `rules` on `toast` in order until one drops it; returns that rule and its note,
+    /// or nil when all kept it.
+    func runRules(_ rules: LuaRuleGroup, on toast: inout Toast, context: StageContext) -> (rule: LuaRule, note: String?)? {
+        running(in: ScriptCall(context: context, inputLine: context.inputLine)) { runRules(rules, on: &toast) }
     }
 
-    private func runRule(_ rule: LuaRule, on toast: inout Toast) -> RuleOutcome {
+    /// One call into Lua runs the rules for as long as they keep the toast as it is
+    /// (`LuaState.runRules`); a rule that does anything else has its results read here, and
+    /// the rest run from the next one on.
+    private func runRules(_ group: LuaRuleGroup, on toast: inout Toast) -> (rule: LuaRule, note: String?)? {
         let L = state.L
         let top = state.top
         defer { lua_settop(L, top) }
-        // The stored settings' roles: `settings` would copy every setting for each rule.
-        let roles = settingsBuilder.settings.roles
         let handler = state.pushMessageHandler()
-        let proxy = state.pushRuleProxy(toast, roles: roles)
-        let table = state.top
-        state.pushReference(rule.reference)
-        lua_pushvalue(L, table)
-        if case .success = callFailing(argumentCount: 1, resultCount: 2, place: rule.place, handlerAt: handler) {
-            let first = table + 1
-            do {
-                switch lua_type(L, first) {
-                case LUA_TNIL where lua_type(L, first + 1) == LUA_TNIL,
-                     LUA_TBOOLEAN where lua_toboolean(L, first) != 0 && lua_type(L, first + 1) == LUA_TNIL,
-                     // The rule returned its own toast: kept, with its changes.
-                     LUA_TTABLE where lua_rawequal(L, first, table) != 0 && lua_type(L, first + 1) == LUA_TNIL:
-                    // Most rules keep the toast without writing to it: nothing to read back.
-                    if !proxy.isUnwritten {
-                        toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
-                    }
-                case LUA_TBOOLEAN where lua_toboolean(L, first) == 0:
-                    switch lua_type(L, first + 1) {
-                    case LUA_TNIL: return .drop(note: nil)
-                    case LUA_TSTRING: return .drop(note: state.string(at: first + 1))
-                    default: throw LuaBridgeError("a rule that returns false may add a string, not \(state.typeName(at: first + 1))")
-                    }
-                case LUA_TTABLE where lua_type(L, first + 1) == LUA_TNIL:
-                    toast = try state.toast(fromTableAt: first, original: toast, defaults: showDefaults, roles: roles)
-                default:
-                    let second = lua_type(L, first + 1) == LUA_TNIL ? "" : ", \(state.typeName(at: first + 1))"
-                    throw LuaBridgeError("rule returned \(state.typeName(at: first))\(second); expected nothing, true, false (and a reason) or a table")
+        var next = 0
+        while next < group.rules.count {
+            // The stored settings' roles (`settings` would copy every setting), read again
+            // after a rule that stopped the run: it may have changed a role.
+            let roles = settingsBuilder.settings.roles
+            let proxy = state.pushRuleProxy(toast, roles: roles)
+            let table = state.top
+            switch state.runRules(group.references, from: next, table: table, handler: handler, budget: budget) {
+            case .allKept:
+                return nil
+            case .failed(let position, let status):
+                report(state.failureMessage(status: status, place: group.rules[position].place))
+                next = position + 1
+            case .returned(let position):
+                let rule = group.rules[position]
+                if case .drop(let note) = takeResults(of: rule, at: table + 1, proxy: proxy, table: table, toast: &toast,
+                                                      roles: roles) {
+                    return (rule, note)
                 }
-            } catch let error as LuaBridgeError {
-                report("\(rule.place): \(ruleName(rule)): \(error.message)")
-            } catch {
-                report("\(rule.place): \(ruleName(rule)): \(error)")
+                next = position + 1
             }
+            // The next rule gets the same table, showing the toast as this one left it (already
+            // so when nothing was written and the toast was not replaced).
+            if !proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast) {
+                state.reset(proxy, at: table, showing: toast)
+            }
+            lua_settop(L, handler)
         }
-        // The next rule gets the same table, showing the toast as this one left it (already so
-        // when nothing was written and the toast was not replaced).
-        if !proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast) {
-            state.reset(proxy, at: table, showing: toast)
+        return nil
+    }
+
+    /// What `rule` returned, the two values at `first`, for `toast` and its table (`proxy`, at
+    /// `table`): the toast kept (with the changes made to the table, or replaced by a table
+    /// returned) or dropped. A result that is none of these is a script error: reported, and
+    /// the toast kept as it was.
+    private func takeResults(of rule: LuaRule, at first: Int32, proxy: ToastProxy, table: Int32, toast: inout Toast,
+                             roles: RoleTable) -> RuleOutcome {
+        let L = state.L
+        do {
+            switch lua_type(L, first) {
+            case LUA_TNIL where lua_type(L, first + 1) == LUA_TNIL,
+                 LUA_TBOOLEAN where lua_toboolean(L, first) != 0 && lua_type(L, first + 1) == LUA_TNIL,
+                 // The rule returned its own toast: kept, with its changes.
+                 LUA_TTABLE where lua_rawequal(L, first, table) != 0 && lua_type(L, first + 1) == LUA_TNIL:
+                // Most rules keep the toast without writing to it: nothing to read back.
+                if !proxy.isUnwritten {
+                    toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
+                }
+            case LUA_TBOOLEAN where lua_toboolean(L, first) == 0:
+                switch lua_type(L, first + 1) {
+                case LUA_TNIL: return .drop(note: nil)
+                case LUA_TSTRING: return .drop(note: state.string(at: first + 1))
+                default: throw LuaBridgeError("a rule that returns false may add a string, not \(state.typeName(at: first + 1))")
+                }
+            case LUA_TTABLE where lua_type(L, first + 1) == LUA_TNIL:
+                toast = try state.toast(fromTableAt: first, original: toast, defaults: showDefaults, roles: roles)
+            default:
+                let second = lua_type(L, first + 1) == LUA_TNIL ? "" : ", \(state.typeName(at: first + 1))"
+                throw LuaBridgeError("rule returned \(state.typeName(at: first))\(second); expected nothing, true, false (and a reason) or a table")
+            }
+        } catch let error as LuaBridgeError {
+            report("\(rule.place): \(ruleName(rule)): \(error.message)")
+        } catch {
+            report("\(rule.place): \(ruleName(rule)): \(error)")
         }
         return .keep
     }
@@ -184,10 +213,8 @@ public final class LuaRuntime {
     }
 
     /// Calls the function and arguments on the stack; reports a failure as a script error.
-    private func callFailing(argumentCount: Int32, resultCount: Int32, place: String,
-                             handlerAt handler: Int32? = nil) -> LuaCallResult {
-        let result = state.call(argumentCount: argumentCount, resultCount: resultCount, budget: budget, place: place,
-                                handlerAt: handler)
+    private func callFailing(argumentCount: Int32, resultCount: Int32, place: String) -> LuaCallResult {
+        let result = state.call(argumentCount: argumentCount, resultCount: resultCount, budget: budget, place: place)
         if case .failure(let message) = result { report(message) }
         return result
     }

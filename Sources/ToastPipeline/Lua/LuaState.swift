@@ -41,7 +41,7 @@ final class LuaState {
     /// (0: no cap).
     init?(memoryLimit: Int) {
         context = UnsafeMutablePointer<clua_context>.allocate(capacity: 1)
-        context.initialize(to: clua_context(used: 0, limit: max(0, memoryLimit), enforcing: 0, owner: nil))
+        context.initialize(to: clua_context(used: 0, limit: max(0, memoryLimit), enforcing: 0, handback: 0, owner: nil))
         guard let state = clua_newstate(context) else {
             context.deallocate()
             return nil
@@ -138,37 +138,54 @@ final class LuaState {
     /// instructions and the memory cap. Pops function and arguments; pushes `resultCount`
     /// results on success, nothing on failure.
     /// `place` (`FILE:LINE` of the function) names errors that carry no place of their own,
-    /// such as running out of memory. `handlerAt`: where the caller already pushed the message
-    /// handler (`pushMessageHandler`, below the function), saving two moves of the stack a call.
-    func call(argumentCount: Int32, resultCount: Int32, budget: Int32, place: String,
-              handlerAt pushedHandler: Int32? = nil) -> LuaCallResult {
+    /// such as running out of memory.
+    func call(argumentCount: Int32, resultCount: Int32, budget: Int32, place: String) -> LuaCallResult {
         let functionIndex = top - argumentCount
-        let handler: Int32
-        if let pushedHandler {
-            handler = pushedHandler
-        } else {
-            clua_pushmsghandler(L)
-            clua_insert(L, functionIndex)
-            handler = functionIndex
-        }
+        clua_pushmsghandler(L)
+        clua_insert(L, functionIndex)
         clua_begincall(L, budget)
-        let status = clua_pcall(L, argumentCount, resultCount, handler)
+        let status = clua_pcall(L, argumentCount, resultCount, functionIndex)
         clua_endcall(L)
         if status == LUA_OK {
-            if pushedHandler == nil { clua_remove(L, handler) }
+            clua_remove(L, functionIndex)
             return .success
         }
-        let message: String
-        if status == LUA_ERRMEM {
-            message = "\(place): not enough memory (the scripts' memory cap was reached)"
-        } else {
-            message = string(at: -1) ?? "(error object is not a string)"
-        }
+        let message = failureMessage(status: status, place: place)
         lua_settop(L, functionIndex - 1)
         return .failure(message)
     }
 
-    /// Pushes the message handler that `call(…, handlerAt:)` takes; returns its index.
+    /// The message of a failed protected call, whose error value is at the top: `place` names
+    /// a memory error, which carries no place of its own.
+    func failureMessage(status: Int32, place: String) -> String {
+        if status == LUA_ERRMEM { return "\(place): not enough memory (the scripts' memory cap was reached)" }
+        return string(at: -1) ?? "(error object is not a string)"
+    }
+
+    /// Runs the rules whose functions are in the registry at `references[first...]` on the
+    /// toast table at `table`, one protected call each within `budget`, for as long as each
+    /// keeps the toast untouched (see `clua_runrules`); says where it stopped.
+    func runRules(_ references: [Int32], from first: Int, table: Int32, handler: Int32, budget: Int32) -> RuleRunStop {
+        var stop: Int32 = 0
+        var status: Int32 = 0
+        let position = references.withUnsafeBufferPointer { references in
+            clua_runrules(L, references.baseAddress, Int32(first), Int32(references.count), table, handler, budget,
+                          &stop, &status)
+        }
+        switch stop {
+        case Int32(CLUA_RULE_RETURNED): return .returned(at: Int(position))
+        case Int32(CLUA_RULE_FAILED): return .failed(at: Int(position), status: status)
+        default: return .allKept
+        }
+    }
+
+    /// Something may have written to a toast table, or changed what the rules' table shows:
+    /// `clua_runrules` hands the rule's results back to Swift.
+    func handBackRuleResults() {
+        context.pointee.handback = 1
+    }
+
+    /// Pushes the message handler that `runRules` takes; returns its index.
     func pushMessageHandler() -> Int32 {
         clua_pushmsghandler(L)
         return top
@@ -210,6 +227,18 @@ final class LuaState {
     func pushReference(_ reference: Int32) {
         _ = lua_rawgeti(L, clua_registryindex(), lua_Integer(reference))
     }
+}
+
+/// Where a run of rules stopped (`LuaState.runRules`).
+enum RuleRunStop: Equatable {
+    /// Every rule kept the toast without writing to it.
+    case allKept
+    /// The rule at this position returned something else or wrote; its two results are on
+    /// the stack above the table.
+    case returned(at: Int)
+    /// The rule at this position raised an error (`status`); the error value is above the
+    /// table.
+    case failed(at: Int, status: Int32)
 }
 
 enum LuaCallResult: Equatable {

@@ -74,6 +74,7 @@ extension LuaState {
     /// The next rule makes a new proxy (the roles a proxy holds may have changed).
     func forgetRuleProxy() {
         guard ruleProxyReference != LUA_NOREF else { return }
+        handBackRuleResults()
         retireRuleProxy()
         luaL_unref(L, clua_registryindex(), ruleProxyReference)
         ruleProxyReference = LUA_NOREF
@@ -337,6 +338,7 @@ extension LuaRuntime {
             lua_pushvalue(L, -2)
             lua_rawset(L, table)
             proxy.touched.append(String(decoding: name, as: UTF8.self))
+            state.handBackRuleResults()
             return false
         }
         return true
@@ -366,6 +368,7 @@ extension LuaRuntime {
         default:
             state.proxy(forTable: pointer)?.hasOtherKey = true
         }
+        state.handBackRuleResults()
         lua_rawset(L, 1)
         return 0
     }

@@ -13,17 +13,61 @@ public enum RuleOutcome: Equatable, Sendable {
     case drop(note: String?)
 }
 
+/// A rule that runs faster together with the rules after it that are of its kind (Lua rules
+/// of one state: one call into Lua a toast instead of one a rule).
+protocol GroupableRule: ToastRule {
+    /// A group of this rule, the first of `rules`, and as many of those right after it as
+    /// can run with it.
+    func group(startingWith rules: ArraySlice<any ToastRule>) -> any ToastRuleGroup
+}
+
+/// Rules that run as one: in order, each as it would alone, until one drops the toast.
+protocol ToastRuleGroup {
+    /// How many rules it runs.
+    var count: Int { get }
+    /// Runs the rules on `toast`; the name of the rule that dropped it and its note, or nil
+    /// when all kept it.
+    func apply(to toast: inout Toast, context: StageContext) -> (rule: String, note: String?)?
+}
+
 /// The `rules` stage: the rules in the order they were registered (SPEC §3 rules).
 /// A dropped toast reaches no later rule.
 public final class RulesStage: ToastStage {
-    public private(set) var rules: [any ToastRule]
+    public private(set) var rules: [any ToastRule] {
+        didSet { steps = Self.steps(of: rules) }
+    }
+
+    /// The rules as they run untraced: alone, or in groups (`GroupableRule`).
+    private var steps: [Step]
+
+    private enum Step {
+        case rule(any ToastRule)
+        case group(any ToastRuleGroup)
+    }
 
     public init(rules: [any ToastRule] = []) {
         self.rules = rules
+        self.steps = Self.steps(of: rules)
     }
 
     public func add(_ rule: any ToastRule) {
         rules.append(rule)
+    }
+
+    private static func steps(of rules: [any ToastRule]) -> [Step] {
+        var steps: [Step] = []
+        var position = rules.startIndex
+        while position < rules.endIndex {
+            if let rule = rules[position] as? any GroupableRule {
+                let group = rule.group(startingWith: rules[position...])
+                steps.append(.group(group))
+                position += max(1, group.count)
+            } else {
+                steps.append(.rule(rules[position]))
+                position += 1
+            }
+        }
+        return steps
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
@@ -31,9 +75,16 @@ public final class RulesStage: ToastStage {
             if rules.isEmpty { context.explain("no rules") }
             return processTraced(&toast, context: context)
         }
-        for rule in rules {
-            if case .drop(let note) = rule.apply(to: &toast, context: context) {
-                return .drop(Drop(stage: "rule", reason: .rule, rule: rule.name, note: note))
+        for step in steps {
+            switch step {
+            case .rule(let rule):
+                if case .drop(let note) = rule.apply(to: &toast, context: context) {
+                    return .drop(Drop(stage: "rule", reason: .rule, rule: rule.name, note: note))
+                }
+            case .group(let group):
+                if let drop = group.apply(to: &toast, context: context) {
+                    return .drop(Drop(stage: "rule", reason: .rule, rule: drop.rule, note: drop.note))
+                }
             }
         }
         return .pass
