@@ -139,3 +139,33 @@ import ToastPipelineTesting
         #expect(runtime.state.proxies.count >= 20, "the 20 kept ones stay")
     }
 }
+
+/// The table of live proxies by address: inserts, lookups and removals held to a dictionary
+/// through many growths and removals inside long probe runs (it fails when the removal's
+/// shift is broken).
+@Suite struct ProxyTableTests {
+    @Test func theTableAgreesWithADictionaryThroughInsertsAndRemovals() {
+        var table = ProxyTable()
+        var model: [UInt: ToastProxy] = [:]
+        let proxies = (0..<8).map { ToastProxy(toast: Toast(id: "t\($0)", message: "M"), roles: .builtIn) }
+        var random = InvariantTests.SeededGenerator(state: 5)
+        // Addresses 16 bytes apart, as the allocator hands out tables, from a range small enough
+        // that runs form and break apart.
+        func address(_ number: UInt) -> UnsafeRawPointer { UnsafeRawPointer(bitPattern: 0x10_0000 + number * 16)! }
+        for step in 0..<30_000 {
+            let number = UInt.random(in: 0..<(step < 15_000 ? 600 : 90), using: &random)
+            if Bool.random(using: &random) {
+                let proxy = proxies[Int(number % 8)]
+                table[address(number)] = proxy
+                model[number] = proxy
+            } else {
+                table[address(number)] = nil
+                model[number] = nil
+            }
+        }
+        #expect(table.count == model.count)
+        for number in 0..<600 as Range<UInt> {
+            #expect(table[address(number)] === model[number], "address \(number)")
+        }
+    }
+}

@@ -21,7 +21,7 @@ final class LuaState {
     /// Live toast proxies by their table's address (see `ToastProxy`). This and the other
     /// unchecked properties here go without the run-time exclusivity check (docs/performance.md,
     /// "Exclusivity checks"): no Lua code runs while one is accessed, so a `__gc` cannot reach in.
-    @exclusivity(unchecked) var proxies: [UnsafeRawPointer: ToastProxy] = [:]
+    @exclusivity(unchecked) var proxies = ProxyTable()
     /// The metatable proxies share, the base library's `next`, and the proxy the last rule
     /// got (see `pushRuleProxy`), in the registry.
     var proxyMetatable: Int32 = LUA_NOREF

@@ -25,8 +25,9 @@ final class ToastProxy {
     @exclusivity(unchecked) var toast: Toast
     /// The roles of the run, for the priority a toast takes from its role.
     let roles: RoleTable
-    /// Names the script wrote, or table-valued extras it read, in order.
-    @exclusivity(unchecked) var touched: [String] = []
+    /// Names the script wrote, or table-valued extras it read, in order, with the field each
+    /// names (nil for an extra field), found once by the key's identity.
+    @exclusivity(unchecked) var touched: [TouchedName] = []
     /// A key that is not a string was written (an error when the toast is read back).
     @exclusivity(unchecked) var hasOtherKey = false
 
@@ -37,6 +38,13 @@ final class ToastProxy {
 
     /// Nothing was written since it was made or reset.
     var isUnwritten: Bool { touched.isEmpty && !hasOtherKey }
+}
+
+/// A name a script wrote to a toast table.
+struct TouchedName {
+    let name: String
+    /// The field it names; nil for an extra field.
+    let field: ToastField?
 }
 
 extension LuaState {
@@ -120,8 +128,8 @@ extension LuaState {
                 lua_rawset(L, index)
             }
         } else {
-            for name in proxy.touched {
-                push(name)
+            for touched in proxy.touched {
+                push(touched.name)
                 lua_pushnil(L)
                 lua_rawset(L, index)
             }
@@ -154,8 +162,8 @@ extension LuaState {
         }
         pushToast(proxy.toast, roles: proxy.roles)
         guard reserve(4) else { return }
-        for name in proxy.touched {
-            push(name)
+        for touched in proxy.touched {
+            push(touched.name)
             lua_pushnil(L)
             lua_rawset(L, -3)
         }
@@ -187,11 +195,12 @@ extension LuaState {
         }
         var toast = original
         var added: [JSONMember] = []
-        for name in proxy.touched {
+        for touched in proxy.touched {
+            let name = touched.name
             push(name)
             let type = lua_rawget(L, index)
             defer { clua_pop(L, 1) }
-            if let field = ToastField(rawValue: name) {
+            if let field = touched.field {
                 if type == LUA_TNIL {
                     toast.removeField(field, defaults: defaults())
                 } else {
@@ -300,7 +309,7 @@ extension LuaRuntime {
             return false
         }
         if let field = state.field(forKey: pointer) {
-            if !proxy.touched.isEmpty && proxy.touched.contains(field.rawValue) {
+            if !proxy.touched.isEmpty && proxy.touched.contains(where: { $0.field == field }) {
                 lua_pushnil(L)
                 return false
             }
@@ -313,7 +322,7 @@ extension LuaRuntime {
             return false
         }
         let name = UnsafeRawBufferPointer(start: bytes, count: length)
-        if !proxy.touched.isEmpty && proxy.touched.contains(where: { $0.utf8.elementsEqual(name) }) {
+        if !proxy.touched.isEmpty && proxy.touched.contains(where: { $0.field == nil && $0.name.utf8.elementsEqual(name) }) {
             lua_pushnil(L)
             return false
         }
@@ -337,7 +346,7 @@ extension LuaRuntime {
             lua_pushvalue(L, key)
             lua_pushvalue(L, -2)
             lua_rawset(L, table)
-            proxy.touched.append(String(decoding: name, as: UTF8.self))
+            proxy.touched.append(TouchedName(name: String(decoding: name, as: UTF8.self), field: nil))
             state.handBackRuleResults()
             return false
         }
@@ -364,7 +373,10 @@ extension LuaRuntime {
                 lua_rawset(L, -3)
                 clua_pop(L, 1)
             }
-            if let proxy = state.proxy(forTable: pointer), !proxy.touched.contains(name) { proxy.touched.append(name) }
+            if let proxy = state.proxy(forTable: pointer), !proxy.touched.contains(where: { $0.name == name }) {
+                let field = lua_topointer(L, 2).flatMap(state.field(forKey:))
+                proxy.touched.append(TouchedName(name: name, field: field))
+            }
         default:
             state.proxy(forTable: pointer)?.hasOtherKey = true
         }
