@@ -219,3 +219,58 @@ extension Result: @retroactive Equatable where Success == Event, Failure == Inpu
         #expect(StreamTime.format(12_345_678_902) == "12345.678902")
     }
 }
+
+/// The word-at-a-time scan that finds where a JSON string's plain run ends (decoder) and what
+/// needs escaping (encoders), held to a byte-by-byte model.
+@Suite struct JSONStringScanTests {
+    @Test func theScanFindsTheFirstQuoteBackslashOrControlByteLikeAPlainLoop() {
+        var random = InvariantTests.SeededGenerator(state: 7)
+        // Bytes next to the special ones in value, and UTF-8 beyond ASCII.
+        let alphabet: [UInt8] = [0x00, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x41, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA0, 0xDC, 0xE3, 0xFF]
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0..<40, using: &random)
+            let plain = Int.random(in: 0..<4, using: &random) == 0
+            let bytes = (0..<length).map { _ in
+                plain ? UInt8.random(in: 0x23...0x5B, using: &random) : alphabet.randomElement(using: &random)!
+            }
+            let start = Int.random(in: 0...length, using: &random)
+            let expected = bytes[start...].firstIndex { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 } ?? length
+            let found = bytes.withUnsafeBytes { $0.firstJSONSpecialByte(from: start) }
+            #expect(found == expected, "\(bytes) from \(start)")
+        }
+    }
+}
+
+/// The reading thread's batches: values come out in the order they went in, each once, and
+/// those never taken are released with the batch.
+@Suite struct HandOverBatchTests {
+    private final class Tally { var alive = 0 }
+
+    private final class Counted {
+        let number: Int
+        let tally: Tally
+        init(_ number: Int, _ tally: Tally) {
+            self.number = number
+            self.tally = tally
+            tally.alive += 1
+        }
+        deinit { tally.alive -= 1 }
+    }
+
+    @Test func valuesComeOutInOrderOnceAndTheRestGoWithTheBatch() {
+        let tally = Tally()
+        do {
+            let batch = HandOverBatch<Counted>(capacity: 5)
+            for number in 0..<5 { batch.append(Counted(number, tally)) }
+            #expect(batch.room == 0)
+            #expect(tally.alive == 5)
+            #expect(batch.popFirst()?.number == 0)
+            #expect(batch.popFirst()?.number == 1)
+            #expect(tally.alive == 3)
+            #expect(!batch.isEmpty)
+        }
+        #expect(tally.alive == 0)
+        let empty = HandOverBatch<Counted>(capacity: 2)
+        #expect(empty.isEmpty && empty.popFirst() == nil)
+    }
+}

@@ -20,6 +20,8 @@ final class ReadAhead: @unchecked Sendable {
     }
 
     static let batchSize = 1024
+    /// Room in a batch: its lines and the notes about them (a full batch is handed on early).
+    static let batchCapacity = batchSize + 64
     /// Batches decoded but not yet taken; the producer waits when this many are ready.
     static let maxReady = 4
 
@@ -28,7 +30,7 @@ final class ReadAhead: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     // Guarded by `mutex`:
-    private var ready: [[Item]] = []
+    private var ready: [HandOverBatch<Item>] = []
     private var finished = false
     private var cancelled = false
     private var thread = pthread_t()
@@ -61,10 +63,10 @@ final class ReadAhead: @unchecked Sendable {
         return started
     }
 
-    /// The next batch, in input order *from its end*: take items with `popLast()`, so that each
-    /// leaves the batch as it is handled (a toast still held by the batch would be copied whole
-    /// by the first stage that changes it). Nil once the input is done.
-    func next() -> [Item]? {
+    /// The next batch, in input order: take items with `popFirst()`, so that each leaves the
+    /// batch as it is handled (a toast still held by the batch would be copied whole by the
+    /// first stage that changes it). Nil once the input is done.
+    func next() -> HandOverBatch<Item>? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while ready.isEmpty && !finished { pthread_cond_wait(changed, mutex) }
@@ -84,42 +86,62 @@ final class ReadAhead: @unchecked Sendable {
     }
 
     private func produce() {
-        var batch: [Item] = []
-        batch.reserveCapacity(Self.batchSize)
+        var batch = HandOverBatch<Item>(capacity: Self.batchCapacity)
+        var lines = 0
         reading: while true {
+            var last = false
             switch reader.next() {
             case .line(let bytes, let number):
                 let line = decoding.decode(bytes, number: number)
-                for note in decoding.takeNotes() { batch.append(.note(note)) }
+                for note in decoding.takeNotes() {
+                    guard makeRoom(in: &batch) else { return finish() }
+                    batch.append(.note(note))
+                }
+                guard makeRoom(in: &batch) else { return finish() }
                 batch.append(.line(line, number: number))
             case .tooLong(let number, let length):
+                guard makeRoom(in: &batch) else { return finish() }
                 batch.append(.line(decoding.tooLong(number: number, length: length, limit: reader.maxLineBytes), number: number))
             case .failed(let reason):
+                guard makeRoom(in: &batch) else { return finish() }
                 batch.append(.failed(reason))
-                break reading
+                last = true
             case .looksBinary:
+                guard makeRoom(in: &batch) else { return finish() }
                 batch.append(.looksBinary)
-                break reading
+                last = true
             case .end:
-                break reading
+                last = true
             case .interrupted, .timedOut:
                 continue
             }
-            if batch.count >= Self.batchSize {
-                batch.reverse()
-                guard hand(batch) else { return finish() }
-                decoding.startNewArena()
-                batch = []
-                batch.reserveCapacity(Self.batchSize)
+            if last { break reading }
+            lines += 1
+            if lines >= Self.batchSize {
+                guard handOn(&batch) else { return finish() }
+                lines = 0
             }
         }
-        batch.reverse()
         _ = hand(batch)
         finish()
     }
 
+    /// Hands `batch` on when it is full (notes about lines fill it before its lines do); false
+    /// when the run loop wants no more.
+    private func makeRoom(in batch: inout HandOverBatch<Item>) -> Bool {
+        batch.room > 0 || handOn(&batch)
+    }
+
+    /// Hands `batch` on and starts the next; false when the run loop wants no more.
+    private func handOn(_ batch: inout HandOverBatch<Item>) -> Bool {
+        guard hand(batch) else { return false }
+        decoding.startNewArena()
+        batch = HandOverBatch(capacity: Self.batchCapacity)
+        return true
+    }
+
     /// Queues a batch, waiting while enough are ready; false when the run loop wants no more.
-    private func hand(_ batch: [Item]) -> Bool {
+    private func hand(_ batch: HandOverBatch<Item>) -> Bool {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while ready.count >= Self.maxReady && !cancelled { pthread_cond_wait(changed, mutex) }

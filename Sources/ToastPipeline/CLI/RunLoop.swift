@@ -98,9 +98,9 @@ struct RunLoop {
 
     /// Takes lines from a `ReadAhead` until the input ends or the run must stop.
     private mutating func read(from readAhead: ReadAhead) {
-        while stopReason == nil, var batch = readAhead.next() {
+        while stopReason == nil, let batch = readAhead.next() {
             deliverDesktopTaps()
-            while let item = batch.popLast() {
+            while let item = batch.popFirst() {
                 if Signals.received != 0 {
                     stopReason = .signal(Signals.received)
                     return

@@ -117,8 +117,8 @@ public struct EventDecoder {
 
     private mutating func decode(_ fields: EventFields, number: Int,
                                  stored: (arena: TextArena, text: StoredText)?) -> Result<DecodedEvent, InputRejection> {
-        if !fields.extra.isEmpty && Self.isShow(fields[.type]) {
-            lookForTypos(in: fields.extra, line: number)
+        if !fields.extraNames.isEmpty && Self.isShow(fields[.type]) {
+            lookForTypos(in: fields.extraNames, line: number)
         }
         do {
             return .success(try event(from: fields, line: number, stored: stored))
@@ -147,11 +147,11 @@ public struct EventDecoder {
 
     /// Unknown fields are extras, not errors; one close to a show field's name is most likely
     /// a typo, so it gets one warning (the first time the name is seen).
-    private mutating func lookForTypos(in extra: [JSONMember], line: Int) {
-        for member in extra where !namesChecked.contains(member.name) && namesChecked.count < Self.maximumNamesChecked {
-            namesChecked.append(member.name)
-            guard let known = NameSuggestion.closest(to: member.name, among: EventFieldName.showFieldNames) else { continue }
-            notes.append("input line \(line): unknown field \(quoted(member.name)); did you mean \(quoted(known))? "
+    private mutating func lookForTypos(in names: [String], line: Int) {
+        for name in names where !namesChecked.contains(name) && namesChecked.count < Self.maximumNamesChecked {
+            namesChecked.append(name)
+            guard let known = NameSuggestion.closest(to: name, among: EventFieldName.showFieldNames) else { continue }
+            notes.append("input line \(line): unknown field \(quoted(name)); did you mean \(quoted(known))? "
                          + "(kept as an extra field)")
         }
     }
@@ -302,8 +302,11 @@ struct EventFields {
     var dismissOnTap, dismissOnLongPress, swipe: JSONValue?
     var phase, dy: JSONValue?
     var atMicros, durationMicros, afterMicros: Microseconds?
-    /// Every member that is not a show field, in order (a show's `extra`).
+    /// Every member that is not a show field, in order (a show's `extra`), when the fields
+    /// come from a `parse` function; a JSON line's go on as text (`extraText` of `read`).
     var extra: [JSONMember] = []
+    /// The names of the members that are not show fields, to look for typos in.
+    var extraNames: [String] = []
     /// A JSON line's `message` and `subtitle` when they are strings without escapes: their
     /// bytes in the line, valid while the line is (the show keeps them as they are).
     var messageBytes, subtitleBytes: UnsafeBufferPointer<UInt8>?
@@ -329,8 +332,9 @@ struct EventFields {
             if let field {
                 try fields.readValue(of: field, from: &scanner)
             } else {
-                let text = name.raw.map { String(decoding: $0, as: UTF8.self) } ?? name.decoded ?? ""
-                fields.addExtra(text, try scanner.parseValue(depth: 1))
+                // The value goes on as text (`extraText`); only its name is needed here.
+                fields.extraNames.append(name.raw.map { String(decoding: $0, as: UTF8.self) } ?? name.decoded ?? "")
+                try scanner.checkValue(depth: 1)
             }
             if !(field?.isShowField ?? false) {
                 extraText.append(extraText.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
@@ -446,6 +450,7 @@ struct EventFields {
             extra[existing].value = value
         } else {
             extra.append(JSONMember(name, value))
+            extraNames.append(name)
         }
     }
 

@@ -162,6 +162,15 @@ struct JSONScanner {
         return scanPlainString()
     }
 
+    /// Checks the value at the current place exactly as `parseValue(depth:)` does, and moves
+    /// past it, making a Swift value only of what nests (arrays and objects, so their depth is
+    /// limited as there): a string or a number costs no allocation.
+    mutating func checkValue(depth: Int) throws {
+        skipWhitespace()
+        if current == UInt8(ascii: "\""), scanPlainString() != nil { return }
+        _ = try parseValue(depth: depth)
+    }
+
     /// Moves past the value at the current place, making no Swift value of it (for values
     /// already checked once: nesting is not limited here).
     mutating func skipValue() throws {
@@ -198,17 +207,10 @@ struct JSONScanner {
     /// character (then the scanner moves past it); nil, not moving, otherwise.
     private mutating func scanPlainString() -> UnsafeBufferPointer<UInt8>? {
         let start = index + 1
-        var end = start
-        while end < bytes.count {
-            let byte = bytes[end]
-            if byte == UInt8(ascii: "\"") {
-                index = end + 1
-                return UnsafeBufferPointer(rebasing: bytes[start..<end])
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-            end += 1
-        }
-        return nil
+        let end = UnsafeRawBufferPointer(bytes).firstJSONSpecialByte(from: start)
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        index = end + 1
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
     }
 
     /// Reads a string at the current `"`.

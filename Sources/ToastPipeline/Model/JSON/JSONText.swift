@@ -26,9 +26,9 @@ public enum JSONText {
     /// Appends what goes between the quotes of a JSON string holding the UTF-8 `bytes`.
     static func appendEscaped<Out: ByteOutput & ~Copyable>(_ bytes: UnsafeRawBufferPointer, to out: inout Out) {
         var runStart = 0
-        for index in 0..<bytes.count {
+        var index = bytes.firstJSONSpecialByte(from: 0)
+        while index < bytes.count {
             let byte = bytes[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
             out.append(UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
             runStart = index + 1
             out.append(UInt8(ascii: "\\"))
@@ -45,6 +45,7 @@ public enum JSONText {
                 out.append(hexDigits[Int(byte >> 4)])
                 out.append(hexDigits[Int(byte & 0xF)])
             }
+            index = bytes.firstJSONSpecialByte(from: runStart)
         }
         out.append(UnsafeRawBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
