@@ -129,8 +129,10 @@ public final class Host {
     /// The waiting toast that reached the host last, else the most recently presented
     /// visible one (SPEC §8 "Host").
     private var newestToast: Toast? {
-        if let latest = waiting.max(by: { $0.arrivalOrder < $1.arrivalOrder }) { return latest.toast }
-        return visible.last?.toast
+        // By index: `max(by:)` would copy every entry it compares.
+        guard var latest = waiting.indices.first else { return visible.last?.toast }
+        for index in waiting.indices where waiting[index].arrivalOrder > waiting[latest].arrivalOrder { latest = index }
+        return waiting[latest].toast
     }
 
     // MARK: Promotion and eviction
@@ -139,8 +141,8 @@ public final class Host {
     /// again while an eviction took the head.
     private func settle() {
         while true {
-            while let head = waiting.first, mayPresent(head) {
-                waiting.removeFirst()
+            while !waiting.isEmpty, mayPresent(policy: waiting[0].toast.policy) {
+                let head = waiting.removeFirst()
                 if head.toast.policy == .replace { endVisible(reason: .replacement, by: head.toast.id) }
                 present(head)
             }
@@ -161,8 +163,9 @@ public final class Host {
         }
     }
 
-    private func mayPresent(_ head: HostedToast) -> Bool {
-        switch head.toast.policy {
+    /// Whether the head of the line, with this policy, may be shown now.
+    private func mayPresent(policy: Policy) -> Bool {
+        switch policy {
         case .enqueue: return visible.isEmpty
         case .stack: return visible.count < settings.maxVisible
         case .replace: return true
