@@ -287,11 +287,10 @@ extension LuaRuntime {
             lua_pushnil(L)
             return 1
         }
-        state.pushReference(state.ruleProxyReference)
-        lua_rotate(L, 2, 1)  // 1: ruleValues, 2: t, 3: k
-        if pushValue(of: proxy, table: 2, key: 3) {
+        // 1: ruleValues, 2: k; the table `t` itself is fetched only for a table-valued extra.
+        if pushValue(of: proxy, table: nil, key: 2) {
+            lua_pushvalue(L, 2)
             lua_pushvalue(L, 3)
-            lua_pushvalue(L, 4)
             lua_rawset(L, 1)
             state.ruleValuesFilled = true
         }
@@ -300,9 +299,10 @@ extension LuaRuntime {
 
     /// Pushes what the proxy `table` shows for the key at `key`: the toast's value, or nil for
     /// a field the script removed, or for anything else. A table-valued extra field is also
-    /// stored in the table, so changes made inside it are read back. Returns whether the value
-    /// stays what `table` shows until the script writes to it (neither nil nor a table).
-    private func pushValue(of proxy: ToastProxy, table: Int32, key: Int32) -> Bool {
+    /// stored in the table, so changes made inside it are read back (`table` nil: the rules'
+    /// current proxy, fetched then). Returns whether the value stays what `table` shows until
+    /// the script writes to it (neither nil nor a table).
+    private func pushValue(of proxy: ToastProxy, table: Int32?, key: Int32) -> Bool {
         let L = state.L
         guard lua_type(L, key) == LUA_TSTRING, let pointer = lua_topointer(L, key), state.reserve(3) else {
             lua_pushnil(L)
@@ -343,9 +343,17 @@ extension LuaRuntime {
             return false
         }
         if isTable {
-            lua_pushvalue(L, key)
-            lua_pushvalue(L, -2)
-            lua_rawset(L, table)
+            if let table {
+                lua_pushvalue(L, key)
+                lua_pushvalue(L, -2)
+                lua_rawset(L, table)
+            } else {
+                state.pushReference(state.ruleProxyReference)
+                lua_pushvalue(L, key)
+                lua_pushvalue(L, -3)
+                lua_rawset(L, -3)
+                clua_pop(L, 1)
+            }
             proxy.touched.append(TouchedName(name: String(decoding: name, as: UTF8.self), field: nil))
             state.handBackRuleResults()
             return false
