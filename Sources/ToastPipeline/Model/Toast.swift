@@ -384,7 +384,7 @@ public struct Toast {
                 scanner.skipWhitespace()
                 let member = try scanner.parseName()
                 try scanner.expect(UInt8(ascii: ":"), "':'")
-                let matches = member.raw.map { UnsafeRawBufferPointer($0).elementsEqual(name) }
+                let matches = member.raw.map { UnsafeRawBufferPointer($0).hasSameBytes(as: name) }
                     ?? member.decoded.map { $0.utf8.elementsEqual(name) } ?? false
                 if matches { found = scanner.index }
                 try scanner.skipValue()
