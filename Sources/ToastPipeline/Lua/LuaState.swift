@@ -32,6 +32,8 @@ final class LuaState {
     /// table lookup in Lua, not a call into Swift (see `pushRuleProxy`).
     var ruleMetatable: Int32 = LUA_NOREF
     var ruleValues: Int32 = LUA_NOREF
+    /// Role names as Lua strings, in the registry (see `push(roleName:)`).
+    @exclusivity(unchecked) var roleNames: [(name: String, reference: Int32)] = []
     /// Whether `ruleValues` holds anything.
     @exclusivity(unchecked) var ruleValuesFilled = false
     /// The Swift side of the proxy at `ruleProxyReference`, with its table's address.

@@ -27,6 +27,7 @@ extension LuaState {
     /// when the toast has none; `priority` is the role's when the toast sets none.
     func pushField(_ field: ToastField, of toast: Toast, roles: RoleTable) {
         if field == .priority { return lua_pushinteger(L, lua_Integer(toast.effectivePriority(in: roles))) }
+        if field == .role { return push(roleName: toast.role) }
         toast.withValue(of: field) { view in
             switch view {
             case .absent: lua_pushnil(L)
@@ -37,6 +38,19 @@ extension LuaState {
             }
         }
     }
+
+    /// Pushes a role's name, kept as a Lua string from its first push on: a run has a few
+    /// roles, and nearly every rule reads one.
+    private func push(roleName: String) {
+        if let known = roleNames.first(where: { $0.name == roleName }) { return pushReference(known.reference) }
+        push(roleName)
+        guard roleNames.count < Self.rememberedRoleNames else { return }
+        lua_pushvalue(L, -1)
+        roleNames.append((roleName, makeReference()))
+    }
+
+    /// How many role names are kept (a run knows few; scripts may define more).
+    private static let rememberedRoleNames = 32
 
     /// The toast a table describes. `original` gives what the table cannot say: the id
     /// (unless set), the time, the input line, and whether the priority was the role's.
