@@ -102,7 +102,7 @@ extension LuaState {
         }
         newExtras.sort { $0.name < $1.name }
         toast.extra = keptExtras.compactMap { $0 } + newExtras
-        guard !toast.message.isEmpty else { throw LuaBridgeError("field 'message' must be a non-empty string") }
+        guard toast.hasMessage else { throw LuaBridgeError("field 'message' must be a non-empty string") }
         return toast
     }
 

@@ -216,9 +216,10 @@ extension LuaState {
                 added.append(JSONMember(name, try jsonValue(at: -1, path: name)))
             }
         }
-        // Extra fields a script adds follow the toast's own, by name.
-        toast.extra += added.sorted { $0.name < $1.name }
-        guard !toast.message.isEmpty else { throw LuaBridgeError("field 'message' must be a non-empty string") }
+        // Extra fields a script adds follow the toast's own, by name. (Without any, the
+        // toast's extra fields stay as they are, stored text included.)
+        if !added.isEmpty { toast.extra += added.sorted { $0.name < $1.name } }
+        guard toast.hasMessage else { throw LuaBridgeError("field 'message' must be a non-empty string") }
         return toast
     }
 }

@@ -403,6 +403,9 @@ public struct Toast {
         try withBytes(of: storage.fields.message, body)
     }
 
+    /// Whether the message is not empty, asked without making a `String` of it.
+    var hasMessage: Bool { withMessageBytes { !$0.isEmpty } }
+
     /// The subtitle's UTF-8 bytes, for the duration of `body`; nil without a subtitle.
     func withSubtitleBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
         guard let subtitle = storage.fields.subtitle else { return nil }
