@@ -374,6 +374,16 @@ public struct Toast {
         }
     }
 
+    /// Whether the extra fields are the same here and in `other` (a trace's changed fields):
+    /// two stored texts with the same bytes are, with no members made of them.
+    func hasSameExtra(as other: Toast) -> Bool {
+        if case .stored(let mine) = storage.fields.extra, case .stored(let theirs) = other.storage.fields.extra {
+            let sameBytes = storage.withBytes(mine) { mine in other.storage.withBytes(theirs) { mine.hasSameBytes(as: $0) } }
+            if sameBytes { return true }
+        }
+        return extra == other.extra
+    }
+
     /// Where the value of the last member `name` starts in a JSON object's text that the
     /// decoder checked.
     private static func lastValueStart(named name: UnsafeRawBufferPointer, scanner: inout JSONScanner) -> Int? {

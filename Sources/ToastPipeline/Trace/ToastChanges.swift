@@ -11,9 +11,9 @@ extension Toast {
         for field in ToastField.changeable where !hasSameValue(of: field, as: earlier) {
             names.append(field.rawValue)
         }
-        let extra = self.extra
-        let earlierExtra = earlier.extra
-        if extra != earlierExtra {
+        if !hasSameExtra(as: earlier) {
+            let extra = self.extra
+            let earlierExtra = earlier.extra
             let extraNames = Set(extra.map(\.name)).union(earlierExtra.map(\.name)).sorted()
             for name in extraNames where extra.last(where: { $0.name == name })?.value
                 != earlierExtra.last(where: { $0.name == name })?.value {
