@@ -43,6 +43,30 @@ import Testing
         #expect(toast.changedFields(since: original) == [field.rawValue])
     }
 
+    /// Extra fields kept as the line's text are compared by their bytes first, then as values:
+    /// the same text, or the same values written differently, is no change.
+    @Test func changedExtraFieldsAreFoundInStoredTextByValue() {
+        func decoded(_ line: String) -> Toast? {
+            var decoder = EventDecoder()
+            var bytes = Array(line.utf8)
+            let result = bytes.withUnsafeMutableBufferPointer { decoder.decodeJSON(UnsafeBufferPointer($0), number: 1) }
+            guard case .success(let event) = result, case .show(let toast) = event.kind else { return nil }
+            return toast
+        }
+        guard let base = decoded(#"{"message":"M","level":"debug","n":{"a":[1,2]}}"#),
+              let same = decoded(#"{"message":"M","level":"debug","n":{"a":[1,2]}}"#),
+              let spaced = decoded(#"{"message":"M", "level" : "debug", "n": {"a": [1, 2]}}"#),
+              let changed = decoded(#"{"message":"M","level":"info","n":{"a":[1,2]}}"#),
+              let added = decoded(#"{"message":"M","level":"debug","n":{"a":[1,2]},"x":1}"#) else {
+            Issue.record("a line did not decode")
+            return
+        }
+        #expect(same.changedFields(since: base) == [])
+        #expect(spaced.changedFields(since: base) == [])
+        #expect(changed.changedFields(since: base) == ["level"])
+        #expect(added.changedFields(since: base) == ["x"])
+    }
+
     @Test func recordsKeepTheToastAsItWasWhenWritten() {
         var toast = Toast(id: "a", message: "First")
         let record = Record.present(toast, at: 0, waited: 0)
