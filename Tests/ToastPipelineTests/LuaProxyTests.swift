@@ -118,6 +118,22 @@ import ToastPipelineTesting
         #expect(result.lines.first == present("0", "t1", "Changed", source: "net", extra: #"{"n":{"a":[1,2]}}"#))
     }
 
+    /// A name is remembered from its second read of a toast on, and from its first read of
+    /// every later toast once that happened: what a rule removes or changes must still not show
+    /// through, whichever read remembered it.
+    @Test func aValueRememberedFromAnEarlierToastDoesNotShowThroughARemoval() {
+        let script = """
+            rule(function(t) log(t.subtitle, t.subtitle) end)
+            rule(function(t) t.subtitle = nil; log(tostring(t.subtitle)) end)
+            rule(function(t) log(tostring(t.subtitle), t.message); t.message = t.message .. '!' end)
+            rule(function(t) log(t.message) end)
+            """
+        let input = lines(#"{"message":"A","subtitle":"one"}"#, #"{"message":"B","subtitle":"two","at":5}"#)
+        let result = runCLI(["--format", "json"], input: input, scripts: [script])
+        #expect(result.stderr == ["one\tone", "nil", "nil\tA", "A!", "two\ttwo", "nil", "nil\tB", "B!"])
+        #expect(result.status == 0)
+    }
+
     @Test func aRoleChangedByARuleShowsInTheNextRulesTable() {
         let script = """
             rule(function(t) log(t.priority); role('info', { priority = 5 }) end)

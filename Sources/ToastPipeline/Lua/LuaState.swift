@@ -34,6 +34,10 @@ final class LuaState {
     var ruleValues: Int32 = LUA_NOREF
     /// Role names as Lua strings, in the registry (see `push(roleName:)`).
     @exclusivity(unchecked) var roleNames: [(name: String, reference: Int32)] = []
+    /// Names the rules read once for the current toast, and names they read again for one
+    /// (by the address of their Lua strings; see `remembersValue(of:)`).
+    @exclusivity(unchecked) var namesReadOnce: [UnsafeRawPointer] = []
+    @exclusivity(unchecked) var namesReadAgain: [UnsafeRawPointer] = []
     /// Whether `ruleValues` holds anything.
     @exclusivity(unchecked) var ruleValuesFilled = false
     /// The Swift side of the proxy at `ruleProxyReference`, with its table's address.

@@ -14,9 +14,10 @@ import CLua
 /// - A proxy keeps its toast until Lua collects it (`__gc`), so a script may keep one.
 /// - The rules of one toast share one proxy: after each rule it is reset to show the toast
 ///   as that rule left it, so a toast costs one table, not one per rule. While it is the
-///   rules' current proxy, a value read once is kept in a table behind it (`ruleValues`, its
-///   metatable's `__index`), so the next rule that reads the same field costs Lua a table
-///   lookup; when the next toast comes, the proxy gets the plain metatable back.
+///   rules' current proxy, a value of a name the rules read more than once is kept in a table
+///   behind it (`ruleValues`, its metatable's `__index`; see `remembersValue(of:)`), so the next
+///   read of it costs Lua a table lookup; when the next toast comes, the proxy gets the plain
+///   metatable back.
 final class ToastProxy {
     // Read and written without the run-time exclusivity check (docs/performance.md,
     // "Exclusivity checks"): only the proxy callbacks touch them, one at a time, and no Lua code
@@ -38,6 +39,11 @@ final class ToastProxy {
 
     /// Nothing was written since it was made or reset.
     var isUnwritten: Bool { touched.isEmpty && !hasOtherKey }
+}
+
+/// How many names `LuaState.remembersValue(of:)` tracks.
+enum RuleReads {
+    static let limit = 32
 }
 
 /// A name a script wrote to a toast table.
@@ -100,8 +106,9 @@ extension LuaState {
         clearRuleValues()
     }
 
-    /// Empties `ruleValues`.
+    /// Empties `ruleValues` (the rules' table shows another toast, or this one changed).
     func clearRuleValues() {
+        namesReadOnce.removeAll(keepingCapacity: true)
         guard ruleValuesFilled else { return }
         ruleValuesFilled = false
         pushReference(ruleValues)
@@ -113,6 +120,23 @@ extension LuaState {
             lua_rawset(L, -4)
         }
         clua_pop(L, 1)
+    }
+
+    /// Whether a value read for the name at `name` (a Lua string, by address) goes into
+    /// `ruleValues`. Remembering costs a table write now and a removal when the toast is done,
+    /// which pays only for a name that is read again for the same toast: so a name is
+    /// remembered from its second read of a toast on, and from its first once that has
+    /// happened for any toast (rules read the same names of every toast). At most
+    /// `RuleReads.limit` names are tracked; past that, every value is remembered.
+    func remembersValue(of name: UnsafeRawPointer) -> Bool {
+        if namesReadAgain.contains(name) { return true }
+        if namesReadOnce.contains(name) {
+            if namesReadAgain.count < RuleReads.limit { namesReadAgain.append(name) }
+            return true
+        }
+        guard namesReadOnce.count < RuleReads.limit else { return true }
+        namesReadOnce.append(name)
+        return false
     }
 
     /// Makes `proxy`, the table at `index`, show `toast` with nothing written, as a new one
@@ -289,7 +313,7 @@ extension LuaRuntime {
             return 1
         }
         // 1: ruleValues, 2: k; the table `t` itself is fetched only for a table-valued extra.
-        if pushValue(of: proxy, table: nil, key: 2) {
+        if pushValue(of: proxy, table: nil, key: 2), let name = lua_topointer(L, 2), state.remembersValue(of: name) {
             lua_pushvalue(L, 2)
             lua_pushvalue(L, 3)
             lua_rawset(L, 1)
