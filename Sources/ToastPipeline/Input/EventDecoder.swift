@@ -303,7 +303,8 @@ struct EventFields {
     var phase, dy: JSONValue?
     var atMicros, durationMicros, afterMicros: Microseconds?
     /// Every member that is not a show field, in order (a show's `extra`), when the fields
-    /// come from a `parse` function; a JSON line's go on as text (`extraText` of `read`).
+    /// come from a `parse` function; a JSON line's go on as text (`extraText` of `read`), and
+    /// only `phase` and `dy`, which a drag also reads, are kept here as values too.
     var extra: [JSONMember] = []
     /// The names of the members that are not show fields, to look for typos in.
     var extraNames: [String] = []

@@ -41,11 +41,6 @@ final class ToastProxy {
     var isUnwritten: Bool { touched.isEmpty && !hasOtherKey }
 }
 
-/// How many names `LuaState.remembersValue(of:)` tracks.
-enum RuleReads {
-    static let limit = 32
-}
-
 /// A name a script wrote to a toast table.
 struct TouchedName {
     let name: String
@@ -122,19 +117,22 @@ extension LuaState {
         clua_pop(L, 1)
     }
 
+    /// How many names `remembersValue(of:)` tracks.
+    static let trackedNames = 32
+
     /// Whether a value read for the name at `name` (a Lua string, by address) goes into
     /// `ruleValues`. Remembering costs a table write now and a removal when the toast is done,
     /// which pays only for a name that is read again for the same toast: so a name is
     /// remembered from its second read of a toast on, and from its first once that has
     /// happened for any toast (rules read the same names of every toast). At most
-    /// `RuleReads.limit` names are tracked; past that, every value is remembered.
+    /// `trackedNames` names are tracked; past that, every value is remembered.
     func remembersValue(of name: UnsafeRawPointer) -> Bool {
         if namesReadAgain.contains(name) { return true }
         if namesReadOnce.contains(name) {
-            if namesReadAgain.count < RuleReads.limit { namesReadAgain.append(name) }
+            if namesReadAgain.count < Self.trackedNames { namesReadAgain.append(name) }
             return true
         }
-        guard namesReadOnce.count < RuleReads.limit else { return true }
+        guard namesReadOnce.count < Self.trackedNames else { return true }
         namesReadOnce.append(name)
         return false
     }

@@ -27,12 +27,7 @@ extension Toast {
     /// when there is no timeout.
     func withValue<Result>(of field: ToastField, _ body: (FieldView) -> Result) -> Result {
         func text(_ string: String) -> Result {
-            // A native string lends its bytes without a copy; others (bridged) are made native.
-            if let result = string.utf8.withContiguousStorageIfAvailable({ body(.text(UnsafeRawBufferPointer($0))) }) {
-                return result
-            }
-            var copy = string
-            return copy.withUTF8 { body(.text(UnsafeRawBufferPointer($0))) }
+            string.withUTF8Bytes { body(.text($0)) }
         }
         func text(_ string: String?) -> Result {
             guard let string else { return body(.absent) }

@@ -19,11 +19,7 @@ public enum JSONText {
 
     /// Appends what goes between the quotes of `text` as a JSON string.
     static func appendEscaped<Out: ByteOutput & ~Copyable>(_ text: String, to out: inout Out) {
-        // A native string lends its bytes without a copy; others (bridged) are made native.
-        let lent: Void? = text.utf8.withContiguousStorageIfAvailable { appendEscaped(UnsafeRawBufferPointer($0), to: &out) }
-        guard lent == nil else { return }
-        var native = text
-        native.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: &out) }
+        text.withUTF8Bytes { appendEscaped($0, to: &out) }
     }
 
     /// Appends what goes between the quotes of a JSON string holding the UTF-8 `bytes`.
