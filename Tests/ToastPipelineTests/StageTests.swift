@@ -102,6 +102,52 @@ import ToastPipelineTesting
     }
 }
 
+/// The hash of the dedup and rate-limit keys: it reads exactly the key's bytes, every one of
+/// them counts, and its low bits (the table's buckets) spread ordinary keys evenly.
+@Suite struct SeededByteHashTests {
+    private func hash(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBytes(SeededByteHash.hash)
+    }
+
+    @Test func theSameBytesHashAlikeWhereverTheyLieAndNothingAroundThemCounts() {
+        var random = InvariantTests.SeededGenerator(state: 11)
+        for length in 0...40 {
+            let key = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            for shift in 0..<8 {
+                // The key at another alignment, with different bytes before and after it.
+                let buffer = (0..<shift).map { _ in UInt8.random(in: 0...255, using: &random) } + key
+                    + (0..<8).map { _ in UInt8.random(in: 0...255, using: &random) }
+                let placed = buffer.withUnsafeBytes { SeededByteHash.hash(UnsafeRawBufferPointer(rebasing: $0[shift..<(shift + length)])) }
+                #expect(placed == hash(key), "length \(length), shift \(shift)")
+            }
+        }
+    }
+
+    @Test func everyBitAndTheLengthChangeTheHash() {
+        let key = Array("message\u{1F}Upload complete".utf8)
+        let original = hash(key)
+        for index in key.indices {
+            for bit in 0..<8 {
+                var changed = key
+                changed[index] ^= 1 << bit
+                #expect(hash(changed) != original, "byte \(index), bit \(bit)")
+            }
+        }
+        let zeros = (0...17).map { hash([UInt8](repeating: 0, count: $0)) }
+        #expect(Set(zeros).count == zeros.count)
+    }
+
+    @Test func ordinaryKeysSpreadEvenlyOverTheBuckets() {
+        var buckets = [Int](repeating: 0, count: 4096)
+        for number in 0..<100_000 {
+            buckets[hash(Array("Disk \(number % 997) is almost full\u{1F}warning\u{1F}t\(number)".utf8)) & 4095] += 1
+        }
+        // About 24 keys a bucket; an even spread keeps the fullest under 60.
+        #expect(buckets.max() ?? 0 < 60)
+        #expect(buckets.min() ?? 0 > 2)
+    }
+}
+
 @Suite struct RateLimitTests {
     let quiet = "config{ dedup = false, queue = { drop_repeats = false, policy = 'stack', max_visible = 100, limit = 100 } }"
 

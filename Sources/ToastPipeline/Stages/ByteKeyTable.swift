@@ -2,8 +2,8 @@
 /// lookup, one array for a key that is stored. The dedup cache and the rate limit's groups key
 /// their state by the bytes of a toast's fields this way.
 ///
-/// An open-addressing table of entry numbers, probed linearly by a hash of the bytes that Swift's
-/// `Hasher` seeds at random for each process, so input cannot be crafted to make its keys
+/// An open-addressing table of entry numbers, probed linearly by a hash of the bytes seeded at
+/// random for each process (`SeededByteHash`), so input cannot be crafted to make its keys
 /// collide; the bytes are compared (one `memcmp`) only when the hashes match. At most half the
 /// buckets are used; removal shifts the rest of the probe run back, so there are no tombstones.
 /// An entry keeps its number while it is stored.
@@ -23,9 +23,7 @@ struct ByteKeyTable<Value> {
     private(set) var count = 0
 
     static func hash(_ key: UnsafeRawBufferPointer) -> Int {
-        var hasher = Hasher()
-        hasher.combine(bytes: key)
-        return hasher.finalize()
+        SeededByteHash.hash(key)
     }
 
     /// The number of the entry for `key` (whose `hash` is given), if it is stored.
