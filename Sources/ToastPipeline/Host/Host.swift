@@ -18,16 +18,19 @@ public final class Host {
     /// pipeline's own host, which must not hold its owner.
     private let keptEnvironment: (any HostEnvironment)?
 
-    // The three lists are read and written without Swift's run-time exclusivity check
-    // (docs/performance.md, "Exclusivity checks"): a toast is removed from a list before the
-    // host writes its record or calls out, so no access to a list overlaps another.
+    // The slots and the three lists of slot numbers are read and written without Swift's
+    // run-time exclusivity check (docs/performance.md, "Exclusivity checks"): a toast is
+    // removed from its list and slot before the host writes its record or calls out, so no
+    // access to them overlaps another.
 
+    /// The toasts the host holds, by slot number.
+    @exclusivity(unchecked) private var slots = HostSlots()
     /// Visible toasts, in the order they were presented.
-    @exclusivity(unchecked) private var visible: [HostedToast] = []
+    @exclusivity(unchecked) private var visible: [Int] = []
     /// The waiting line: priority descending, then arrival order.
-    @exclusivity(unchecked) private var waiting: [HostedToast] = []
+    @exclusivity(unchecked) private var waiting: [Int] = []
     /// Toasts still in their `after` delay, in the order they were admitted.
-    @exclusivity(unchecked) private var delayed: [HostedToast] = []
+    @exclusivity(unchecked) private var delayed: [Int] = []
     private var nextSerial = 0
     /// Receives the host's decisions when the run is traced (see `TraceRecord`).
     var trace: ((TraceRecord) -> Void)?
@@ -50,11 +53,11 @@ public final class Host {
     public var isEmpty: Bool { visible.isEmpty && waiting.isEmpty && delayed.isEmpty }
 
     /// The ids of the visible toasts, in the order they were presented.
-    public var visibleIDs: [String] { visible.map(\.toast.id) }
+    public var visibleIDs: [String] { visible.map { slots.toast($0).id } }
     /// The ids of the waiting toasts, in line order.
-    public var waitingIDs: [String] { waiting.map(\.toast.id) }
+    public var waitingIDs: [String] { waiting.map { slots.toast($0).id } }
     /// The ids of the toasts still in their `after` delay, in the order admitted.
-    public var delayedIDs: [String] { delayed.map(\.toast.id) }
+    public var delayedIDs: [String] { delayed.map { slots.toast($0).id } }
 
     private var now: Microseconds { environment.now }
 
@@ -62,15 +65,16 @@ public final class Host {
 
     /// Takes a toast that passed every stage: it arrives now, or after its delay.
     public func admit(_ toast: Toast) {
-        let entry = HostedToast(toast: toast, serial: nextSerial, priority: toast.priority ?? 0)
+        let serial = nextSerial
         nextSerial += 1
+        let slot = slots.add(toast, HostedToast(serial: serial, priority: toast.priority ?? 0))
         if toast.afterMicros > 0 {
-            delayed.append(entry)
+            delayed.append(slot)
             if isTraced { traced(toast, .delayed, [JSONMember("until", .number(StreamTime.seconds(now + toast.afterMicros)))],
                    because: "its after of \(StreamTime.format(toast.afterMicros)) s holds it back until \(StreamTime.format(now + toast.afterMicros)) s") }
-            environment.schedule(.arrival(serial: entry.serial), at: now + toast.afterMicros)
+            environment.schedule(.arrival(serial: serial), at: now + toast.afterMicros)
         } else {
-            arrive(entry)
+            arrive(slot)
         }
     }
 
@@ -78,61 +82,63 @@ public final class Host {
     public func isLive(_ timer: HostTimer) -> Bool {
         switch timer {
         case .arrival(let serial):
-            return delayed.contains { $0.serial == serial }
+            return delayed.contains { slots[$0].serial == serial }
         case .timeout(let serial, let generation):
-            return visible.contains { $0.serial == serial && $0.timeoutGeneration == generation && !$0.isPaused }
+            return visible.contains { slots[$0].serial == serial && slots[$0].timeoutGeneration == generation && !slots[$0].isPaused }
         }
     }
 
     public func timerFired(_ timer: HostTimer) {
         switch timer {
         case .arrival(let serial):
-            guard let index = delayed.firstIndex(where: { $0.serial == serial }) else { return }
+            guard let index = delayed.firstIndex(where: { slots[$0].serial == serial }) else { return }
             arrive(delayed.remove(at: index))
         case .timeout(let serial, let generation):
-            guard let index = visible.firstIndex(where: { $0.serial == serial }),
-                  visible[index].timeoutGeneration == generation, !visible[index].isPaused else { return }
+            guard let index = visible.firstIndex(where: { slots[$0].serial == serial }),
+                  slots[visible[index]].timeoutGeneration == generation, !slots[visible[index]].isPaused else { return }
             dismiss(at: index, reason: .timeout)
             settle()
         }
     }
 
-    private func arrive(_ incoming: HostedToast) {
-        var entry = incoming
-        entry.arrivalTime = now
-        entry.arrivalOrder = nextArrivalOrder
+    /// A toast (in `slot`) reaches the host: dropped as a repeat, shown at once (`replace`)
+    /// or placed in the waiting line.
+    private func arrive(_ slot: Int) {
+        slots[slot].arrivalTime = now
+        slots[slot].arrivalOrder = nextArrivalOrder
         nextArrivalOrder += 1
-        if settings.dropRepeats, let newest = newestToast,
-           newest.role == entry.toast.role, newest.hasEqualMessage(to: entry.toast) {
+        let toast = slots.toast(slot)
+        if settings.dropRepeats, let newest = newestSlot().map(slots.toast),
+           newest.role == toast.role, newest.hasEqualMessage(to: toast) {
             if isTraced {
-                traced(entry.toast, .drop, [JSONMember("reason", .string(DropReason.repeat.rawValue))],
+                traced(toast, .drop, [JSONMember("reason", .string(DropReason.repeat.rawValue))],
                        because: "same role and message as \(newest.id), the newest toast in the host (drop_repeats)")
             }
-            drop(entry, reason: .repeat)
+            drop(slot, reason: .repeat)
             return
         }
-        if entry.toast.policy == .replace {
-            endVisible(reason: .replacement, by: entry.toast.id)
-            present(entry)
+        if toast.policy == .replace {
+            endVisible(reason: .replacement, by: toast.id)
+            present(slot)
         } else {
-            let position = waiting.lastIndex { $0.priority >= entry.priority }.map { $0 + 1 } ?? 0
-            waiting.insert(entry, at: position)
-            if isTraced { traced(entry.toast, .queued, [JSONMember("position", .integer(Int64(position + 1))),
-                                          JSONMember("priority", .integer(Int64(entry.priority)))],
-                   because: "place \(position + 1) in the waiting line (priority \(entry.priority), then arrival)") }
+            let priority = slots[slot].priority
+            let position = waiting.lastIndex { slots[$0].priority >= priority }.map { $0 + 1 } ?? 0
+            waiting.insert(slot, at: position)
+            if isTraced { traced(toast, .queued, [JSONMember("position", .integer(Int64(position + 1))),
+                                          JSONMember("priority", .integer(Int64(priority)))],
+                   because: "place \(position + 1) in the waiting line (priority \(priority), then arrival)") }
         }
-        if isTraced { arrivingForTrace = entry.toast }
+        if isTraced { arrivingForTrace = toast }
         settle()
         if isTraced { arrivingForTrace = nil }
     }
 
-    /// The waiting toast that reached the host last, else the most recently presented
-    /// visible one (SPEC §8 "Host").
-    private var newestToast: Toast? {
-        // By index: `max(by:)` would copy every entry it compares.
-        guard var latest = waiting.indices.first else { return visible.last?.toast }
-        for index in waiting.indices where waiting[index].arrivalOrder > waiting[latest].arrivalOrder { latest = index }
-        return waiting[latest].toast
+    /// The newest toast in the host (an arriving one is in no line yet): the waiting toast that
+    /// reached the host last, else the most recently presented visible one (SPEC §8 "Host").
+    private func newestSlot() -> Int? {
+        guard var latest = waiting.first else { return visible.last }
+        for slot in waiting where slots[slot].arrivalOrder > slots[latest].arrivalOrder { latest = slot }
+        return latest
     }
 
     // MARK: Promotion and eviction
@@ -141,9 +147,9 @@ public final class Host {
     /// again while an eviction took the head.
     private func settle() {
         while true {
-            while !waiting.isEmpty, mayPresent(policy: waiting[0].toast.policy) {
-                let head = waiting.removeFirst()
-                if head.toast.policy == .replace { endVisible(reason: .replacement, by: head.toast.id) }
+            while let head = waiting.first, mayPresent(policy: slots.toast(head).policy) {
+                waiting.removeFirst()
+                if slots.toast(head).policy == .replace { endVisible(reason: .replacement, by: slots.toast(head).id) }
                 present(head)
             }
             var evictedHead = false
@@ -152,7 +158,7 @@ public final class Host {
                 if victim == 0 { evictedHead = true }
                 let evicted = waiting.remove(at: victim)
                 if isTraced {
-                    traced(evicted.toast, .evicted, [JSONMember("reason", .string(DropReason.evicted.rawValue))]
+                    traced(slots.toast(evicted), .evicted, [JSONMember("reason", .string(DropReason.evicted.rawValue))]
                                + (arrivingForTrace.map { [JSONMember("by", .string($0.id))] } ?? []),
                            because: "the waiting line holds \(settings.limit)" + (arrivingForTrace.map { " and \($0.id) arrived" } ?? "")
                                + "; the lowest priority, oldest toast goes")
@@ -176,47 +182,52 @@ public final class Host {
     /// run of equal priorities, since the line is sorted.
     private func evictionVictim() -> Int {
         var index = waiting.count - 1
-        let lowest = waiting[index].priority
-        while index > 0 && waiting[index - 1].priority == lowest { index -= 1 }
+        let lowest = slots[waiting[index]].priority
+        while index > 0 && slots[waiting[index - 1]].priority == lowest { index -= 1 }
         return index
     }
 
-    private func present(_ incoming: HostedToast) {
-        var entry = incoming
-        entry.presentedAt = now
-        visible.append(entry)
-        if isTraced { traced(entry.toast, .presented, [JSONMember("waited", .number(StreamTime.seconds(now - entry.arrivalTime))),
+    private func present(_ slot: Int) {
+        slots[slot].presentedAt = now
+        visible.append(slot)
+        let toast = slots.toast(slot)
+        let waited = now - slots[slot].arrivalTime
+        if isTraced { traced(toast, .presented, [JSONMember("waited", .number(StreamTime.seconds(waited))),
                                          JSONMember("visible", .integer(Int64(visible.count)))],
-               because: presentation(of: entry)) }
-        environment.write(.present(entry.toast, at: now, waited: now - entry.arrivalTime))
-        startTimeout(ofVisibleAt: visible.count - 1)
+               because: presentation(of: toast, waited: waited)) }
+        environment.write(.present(toast, at: now, waited: waited))
+        startTimeout(of: slot)
     }
 
-    private func startTimeout(ofVisibleAt index: Int) {
-        visible[index].timeoutGeneration += 1
-        visible[index].isPaused = false
-        guard let duration = visible[index].toast.durationMicros else { return }
-        environment.schedule(.timeout(serial: visible[index].serial, generation: visible[index].timeoutGeneration),
+    private func startTimeout(of slot: Int) {
+        slots[slot].timeoutGeneration += 1
+        slots[slot].isPaused = false
+        guard let duration = slots.toast(slot).durationMicros else { return }
+        environment.schedule(.timeout(serial: slots[slot].serial, generation: slots[slot].timeoutGeneration),
                              at: now + duration)
     }
 
     // MARK: Endings
 
+    /// Dismisses the visible toast at `index` of the visible ones.
     private func dismiss(at index: Int, reason: DismissReason, by replacement: String? = nil) {
-        let entry = visible.remove(at: index)
+        let slot = visible.remove(at: index)
+        let shown = now - slots[slot].presentedAt
+        let toast = slots.remove(slot)
         if isTraced, let replacement {
-            traced(entry.toast, .replaced, [JSONMember("by", .string(replacement))],
+            traced(toast, .replaced, [JSONMember("by", .string(replacement))],
                    because: "\(replacement) has policy replace")
         } else if isTraced {
-            traced(entry.toast, .dismissed, [JSONMember("reason", .string(reason.rawValue)),
-                                             JSONMember("shown", .number(StreamTime.seconds(now - entry.presentedAt)))],
-                   because: dismissal(of: entry, reason: reason))
+            traced(toast, .dismissed, [JSONMember("reason", .string(reason.rawValue)),
+                                       JSONMember("shown", .number(StreamTime.seconds(shown)))],
+                   because: dismissal(reason: reason, shown: shown))
         }
-        environment.write(.dismiss(entry.toast, at: now, reason: reason, shown: now - entry.presentedAt))
+        environment.write(.dismiss(toast, at: now, reason: reason, shown: shown))
     }
 
-    private func drop(_ entry: HostedToast, reason: DropReason) {
-        environment.write(.drop(entry.toast, at: now, Drop(stage: "host", reason: reason)))
+    /// Drops the toast in `slot`, which is in no line any more.
+    private func drop(_ slot: Int, reason: DropReason) {
+        environment.write(.drop(slots.remove(slot), at: now, Drop(stage: "host", reason: reason)))
     }
 
     private func endVisible(reason: DismissReason, by replacement: String? = nil) {
@@ -231,12 +242,12 @@ public final class Host {
         let hidden = waiting + delayed
         waiting.removeAll()
         delayed.removeAll()
-        for entry in hidden {
+        for slot in hidden {
             if isTraced {
-                traced(entry.toast, .drop, [JSONMember("reason", .string(hiddenReason.rawValue))],
+                traced(slots.toast(slot), .drop, [JSONMember("reason", .string(hiddenReason.rawValue))],
                        because: hiddenReason == .cancelled ? "dismiss_all came before it was shown" : "the run ended before it was shown")
             }
-            drop(entry, reason: hiddenReason)
+            drop(slot, reason: hiddenReason)
         }
     }
 
@@ -258,17 +269,17 @@ public final class Host {
         case .dismiss(let target):
             if let index = visibleIndex(target) {
                 dismiss(at: index, reason: .programmatic)
-            } else if let id = target, let index = waiting.firstIndex(where: { $0.toast.id == id }) {
-                let entry = waiting.remove(at: index)
-                if isTraced { traceCancel(entry, "a dismiss for it came while it waited") }
-                drop(entry, reason: .cancelled)
-            } else if let id = target, let index = delayed.firstIndex(where: { $0.toast.id == id }) {
-                let entry = delayed.remove(at: index)
-                if isTraced { traceCancel(entry, "a dismiss for it came during its after delay") }
-                drop(entry, reason: .cancelled)
+            } else if let id = target, let index = waiting.firstIndex(where: { slots.toast($0).id == id }) {
+                let slot = waiting.remove(at: index)
+                if isTraced { traceCancel(slot, "a dismiss for it came while it waited") }
+                drop(slot, reason: .cancelled)
+            } else if let id = target, let index = delayed.firstIndex(where: { slots.toast($0).id == id }) {
+                let slot = delayed.remove(at: index)
+                if isTraced { traceCancel(slot, "a dismiss for it came during its after delay") }
+                drop(slot, reason: .cancelled)
             }
         case .tap(let target):
-            if let index = visibleIndex(target), visible[index].toast.dismissOnTap {
+            if let index = visibleIndex(target), slots.toast(visible[index]).dismissOnTap {
                 dismiss(at: index, reason: .tap)
             }
         case .closedByUser(let target):
@@ -276,29 +287,31 @@ public final class Host {
                 dismiss(at: index, reason: .tap)
             }
         case .longPress(let target):
-            if let index = visibleIndex(target), visible[index].toast.dismissOnLongPress {
+            if let index = visibleIndex(target), slots.toast(visible[index]).dismissOnLongPress {
                 dismiss(at: index, reason: .longPress)
             }
         case .swipe(let target):
-            if let index = visibleIndex(target), visible[index].toast.swipe {
+            if let index = visibleIndex(target), slots.toast(visible[index]).swipe {
                 dismiss(at: index, reason: .swipe)
             }
         case .drag(let target, let phase, let dy):
             guard let index = visibleIndex(target) else { return }
+            let slot = visible[index]
+            let toast = slots.toast(slot)
             switch phase {
             case .begin:
-                if !visible[index].isPaused {
-                    visible[index].isPaused = true
-                    visible[index].timeoutGeneration += 1
-                    if isTraced { traced(visible[index].toast, .paused, because: "a drag holds it: no timeout runs") }
+                if !slots[slot].isPaused {
+                    slots[slot].isPaused = true
+                    slots[slot].timeoutGeneration += 1
+                    if isTraced { traced(toast, .paused, because: "a drag holds it: no timeout runs") }
                 }
             case .end:
-                if visible[index].toast.swipe && Self.isPastThreshold(dy, placement: visible[index].toast.placement) {
+                if toast.swipe && Self.isPastThreshold(dy, placement: toast.placement) {
                     dismiss(at: index, reason: .swipe)
                 } else {
-                    startTimeout(ofVisibleAt: index)
-                    if isTraced { traced(visible[index].toast, .resumed,
-                           because: visible[index].toast.durationMicros.map { "the drag ended short of a swipe: its \(StreamTime.format($0)) s duration starts again" }
+                    startTimeout(of: slot)
+                    if isTraced { traced(toast, .resumed,
+                           because: toast.durationMicros.map { "the drag ended short of a swipe: its \(StreamTime.format($0)) s duration starts again" }
                                ?? "the drag ended short of a swipe") }
                 }
             }
@@ -321,7 +334,7 @@ public final class Host {
     /// recently presented one.
     private func visibleIndex(_ id: String?) -> Int? {
         guard let id else { return visible.indices.last }
-        return visible.lastIndex { $0.toast.id == id }
+        return visible.lastIndex { slots.toast($0).id == id }
     }
 
     // MARK: Tracing
@@ -336,22 +349,21 @@ public final class Host {
                            details: details + [JSONMember("waiting", .integer(Int64(waiting.count)))], because: because))
     }
 
-    private func traceCancel(_ entry: HostedToast, _ because: String) {
-        traced(entry.toast, .drop, [JSONMember("reason", .string(DropReason.cancelled.rawValue))], because: because)
+    private func traceCancel(_ slot: Int, _ because: String) {
+        traced(slots.toast(slot), .drop, [JSONMember("reason", .string(DropReason.cancelled.rawValue))], because: because)
     }
 
-    private func presentation(of entry: HostedToast) -> String {
-        let wait = now - entry.arrivalTime
+    private func presentation(of toast: Toast, waited wait: Microseconds) -> String {
         let waited = wait == 0 ? "at once" : "after waiting \(StreamTime.format(wait)) s"
-        switch entry.toast.policy {
+        switch toast.policy {
         case .replace: return "shown \(waited) (policy replace)"
         case .enqueue: return "shown \(waited) (policy enqueue: one at a time)"
         case .stack: return "shown \(waited) (policy stack: up to \(settings.maxVisible) at once)"
         }
     }
 
-    private func dismissal(of entry: HostedToast, reason: DismissReason) -> String {
-        let shown = "after \(StreamTime.format(now - entry.presentedAt)) s on screen"
+    private func dismissal(reason: DismissReason, shown time: Microseconds) -> String {
+        let shown = "after \(StreamTime.format(time)) s on screen"
         switch reason {
         case .timeout: return "its duration ran out \(shown)"
         case .tap: return "tapped \(shown)"

@@ -1,7 +1,7 @@
-/// A toast inside the host, with the bookkeeping the host needs for it.
+/// The host's bookkeeping for one toast it holds. Only integers, so that moving it, or the
+/// slot number that stands for it in a line, copies bytes and counts no references.
 struct HostedToast {
-    var toast: Toast
-    /// Unique within the host: what timers and interactions find it by.
+    /// Unique within the host: what timers find it by (a slot is reused, a serial is not).
     let serial: Int
     /// The priority it waits with.
     let priority: Int
