@@ -296,6 +296,8 @@ public final class Pipeline: HostEnvironment {
             break
         }
         output.write(record)
+        // Only with observers: reading `entryContext` is an access the run-time check guards.
+        guard !observers.isEmpty else { return }
         for observer in observers { observer.observe(record, context: entryContext) }
     }
 }

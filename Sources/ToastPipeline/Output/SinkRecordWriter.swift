@@ -6,8 +6,9 @@ public final class SinkRecordWriter: RecordWriter, TraceWriter {
     /// one access and touches nothing of this writer meanwhile.
     @exclusivity(unchecked) private var buffer: ByteBuffer
     private let blockSize: Int
-    /// Lines written (a format may leave records out).
-    public private(set) var linesWritten = 0
+    /// Lines written (a format may leave records out). Unchecked too: counted after the
+    /// encoder's access has ended.
+    @exclusivity(unchecked) public private(set) var linesWritten = 0
 
     public init(encoder: any RecordEncoder, sink: any ByteSink, blockSize: Int = 1 << 16) {
         self.encoder = encoder
