@@ -220,6 +220,24 @@ extension Result: @retroactive Equatable where Success == Event, Failure == Inpu
     }
 }
 
+/// The decoder's kept `String`s of values that repeat: whatever the table holds, a value
+/// comes back as exactly its own text.
+@Suite struct StringInternerTests {
+    @Test func everyValueComesBackAsItsOwnTextAmongManyThatShareSlots() {
+        var random = InvariantTests.SeededGenerator(state: 5)
+        var interner = StringInterner()
+        // Few letters and lengths: values of one length and ends share a slot all the time.
+        let alphabet: [Character] = ["a", "b", "é", "🔋"]
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...20, using: &random)
+            let text = String((0..<length).map { _ in alphabet.randomElement(using: &random)! })
+            let bytes = Array(text.utf8)
+            let kept = bytes.withUnsafeBufferPointer { interner.string($0) }
+            #expect(kept == text)
+        }
+    }
+}
+
 /// The word-at-a-time scan that finds where a JSON string's plain run ends (decoder) and what
 /// needs escaping (encoders), held to a byte-by-byte model.
 @Suite struct JSONStringScanTests {

@@ -25,6 +25,8 @@ public struct EventDecoder {
     private var namesChecked: [String] = []
     /// The text of the line's extra fields as one JSON object, for the toast to keep (reused).
     private var extraText: [UInt8] = []
+    /// The values that repeat from line to line, made into `String`s once.
+    private var interner = StringInterner()
     static let maximumNamesChecked = 32
 
     public init(roles: RoleTable = .builtIn, defaultPolicy: Policy = .enqueue,
@@ -84,7 +86,7 @@ public struct EventDecoder {
                 return .failure(InputRejection(line: number, reason: "not a JSON object"))
             }
             extraText.removeAll(keepingCapacity: true)
-            fields = try EventFields.read(from: &scanner, extraText: &extraText)
+            fields = try EventFields.read(from: &scanner, extraText: &extraText, interner: &interner)
             try Self.expectEnd(&scanner)
             if let column = scanner.outOfRangeColumn {
                 if Self.isShow(fields[.type]) { showCount += 1 }
@@ -314,8 +316,9 @@ struct EventFields {
 
     /// The members of the object at the scanner; `extraText` gets the text of the members
     /// that are not show fields (`phase` and `dy` included) as one JSON object, `{...}`, or
-    /// nothing when there are none.
-    static func read(from scanner: inout JSONScanner, extraText: inout [UInt8]) throws -> EventFields {
+    /// nothing when there are none. Names and values that repeat come from `interner`.
+    static func read(from scanner: inout JSONScanner, extraText: inout [UInt8],
+                     interner: inout StringInterner) throws -> EventFields {
         var fields = EventFields()
         try scanner.expect(UInt8(ascii: "{"), "'{'")
         scanner.skipWhitespace()
@@ -331,10 +334,10 @@ struct EventFields {
             try scanner.expect(UInt8(ascii: ":"), "':'")
             let field = name.raw.flatMap(EventFieldName.init) ?? name.decoded.flatMap(EventFieldName.init(rawValue:))
             if let field {
-                try fields.readValue(of: field, from: &scanner)
+                try fields.readValue(of: field, from: &scanner, interner: &interner)
             } else {
                 // The value goes on as text (`extraText`); only its name is needed here.
-                fields.extraNames.append(name.raw.map { String(decoding: $0, as: UTF8.self) } ?? name.decoded ?? "")
+                fields.extraNames.append(name.raw.map { interner.string($0) } ?? name.decoded ?? "")
                 try scanner.checkValue(depth: 1)
             }
             if !(field?.isShowField ?? false) {
@@ -348,8 +351,11 @@ struct EventFields {
         }
     }
 
-    private mutating func readValue(of field: EventFieldName, from scanner: inout JSONScanner) throws {
-        if field == .message || field == .subtitle {
+    private mutating func readValue(of field: EventFieldName, from scanner: inout JSONScanner,
+                                    interner: inout StringInterner) throws {
+        if field.repeatsAcrossLines, let bytes = scanner.parsePlainString() {
+            store(field, .string(interner.string(bytes)), microseconds: nil)
+        } else if field == .message || field == .subtitle {
             let bytes = scanner.parsePlainString()
             if field == .message { messageBytes = bytes } else { subtitleBytes = bytes }
             store(field, bytes == nil ? try scanner.parseValue(depth: 1) : .string(""), microseconds: nil)
@@ -539,6 +545,14 @@ enum EventFieldName: String, CaseIterable {
     /// Whether a show gives it meaning (`phase` and `dy` belong to drags: for a show they are
     /// extra fields like any other).
     var isShowField: Bool { self != .phase && self != .dy }
+
+    /// Whether its string values come back line after line (a `StringInterner` keeps them).
+    var repeatsAcrossLines: Bool {
+        switch self {
+        case .type, .role, .placement, .policy, .source, .phase: true
+        default: false
+        }
+    }
 
     /// The names a show gives meaning to.
     static let showFieldNames = allCases.filter(\.isShowField).map(\.rawValue)
