@@ -107,6 +107,12 @@ import Testing
         #expect(toast.id == "t5")
     }
 
+    @Test func implicitIdsAreTheCountInDecimal() {
+        for count in [1, 9, 10, 99, 100, 12_345, 1_000_000, Int.max] {
+            #expect(EventDecoder.implicitID(count) == "t\(count)")
+        }
+    }
+
     @Test(arguments: [
         ("not json", "invalid JSON at column 1: unexpected 'n', expected a value"),
         ("[1,2]", "not a JSON object"),

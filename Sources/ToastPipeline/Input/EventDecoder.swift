@@ -61,7 +61,7 @@ public struct EventDecoder {
         var end = line.count
         if end > 0 && line[end - 1] == 0x0D { end -= 1 }
         let message = arena.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[0..<end]))
-        let fields = Toast.showFields(id: "t" + String(showCount), message: .stored(message),
+        let fields = Toast.showFields(id: Self.implicitID(showCount), message: .stored(message),
                                       duration: defaultDuration, policy: defaultPolicy, inputLine: number)
         return .success(.show(DecodedShow(fields: fields, arena: arena, at: nil, line: number)))
     }
@@ -210,7 +210,7 @@ public struct EventDecoder {
         }
         let subtitle = try text?.subtitle.map(Toast.ToastText.stored)
             ?? EventFields.string("subtitle", fields[.subtitle]).map(Toast.ToastText.string)
-        var toast = Toast.showFields(id: id ?? "t" + String(showCount), message: message,
+        var toast = Toast.showFields(id: id ?? Self.implicitID(showCount), message: message,
                                      duration: defaultDuration, policy: defaultPolicy, inputLine: line)
         toast.subtitle = subtitle
         toast.extra = text?.extra.map(Toast.ExtraFields.stored) ?? .members(fields.extra)
@@ -254,6 +254,24 @@ public struct EventDecoder {
             return try EventFields.integer(name, value).map(Toast.FieldValue.integer) ?? .absent
         case .flag:
             return try EventFields.bool(name, value).map(Toast.FieldValue.flag)
+        }
+    }
+
+    /// `t<N>`, the id of the `count`th show without one, made from its bytes: `String(count)`
+    /// goes through a generic `description` (about 240 instructions a line).
+    static func implicitID(_ count: Int) -> String {
+        var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for "t" and 20 digits
+        return withUnsafeMutableBytes(of: &bytes) { buffer in
+            var start = buffer.count
+            var rest = count.magnitude
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            start -= 1
+            buffer[start] = UInt8(ascii: "t")
+            return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
         }
     }
 
