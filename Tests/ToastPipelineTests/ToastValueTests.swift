@@ -5,6 +5,19 @@ import Testing
 /// the bytes that came in; it must still behave as a value, and the bytes must read as the
 /// strings they stand for.
 @Suite struct ToastValueTests {
+    /// A style shares its texts between copies, but is a value: equal by its texts, and a
+    /// change to one copy leaves the others as they were.
+    @Test func anAppliedStyleIsAValueThoughItsTextsAreShared() {
+        let style = AppliedStyle(symbol: "info.circle.fill", glyph: "ℹ", color: "blue")
+        var changed = style
+        changed.color = "teal"
+        #expect(style.color == "blue" && changed.color == "teal" && changed.symbol == style.symbol && changed.glyph == "ℹ")
+        #expect(style != changed)
+        #expect(style == AppliedStyle(symbol: "info.circle.fill", glyph: "ℹ", color: "blue"))
+        changed.color = "blue"
+        #expect(style == changed)
+    }
+
     @Test func aChangedCopyLeavesTheOriginalAsItWas() {
         var original = Toast(id: "a", message: "Saved", extra: [JSONMember("n", .array([.integer(1)]))])
         var copy = original

@@ -493,15 +493,46 @@ public struct Toast {
 }
 
 /// A role's look as the `style` stage applied it to one toast.
+///
+/// The three texts live in one shared, immutable allocation: the `style` stage gives every toast
+/// of a role the role's own (one reference count, not three), and a toast's fields stay small
+/// (one word instead of six) for every move and copy of a toast.
 public struct AppliedStyle: Equatable, Sendable {
-    public var symbol: String
-    public var glyph: String
-    public var color: String
+    private final class Look: Sendable {
+        let symbol: String
+        let glyph: String
+        let color: String
+
+        init(symbol: String, glyph: String, color: String) {
+            self.symbol = symbol
+            self.glyph = glyph
+            self.color = color
+        }
+    }
+
+    private var look: Look
+
+    public var symbol: String {
+        get { look.symbol }
+        set { look = Look(symbol: newValue, glyph: glyph, color: color) }
+    }
+
+    public var glyph: String {
+        get { look.glyph }
+        set { look = Look(symbol: symbol, glyph: newValue, color: color) }
+    }
+
+    public var color: String {
+        get { look.color }
+        set { look = Look(symbol: symbol, glyph: glyph, color: newValue) }
+    }
 
     public init(symbol: String, glyph: String, color: String) {
-        self.symbol = symbol
-        self.glyph = glyph
-        self.color = color
+        look = Look(symbol: symbol, glyph: glyph, color: color)
+    }
+
+    public static func == (lhs: AppliedStyle, rhs: AppliedStyle) -> Bool {
+        lhs.look === rhs.look || (lhs.symbol == rhs.symbol && lhs.glyph == rhs.glyph && lhs.color == rhs.color)
     }
 
     /// The look of a role.
