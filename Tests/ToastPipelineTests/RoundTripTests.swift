@@ -186,3 +186,57 @@ import Testing
         }
     }
 }
+
+/// A toast's extra fields go into a `present` record as the bytes they came in with only when
+/// those bytes are exactly what writing the members again would give.
+@Suite struct CanonicalObjectTextTests {
+    private func isCanonical(_ text: String) -> Bool {
+        Array(text.utf8).withUnsafeBytes(JSONText.isCanonicalObject)
+    }
+
+    private func rewritten(_ text: String) -> String {
+        Array(text.utf8).withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(buffer)
+            var out: [UInt8] = []
+            JSONText.appendObject((try? scanner.parseObject(depth: 0)) ?? [], to: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    @Test func theFormsOfOrdinaryLinesAreCopiedAndTheOthersWrittenAgain() {
+        for text in [#"{"level":"debug"}"#, #"{"n":3,"ok":true,"gone":null,"no":false}"#, #"{"neg":-12,"zero":0}"#,
+                     #"{"日本":"é 😀 /"}"#, #"{"n":123456789012345678}"#] {
+            #expect(isCanonical(text), "\(text)")
+            #expect(rewritten(text) == text)
+        }
+        for text in [#"{"level": "debug"}"#, #"{ "a":1}"#, #"{"a":1 }"#, #"{"a":"\u00e9"}"#, #"{"a\"b":1}"#,
+                     #"{"a":1.5}"#, #"{"a":1e3}"#, #"{"a":-0}"#, #"{"a":1234567890123456789}"#, #"{"a":[1]}"#,
+                     #"{"a":{"b":1}}"#, #"{"a":1,"a":2}"#, #"{"b":1,"a":2,"b":3}"#, "{}", #"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}"#] {
+            #expect(!isCanonical(text), "\(text)")
+        }
+    }
+
+    /// Random objects in every form: whenever the check says the text is written as it is,
+    /// writing its members again gives the same bytes.
+    @Test func aCopiedTextIsAlwaysWhatWritingItAgainGives() {
+        var random = InvariantTests.SeededGenerator(state: 23)
+        let names = ["a", "b", "level", "é", "a\\\"b", "\\u0061"]
+        let values = ["1", "-1", "0", "-0", "1.0", "2.5", "1e2", "12345678901234567890", "true", "false", "null",
+                      "\"x\"", "\"\\n\"", "\"\\u00e9\"", "\"日本\"", "[]", "[1,2]", "{}", "{\"x\":1}", "{\"x\":1,\"x\":2}"]
+        let spaces = ["", "", "", " "]
+        var copied = 0
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 1...4, using: &random)
+            let members = (0..<count).map { _ in
+                "\"" + names.randomElement(using: &random)! + "\"" + spaces.randomElement(using: &random)! + ":"
+                    + spaces.randomElement(using: &random)! + values.randomElement(using: &random)!
+            }
+            let text = "{" + members.joined(separator: ",") + "}"
+            if isCanonical(text) {
+                copied += 1
+                #expect(rewritten(text) == text, "\(text)")
+            }
+        }
+        #expect(copied > 500)
+    }
+}

@@ -189,6 +189,13 @@ public struct Toast {
         set { uniqueFields.swipe = newValue }
     }
 
+    /// `body` with the extra fields as the text of a JSON object (as it came in), when the
+    /// toast keeps them as text; nil when they are members.
+    func withExtraText<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+        guard case .stored(let range) = storage.fields.extra else { return nil }
+        return storage.withBytes(range, body)
+    }
+
     /// Fields that SPEC §1 does not name, in input order; they come back in `present.extra`.
     public var extra: [JSONMember] {
         get {

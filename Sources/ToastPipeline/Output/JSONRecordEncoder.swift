@@ -31,7 +31,14 @@ public struct JSONRecordEncoder: RecordEncoder {
             out.appendLiteral(#","waited":"#)
             StreamTime.append(waited, to: &out)
             if let source = toast.source { field(#","source":""#, source, &out) }
-            if !toast.extra.isEmpty {
+            // Extra fields kept as text already written as they would be go out as they are.
+            let wroteText = toast.withExtraText { text -> Bool in
+                guard JSONText.isCanonicalObject(text) else { return false }
+                out.appendLiteral(#","extra":"#)
+                out.append(text)
+                return true
+            } ?? false
+            if !wroteText && !toast.extra.isEmpty {
                 out.appendLiteral(#","extra":"#)
                 JSONText.appendObject(toast.extra, to: &out)
             }
