@@ -12,8 +12,8 @@ public struct JSONRecordEncoder: RecordEncoder {
             toast.withMessageBytes { field(#","message":""#, $0, &out) }
             toast.withSubtitleBytes { field(#","subtitle":""#, $0, &out) }
             field(#","role":""#, toast.role, &out)
-            field(#","placement":""#, toast.placement.rawValue, &out)
-            field(#","policy":""#, toast.policy.rawValue, &out)
+            out.appendLiteral(Self.member(toast.placement))
+            out.appendLiteral(Self.member(toast.policy))
             out.appendLiteral(#","priority":"#)
             JSONText.appendValue(.integer(Int64(toast.priority ?? 0)), to: &out)
             out.appendLiteral(#","duration":"#)
@@ -46,7 +46,7 @@ public struct JSONRecordEncoder: RecordEncoder {
             out.appendLiteral(#"{"event":"dismiss","t":"#)
             StreamTime.append(at, to: &out)
             field(#","id":""#, toast.id, &out)
-            field(#","reason":""#, reason.rawValue, &out)
+            out.appendLiteral(Self.member(reason))
             out.appendLiteral(#","shown":"#)
             StreamTime.append(shown, to: &out)
         case .drop(let toast, let at, let drop):
@@ -85,6 +85,36 @@ public struct JSONRecordEncoder: RecordEncoder {
         if let because = trace.because { field(#","because":""#, because, &out) }
         out.appendLiteral("}\n")
         return true
+    }
+
+    // The members whose values are a closed set of words, written whole: nothing to escape.
+
+    private static func member(_ placement: Placement) -> StaticString {
+        switch placement {
+        case .top: #","placement":"top""#
+        case .center: #","placement":"center""#
+        case .bottom: #","placement":"bottom""#
+        }
+    }
+
+    private static func member(_ policy: Policy) -> StaticString {
+        switch policy {
+        case .enqueue: #","policy":"enqueue""#
+        case .replace: #","policy":"replace""#
+        case .stack: #","policy":"stack""#
+        }
+    }
+
+    private static func member(_ reason: DismissReason) -> StaticString {
+        switch reason {
+        case .timeout: #","reason":"timeout""#
+        case .tap: #","reason":"tap""#
+        case .longPress: #","reason":"long_press""#
+        case .swipe: #","reason":"swipe""#
+        case .programmatic: #","reason":"programmatic""#
+        case .replacement: #","reason":"replacement""#
+        case .hostRemoved: #","reason":"host_removed""#
+        }
     }
 
     /// Appends a string member; `opening` is the text before the value, `,"name":"`, in one
