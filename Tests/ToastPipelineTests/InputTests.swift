@@ -223,6 +223,10 @@ extension Result: @retroactive Equatable where Success == Event, Failure == Inpu
         #expect(StreamTime.format(-2_250_000) == "-2.25")
         #expect(StreamTime.format(100_000 + 200_000) == "0.3")
         #expect(StreamTime.format(12_345_678_902) == "12345.678902")
+        #expect(StreamTime.format(.min) == "-9223372036854.775808")
+        #expect(StreamTime.format(.max) == "9223372036854.775807")
+        #expect(StreamTime.format(-500_000) == "-0.5")
+        #expect(StreamTime.format(10_000_000) == "10")
     }
 }
 

@@ -39,24 +39,35 @@ public enum StreamTime {
 
     /// Appends the shortest decimal for `time` in seconds to `out`.
     public static func append<Out: ByteOutput & ~Copyable>(_ time: Microseconds, to out: inout Out) {
-        let magnitude = time.magnitude
-        if time < 0 { out.append(UInt8(ascii: "-")) }
-        let whole = magnitude / 1_000_000
-        var fraction = magnitude % 1_000_000
-        appendDecimal(whole, to: &out)
-        guard fraction != 0 else { return }
-        out.append(UInt8(ascii: "."))
-        var digits = 6
-        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-        var scratch: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (48, 48, 48, 48, 48, 48)
+        // Written backwards into one scratch buffer, then appended at once: a sign, at most 13
+        // whole digits, a point and at most 6 fraction digits.
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &scratch) { buffer in
-            var index = digits - 1
-            while index >= 0 {
-                buffer[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
-                fraction /= 10
-                index -= 1
+            let magnitude = time.magnitude
+            var whole = magnitude / 1_000_000
+            var fraction = magnitude % 1_000_000
+            var start = buffer.count
+            if fraction != 0 {
+                var digits = 6
+                while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+                for _ in 0..<digits {
+                    start -= 1
+                    buffer[start] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                    fraction /= 10
+                }
+                start -= 1
+                buffer[start] = UInt8(ascii: ".")
             }
-            out.append(UnsafeRawBufferPointer(rebasing: buffer[0..<digits]))
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(whole % 10)
+                whole /= 10
+            } while whole > 0
+            if time < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            out.append(UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
     }
 
