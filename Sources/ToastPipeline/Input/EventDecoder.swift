@@ -86,7 +86,7 @@ public struct EventDecoder {
                 return .failure(InputRejection(line: number, reason: "not a JSON object"))
             }
             extraText.removeAll(keepingCapacity: true)
-            fields = try EventFields.read(from: &scanner, extraText: &extraText, interner: &interner)
+            fields = try EventFields.read(from: &scanner, extraText: &extraText, interner: &interner, namesChecked: namesChecked)
             try Self.expectEnd(&scanner)
             if let column = scanner.outOfRangeColumn {
                 if Self.isShow(fields[.type]) { showCount += 1 }
@@ -334,9 +334,11 @@ struct EventFields {
 
     /// The members of the object at the scanner; `extraText` gets the text of the members
     /// that are not show fields (`phase` and `dy` included) as one JSON object, `{...}`, or
-    /// nothing when there are none. Names and values that repeat come from `interner`.
+    /// nothing when there are none. Names and values that repeat come from `interner`;
+    /// `extraNames` leaves out those in `namesChecked` (already looked at for typos), so a
+    /// line whose extra names were all seen before makes no list of them.
     static func read(from scanner: inout JSONScanner, extraText: inout [UInt8],
-                     interner: inout StringInterner) throws -> EventFields {
+                     interner: inout StringInterner, namesChecked: [String]) throws -> EventFields {
         var fields = EventFields()
         try scanner.expect(UInt8(ascii: "{"), "'{'")
         scanner.skipWhitespace()
@@ -355,7 +357,8 @@ struct EventFields {
                 try fields.readValue(of: field, from: &scanner, interner: &interner)
             } else {
                 // The value goes on as text (`extraText`); only its name is needed here.
-                fields.extraNames.append(name.raw.map { interner.string($0) } ?? name.decoded ?? "")
+                let extraName = name.raw.map { interner.string($0) } ?? name.decoded ?? ""
+                if !namesChecked.contains(extraName) { fields.extraNames.append(extraName) }
                 try scanner.checkValue(depth: 1)
             }
             if !(field?.isShowField ?? false) {
