@@ -8,13 +8,17 @@ struct DecodedShow {
     var at: Microseconds?
     var line: Int
 
-    /// The toast, in storage of its own that holds its text.
-    func makeToast() -> Toast {
-        arena.withBytes(fields.message.storedRange) { message in
-            arena.withBytes(fields.subtitle?.storedRange) { subtitle in
-                arena.withBytes(fields.extra.storedRange) { extra in
+    /// The toast, in storage of its own that holds its text. Consuming: the fields move into
+    /// the storage instead of being copied (and this show's copy released).
+    consuming func makeToast() -> Toast {
+        let arena = self.arena
+        let ranges = (fields.message.storedRange, fields.subtitle?.storedRange, fields.extra.storedRange)
+        var moving: Toast.Fields? = self.fields
+        return arena.withBytes(ranges.0) { message in
+            arena.withBytes(ranges.1) { subtitle in
+                arena.withBytes(ranges.2) { extra in
                     Toast(storage: Toast.Storage.make(message: message, subtitle: subtitle, extra: extra) { message, subtitle, extra in
-                        var fields = self.fields
+                        guard var fields = moving.take() else { preconditionFailure("a decoded show makes one toast") }
                         if let message { fields.message = .stored(message) }
                         if let subtitle { fields.subtitle = .stored(subtitle) }
                         if let extra { fields.extra = .stored(extra) }
@@ -26,8 +30,9 @@ struct DecodedShow {
     }
 
     /// A show as an event, with its toast made.
-    func makeEvent() -> Event {
-        Event(.show(makeToast()), at: at, line: line)
+    consuming func makeEvent() -> Event {
+        let (at, line) = (self.at, self.line)
+        return Event(.show(makeToast()), at: at, line: line)
     }
 }
 
