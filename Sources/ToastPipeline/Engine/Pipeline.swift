@@ -177,17 +177,17 @@ public final class Pipeline: HostEnvironment {
     @inline(__always)
     private func runStages(_ toast: inout Toast, from start: Int, _ process: (inout Toast, Int) -> StageVerdict) {
         for index in start..<stages.count {
-            statistics.stages[index].entered += 1
             switch process(&toast, index) {
             case .pass:
-                statistics.stages[index].passed += 1
+                continue
             case .drop(let drop):
+                statistics.countPasses(from: start, upTo: index)
                 statistics.stages[index].droppedCounts.add(drop.reason.rawValue)
                 write(.drop(toast, at: now, drop))
                 return
             }
         }
-        statistics.stages[stages.count].entered += 1
+        statistics.countPasses(from: start, upTo: stages.count)
         host.admit(toast)
     }
 

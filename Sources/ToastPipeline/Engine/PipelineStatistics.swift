@@ -56,4 +56,17 @@ public struct PipelineStatistics: Equatable, Sendable {
     }
 
     public var host: StageCounts { stages[stages.count - 1] }
+
+    /// A toast entered the stages from `start` to `last` and passed all but `last` (which
+    /// dropped it, or is the host). Counted once a toast is through: one change to the array,
+    /// not two for every stage.
+    mutating func countPasses(from start: Int, upTo last: Int) {
+        stages.withUnsafeMutableBufferPointer { stages in
+            for index in start..<last {
+                stages[index].entered += 1
+                stages[index].passed += 1
+            }
+            stages[last].entered += 1
+        }
+    }
 }
