@@ -65,4 +65,29 @@ import Testing
         #expect(environment.records == ["present a", "drop b evicted", "dismiss a timeout", "present c",
                                         "drop d cancelled", "dismiss c host_removed", "drop e host_removed"])
     }
+
+    /// The host reuses the slot of a toast that ended for the next one; a timer set for the
+    /// toast that ended must not act on the one that took its slot.
+    @Test func aTimerOfAnEndedToastLeavesTheToastInItsSlotAlone() {
+        let environment = Environment()
+        let host = Host(settings: QueueSettings(), environment: environment)
+        host.admit(Toast(id: "late", message: "Late", after: .seconds(1)))
+        host.interact(.dismiss(target: "late"))                      // its slot is free again
+        host.admit(Toast(id: "next", message: "Next", after: .seconds(2)))
+        let (lateArrival, _) = environment.timers[0]
+        #expect(!host.isLive(lateArrival))
+        host.timerFired(lateArrival)
+        #expect(host.delayedIDs == ["next"] && host.visibleIDs == [])
+
+        environment.now = 2_000_000
+        host.timerFired(environment.timers[1].0)
+        #expect(host.visibleIDs == ["next"])
+        let (nextTimeout, _) = environment.timers[2]
+        host.interact(.tap(target: "next"))                          // its slot is free again
+        host.admit(Toast(id: "after", message: "After"))
+        #expect(!host.isLive(nextTimeout))
+        host.timerFired(nextTimeout)
+        #expect(host.visibleIDs == ["after"])
+        #expect(environment.records == ["drop late cancelled", "present next", "dismiss next tap", "present after"])
+    }
 }
