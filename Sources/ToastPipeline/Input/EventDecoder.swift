@@ -262,13 +262,7 @@ public struct EventDecoder {
     static func implicitID(_ count: Int) -> String {
         var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for "t" and 20 digits
         return withUnsafeMutableBytes(of: &bytes) { buffer in
-            var start = buffer.count
-            var rest = count.magnitude
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
+            var start = StreamTime.writeDigits(of: UInt64(count.magnitude), into: buffer, endingAt: buffer.count)
             start -= 1
             buffer[start] = UInt8(ascii: "t")
             return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start...]), as: UTF8.self)

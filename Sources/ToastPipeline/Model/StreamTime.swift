@@ -44,7 +44,7 @@ public enum StreamTime {
         var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &scratch) { buffer in
             let magnitude = time.magnitude
-            var whole = magnitude / 1_000_000
+            let whole = magnitude / 1_000_000
             var fraction = magnitude % 1_000_000
             var start = buffer.count
             if fraction != 0 {
@@ -58,11 +58,7 @@ public enum StreamTime {
                 start -= 1
                 buffer[start] = UInt8(ascii: ".")
             }
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(whole % 10)
-                whole /= 10
-            } while whole > 0
+            start = writeDigits(of: whole, into: buffer, endingAt: start)
             if time < 0 {
                 start -= 1
                 buffer[start] = UInt8(ascii: "-")
@@ -79,14 +75,23 @@ public enum StreamTime {
         }
         var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
         withUnsafeMutableBytes(of: &scratch) { buffer in
-            var index = buffer.count
-            var rest = value
-            while rest > 0 {
-                index -= 1
-                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            }
-            out.append(UnsafeRawBufferPointer(rebasing: buffer[index...]))
+            let start = writeDigits(of: value, into: buffer, endingAt: buffer.count)
+            out.append(UnsafeRawBufferPointer(rebasing: buffer[start...]))
         }
+    }
+
+    /// Writes the decimal digits of `value` backwards into `buffer`, the last just before
+    /// `end`; returns where the first is (the scratch-buffer writers of times, numbers and
+    /// implicit ids share it).
+    @inline(__always)
+    static func writeDigits(of value: UInt64, into buffer: UnsafeMutableRawBufferPointer, endingAt end: Int) -> Int {
+        var start = end
+        var rest = value
+        repeat {
+            start -= 1
+            buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        } while rest > 0
+        return start
     }
 }
