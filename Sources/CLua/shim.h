@@ -1,7 +1,9 @@
 // C shims for Lua 5.4's macros and the few pieces that must be written in C:
 // the allocator with a memory cap, the instruction-budget hook, the trampoline that
-// lets Swift functions raise Lua errors without unwinding Swift frames, and the
-// message handler that names the error's place. Only ToastPipeline/Lua imports this.
+// lets Swift functions raise Lua errors without unwinding Swift frames, the
+// message handler that names the error's place, the loop that runs a toast's rules,
+// and the view that answers a rule's reads of its toast without a call into Swift.
+// Only ToastPipeline/Lua imports this.
 #ifndef CLUA_SHIM_H
 #define CLUA_SHIM_H
 
@@ -12,6 +14,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+// ---- The rules' toast, readable from C --------------------------------------------------
+
+enum { CLUA_VIEW_FIELDS = 24, CLUA_VIEW_TEXT = 1024, CLUA_TRACKED_NAMES = 32 };
+
+/// How a value of the view is read: ASK means C cannot say and Swift answers.
+/// REFERENCE is a value in the registry (a string Swift keeps, such as a role's name).
+enum { CLUA_VALUE_ASK = 0, CLUA_VALUE_NIL, CLUA_VALUE_STRING, CLUA_VALUE_NUMBER, CLUA_VALUE_INTEGER,
+       CLUA_VALUE_BOOLEAN, CLUA_VALUE_REFERENCE };
+
+typedef struct clua_viewvalue {
+    int kind;
+    size_t start, length;   // STRING: its bytes in the view's text
+    lua_Number number;      // NUMBER
+    lua_Integer integer;    // INTEGER, BOOLEAN as 0 or 1, REFERENCE
+} clua_viewvalue;
+
+/// The toast the rules' current table shows, as plain values a C `__index` reads without a
+/// call into Swift (see clua_ruleindex). Swift fills it for each toast with the fields the
+/// rules have read so far, copying their text into `text`, and marks it not valid whenever
+/// the table may show something else (a write, a role change, another toast). C reads only
+/// this struct's own memory.
+typedef struct clua_toastview {
+    int valid;
+    int fieldcount;
+    const void *fieldkeys[CLUA_VIEW_FIELDS];    // every field's name, an interned Lua string
+    clua_viewvalue values[CLUA_VIEW_FIELDS];    // by the same position
+    int extrakind;          // ASK, NIL (no extra fields) or STRING (a JSON object's text)
+    size_t extrastart, extralength;
+    // Reads answered since Swift last looked, by field position and for extra fields: Swift
+    // keeps in the view only what the rules read for most toasts.
+    unsigned reads[CLUA_VIEW_FIELDS];
+    unsigned extrareads;
+    size_t textused;
+    char text[CLUA_VIEW_TEXT];
+} clua_toastview;
+
 /// Per-state bookkeeping, reachable from the state's extra space.
 typedef struct clua_context {
     size_t used;            // bytes currently allocated by the state
@@ -19,7 +57,24 @@ typedef struct clua_context {
     int enforcing;          // 1 while script code runs; 0 while Swift builds values
     int handback;           // set when Swift must see a rule's results (see clua_runrules)
     void *owner;            // the Swift object that owns the state
+    clua_toastview view;    // the rules' toast (see clua_ruleindex)
+    // Names the rules read once for the current toast, and names they read again for one
+    // (see clua_remembers); whether the table of remembered values holds anything.
+    const void *readonce[CLUA_TRACKED_NAMES];
+    int readoncecount;
+    const void *readagain[CLUA_TRACKED_NAMES];
+    int readagaincount;
+    int valuesfilled;
 } clua_context;
+
+/// A zeroed context with a memory cap of `limit` bytes (0: none).
+static inline clua_context *clua_newcontext(size_t limit) {
+    clua_context *ctx = (clua_context *)calloc(1, sizeof(clua_context));
+    if (ctx != NULL) ctx->limit = limit;
+    return ctx;
+}
+
+static inline void clua_freecontext(clua_context *ctx) { free(ctx); }
 
 static inline clua_context *clua_getcontext(lua_State *L) {
     return *(clua_context **)lua_getextraspace(L);
@@ -200,6 +255,227 @@ static inline int clua_runrules(lua_State *L, const int *refs, int first, int co
     *stop = CLUA_RULES_KEPT;
     return count;
 }
+
+// ---- Reading the rules' toast in C ---------------------------------------------------------
+
+/// Swift names the fields once: `key` is the interned Lua string of the field at `field`.
+static inline void clua_view_setfieldkey(clua_context *ctx, int field, const void *key) {
+    if (field < 0 || field >= CLUA_VIEW_FIELDS) return;
+    ctx->view.fieldkeys[field] = key;
+    if (field >= ctx->view.fieldcount) ctx->view.fieldcount = field + 1;
+}
+
+/// Swift fills the view for a toast: it starts over with every value unknown (ASK) ...
+static inline void clua_view_begin(clua_context *ctx) {
+    clua_toastview *view = &ctx->view;
+    view->valid = 1;
+    view->textused = 0;
+    view->extrakind = CLUA_VALUE_ASK;
+    for (int i = 0; i < view->fieldcount; i++) view->values[i].kind = CLUA_VALUE_ASK;
+}
+
+/// ... and sets the values it knows, by field position. Text that does not fit stays ASK.
+static inline void clua_view_settext(clua_context *ctx, int field, const void *bytes, size_t length) {
+    clua_toastview *view = &ctx->view;
+    if (field < 0 || field >= view->fieldcount || length > CLUA_VIEW_TEXT - view->textused) return;
+    if (length > 0) memcpy(view->text + view->textused, bytes, length);
+    view->values[field] = (clua_viewvalue){ CLUA_VALUE_STRING, view->textused, length, 0, 0 };
+    view->textused += length;
+}
+
+static inline void clua_view_setvalue(clua_context *ctx, int field, int kind, lua_Number number, lua_Integer integer) {
+    clua_toastview *view = &ctx->view;
+    if (field < 0 || field >= view->fieldcount || kind == CLUA_VALUE_STRING) return;
+    view->values[field] = (clua_viewvalue){ kind, 0, 0, number, integer };
+}
+
+/// The extra fields: none (NIL), or the text of the JSON object the decoder checked.
+static inline void clua_view_setextra(clua_context *ctx, int kind, const void *bytes, size_t length) {
+    clua_toastview *view = &ctx->view;
+    if (kind == CLUA_VALUE_NIL) {
+        view->extrakind = CLUA_VALUE_NIL;
+    } else if (kind == CLUA_VALUE_STRING && length <= CLUA_VIEW_TEXT - view->textused) {
+        if (length > 0) memcpy(view->text + view->textused, bytes, length);
+        view->extrakind = CLUA_VALUE_STRING;
+        view->extrastart = view->textused;
+        view->extralength = length;
+        view->textused += length;
+    }
+}
+
+/// The reads C answered for the field at `field` (-1: extra fields) since the last call.
+static inline unsigned clua_view_takereads(clua_context *ctx, int field) {
+    unsigned *count = field < 0 ? &ctx->view.extrareads
+                    : field < CLUA_VIEW_FIELDS ? &ctx->view.reads[field] : NULL;
+    if (count == NULL) return 0;
+    unsigned reads = *count;
+    *count = 0;
+    return reads;
+}
+
+/// What clua_findmember found.
+enum { CLUA_MEMBER_ABSENT = 0, CLUA_MEMBER_STRING, CLUA_MEMBER_TRUE, CLUA_MEMBER_FALSE, CLUA_MEMBER_OTHER };
+
+static inline size_t clua_skipspace(const char *s, size_t n, size_t i) {
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+    return i;
+}
+
+/// The end of the JSON string starting at s[i] (its opening quote), past the closing quote;
+/// *escaped tells whether it holds a backslash. n + 1 when it does not end.
+static inline size_t clua_skipstring(const char *s, size_t n, size_t i, int *escaped) {
+    *escaped = 0;
+    for (i++; i < n; i++) {
+        if (s[i] == '"') return i + 1;
+        if (s[i] == '\\') { *escaped = 1; i++; }
+    }
+    return n + 1;
+}
+
+/// The end of the JSON value starting at s[i]; n + 1 when it does not end.
+static inline size_t clua_skipvalue(const char *s, size_t n, size_t i) {
+    int escaped;
+    if (i >= n) return n + 1;
+    if (s[i] == '"') return clua_skipstring(s, n, i, &escaped);
+    if (s[i] == '{' || s[i] == '[') {
+        int depth = 0;
+        while (i < n) {
+            char c = s[i];
+            if (c == '"') { i = clua_skipstring(s, n, i, &escaped); continue; }
+            if (c == '{' || c == '[') depth++;
+            else if (c == '}' || c == ']') depth--;
+            i++;
+            if (depth == 0) return i;
+        }
+        return n + 1;
+    }
+    while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' && s[i] != '\t'
+           && s[i] != '\n' && s[i] != '\r') i++;
+    return i;
+}
+
+/// Finds the member `name` in the text of a JSON object (the last one, as a decoded object
+/// keeps it). A string without escapes comes back as its bytes (*start, *length); a name
+/// with escapes, or text that is not what the decoder checked, gives OTHER, and so does a
+/// value that is not a plain string or a boolean: Swift answers those.
+static inline int clua_findmember(const char *s, size_t n, const char *name, size_t namelength,
+                                  size_t *start, size_t *length) {
+    int found = CLUA_MEMBER_ABSENT;
+    size_t i = clua_skipspace(s, n, 0);
+    if (i >= n || s[i] != '{') return CLUA_MEMBER_OTHER;
+    i = clua_skipspace(s, n, i + 1);
+    if (i < n && s[i] == '}') return CLUA_MEMBER_ABSENT;
+    for (;;) {
+        int escaped;
+        if (i >= n || s[i] != '"') return CLUA_MEMBER_OTHER;
+        size_t nameend = clua_skipstring(s, n, i, &escaped);
+        if (nameend > n || escaped) return CLUA_MEMBER_OTHER;
+        int matches = nameend - i - 2 == namelength && memcmp(s + i + 1, name, namelength) == 0;
+        i = clua_skipspace(s, n, nameend);
+        if (i >= n || s[i] != ':') return CLUA_MEMBER_OTHER;
+        i = clua_skipspace(s, n, i + 1);
+        size_t valueend = clua_skipvalue(s, n, i);
+        if (valueend > n) return CLUA_MEMBER_OTHER;
+        if (matches) {
+            if (s[i] == '"') {
+                clua_skipstring(s, n, i, &escaped);
+                found = escaped ? CLUA_MEMBER_OTHER : CLUA_MEMBER_STRING;
+                *start = i + 1;
+                *length = valueend - i - 2;
+            } else if (valueend - i == 4 && memcmp(s + i, "true", 4) == 0) {
+                found = CLUA_MEMBER_TRUE;
+            } else if (valueend - i == 5 && memcmp(s + i, "false", 5) == 0) {
+                found = CLUA_MEMBER_FALSE;
+            } else {
+                found = CLUA_MEMBER_OTHER;
+            }
+        }
+        i = clua_skipspace(s, n, valueend);
+        if (i < n && s[i] == '}') return found;
+        if (i >= n || s[i] != ',') return CLUA_MEMBER_OTHER;
+        i = clua_skipspace(s, n, i + 1);
+    }
+}
+
+/// Pushes what the view says for the key at `key` (a string) and returns 1, or returns 0
+/// with nothing pushed when Swift must answer.
+static inline int clua_pushviewvalue(lua_State *L, clua_toastview *view, int key) {
+    const void *pointer = lua_topointer(L, key);
+    for (int i = 0; i < view->fieldcount; i++) {
+        if (view->fieldkeys[i] != pointer) continue;
+        const clua_viewvalue *value = &view->values[i];
+        switch (value->kind) {
+        case CLUA_VALUE_NIL: lua_pushnil(L); break;
+        case CLUA_VALUE_STRING: lua_pushlstring(L, view->text + value->start, value->length); break;
+        case CLUA_VALUE_NUMBER: lua_pushnumber(L, value->number); break;
+        case CLUA_VALUE_INTEGER: lua_pushinteger(L, value->integer); break;
+        case CLUA_VALUE_BOOLEAN: lua_pushboolean(L, (int)value->integer); break;
+        case CLUA_VALUE_REFERENCE: lua_rawgeti(L, LUA_REGISTRYINDEX, value->integer); break;
+        default: return 0;
+        }
+        view->reads[i]++;
+        return 1;
+    }
+    if (view->extrakind == CLUA_VALUE_ASK) return 0;
+    view->extrareads++;
+    if (view->extrakind == CLUA_VALUE_NIL) { lua_pushnil(L); return 1; }
+    size_t namelength, start = 0, length = 0;
+    const char *name = lua_tolstring(L, key, &namelength);
+    switch (clua_findmember(view->text + view->extrastart, view->extralength, name, namelength, &start, &length)) {
+    case CLUA_MEMBER_ABSENT: lua_pushnil(L); return 1;
+    case CLUA_MEMBER_STRING: lua_pushlstring(L, view->text + view->extrastart + start, length); return 1;
+    case CLUA_MEMBER_TRUE: lua_pushboolean(L, 1); return 1;
+    case CLUA_MEMBER_FALSE: lua_pushboolean(L, 0); return 1;
+    default: return 0;
+    }
+}
+
+/// Whether a value read for the name `name` (a Lua string, by address) is remembered in the
+/// table of values the rules read for this toast. Remembering costs a table write now and a
+/// removal when the toast is done, which pays only for a name read again for the same toast:
+/// so a name is remembered from its second read of a toast on, and from its first once that
+/// has happened for any toast (rules read the same names of every toast). At most
+/// CLUA_TRACKED_NAMES names are tracked; past that, every value is remembered.
+static inline int clua_remembers(clua_context *ctx, const void *name) {
+    for (int i = 0; i < ctx->readagaincount; i++) if (ctx->readagain[i] == name) return 1;
+    for (int i = 0; i < ctx->readoncecount; i++) {
+        if (ctx->readonce[i] != name) continue;
+        if (ctx->readagaincount < CLUA_TRACKED_NAMES) ctx->readagain[ctx->readagaincount++] = name;
+        return 1;
+    }
+    if (ctx->readoncecount >= CLUA_TRACKED_NAMES) return 1;
+    ctx->readonce[ctx->readoncecount++] = name;
+    return 0;
+}
+
+/// `__index` of the table of values the rules read for their current toast, `(values, key)`:
+/// the view's value when it has one, else what the Swift reader (upvalue 1) says. A value
+/// that is neither nil nor a table is remembered in `values` as clua_remembers says (the
+/// Swift reader remembers its own).
+static int clua_ruleindex(lua_State *L) {
+    clua_context *ctx = clua_getcontext(L);
+    // The view's values are pushed and remembered without the memory cap, as the Swift
+    // reader (behind the trampoline) pushes and remembers its own.
+    int enforcing = ctx->enforcing;
+    ctx->enforcing = 0;
+    int answered = ctx->view.valid && lua_type(L, 2) == LUA_TSTRING && clua_pushviewvalue(L, &ctx->view, 2);
+    if (answered && lua_type(L, -1) != LUA_TNIL && clua_remembers(ctx, lua_topointer(L, 2))) {
+        lua_pushvalue(L, 2);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, 1);
+        ctx->valuesfilled = 1;
+    }
+    ctx->enforcing = enforcing;
+    if (answered) return 1;
+    lua_settop(L, 2);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+/// Pushes clua_ruleindex with the Swift reader at the top of the stack as its upvalue.
+static inline void clua_pushruleindex(lua_State *L) { lua_pushcclosure(L, clua_ruleindex, 1); }
 
 // ---- Libraries -------------------------------------------------------------------------
 

@@ -6,7 +6,9 @@ import CLua
 /// Methods that touch the stack leave it as they found it unless they say they push.
 final class LuaState {
     let L: OpaquePointer
-    private let context: UnsafeMutablePointer<clua_context>
+    /// The C side's bookkeeping: the memory cap, the rules' hand-back flag, and the view of
+    /// the rules' toast that `clua_ruleindex` reads (see `RuleToastView.swift`).
+    let context: UnsafeMutablePointer<clua_context>
     /// The toast table's field names as Lua strings, by identity: Lua interns short strings,
     /// so a key is one of these names exactly when it is this object. Kept alive in the
     /// registry, so the identities never change. A short list: comparing eighteen addresses
@@ -16,6 +18,11 @@ final class LuaState {
     func field(forKey key: UnsafeRawPointer) -> ToastField? {
         for entry in fieldKeys where entry.key == key { return entry.field }
         return nil
+    }
+
+    /// The position in `ToastField.allCases` of the field a key names.
+    func fieldPosition(forKey key: UnsafeRawPointer) -> Int? {
+        fieldKeys.firstIndex { $0.key == key }
     }
 
     /// Live toast proxies by their table's address (see `ToastProxy`). This and the other
@@ -34,24 +41,20 @@ final class LuaState {
     var ruleValues: Int32 = LUA_NOREF
     /// Role names as Lua strings, in the registry (see `push(roleName:)`).
     @exclusivity(unchecked) var roleNames: [(name: String, reference: Int32)] = []
-    /// Names the rules read once for the current toast, and names they read again for one
-    /// (by the address of their Lua strings; see `remembersValue(of:)`).
-    @exclusivity(unchecked) var namesReadOnce: [UnsafeRawPointer] = []
-    @exclusivity(unchecked) var namesReadAgain: [UnsafeRawPointer] = []
-    /// Whether `ruleValues` holds anything.
-    @exclusivity(unchecked) var ruleValuesFilled = false
+    /// What the C view of the rules' toast holds (see `RuleToastView.swift`).
+    @exclusivity(unchecked) var ruleView = RuleViewSelection()
     /// The Swift side of the proxy at `ruleProxyReference`, with its table's address.
     @exclusivity(unchecked) var ruleProxy: (proxy: ToastProxy, table: UnsafeRawPointer?)?
 
     /// A new state whose allocations are capped at `memoryLimit` bytes while scripts run
     /// (0: no cap).
     init?(memoryLimit: Int) {
-        context = UnsafeMutablePointer<clua_context>.allocate(capacity: 1)
-        context.initialize(to: clua_context(used: 0, limit: max(0, memoryLimit), enforcing: 0, handback: 0, owner: nil))
+        guard let context = clua_newcontext(max(0, memoryLimit)) else { return nil }
         guard let state = clua_newstate(context) else {
-            context.deallocate()
+            clua_freecontext(context)
             return nil
         }
+        self.context = context
         L = state
         internFieldNames()
     }
@@ -60,7 +63,10 @@ final class LuaState {
         lua_createtable(L, Int32(ToastField.allCases.count), 0)
         for (position, field) in ToastField.allCases.enumerated() {
             push(field.rawValue)
-            if let key = lua_topointer(L, -1) { fieldKeys.append((key, field)) }
+            if let key = lua_topointer(L, -1) {
+                fieldKeys.append((key, field))
+                clua_view_setfieldkey(context, Int32(position), key)
+            }
             lua_rawseti(L, -2, lua_Integer(position + 1))
         }
         _ = makeReference()
@@ -68,7 +74,7 @@ final class LuaState {
 
     deinit {
         lua_close(L)
-        context.deallocate()
+        clua_freecontext(context)
     }
 
     /// The object that Swift functions called from Lua find through the state.
@@ -189,6 +195,8 @@ final class LuaState {
     /// `clua_runrules` hands the rule's results back to Swift.
     func handBackRuleResults() {
         context.pointee.handback = 1
+        // The table may show something else now: C no longer answers for it.
+        invalidateRuleView()
     }
 
     /// Pushes the message handler that `runRules` takes; returns its index.

@@ -42,11 +42,19 @@ extension LuaState {
     /// Pushes a role's name, kept as a Lua string from its first push on: a run has a few
     /// roles, and nearly every rule reads one.
     private func push(roleName: String) {
-        if let known = roleNames.first(where: { $0.name == roleName }) { return pushReference(known.reference) }
+        guard let reference = reference(toRoleName: roleName) else { return push(roleName) }
+        pushReference(reference)
+    }
+
+    /// Where the Lua string of a role's name is kept in the registry, kept from now on if it
+    /// was not; nil past `rememberedRoleNames` names.
+    func reference(toRoleName roleName: String) -> Int32? {
+        if let known = roleNames.first(where: { $0.name == roleName }) { return known.reference }
+        guard roleNames.count < Self.rememberedRoleNames else { return nil }
         push(roleName)
-        guard roleNames.count < Self.rememberedRoleNames else { return }
-        lua_pushvalue(L, -1)
-        roleNames.append((roleName, makeReference()))
+        let reference = makeReference()
+        roleNames.append((roleName, reference))
+        return reference
     }
 
     /// How many role names are kept (a run knows few; scripts may define more).

@@ -14,10 +14,11 @@ import CLua
 /// - A proxy keeps its toast until Lua collects it (`__gc`), so a script may keep one.
 /// - The rules of one toast share one proxy: after each rule it is reset to show the toast
 ///   as that rule left it, so a toast costs one table, not one per rule. While it is the
-///   rules' current proxy, a value of a name the rules read more than once is kept in a table
-///   behind it (`ruleValues`, its metatable's `__index`; see `remembersValue(of:)`), so the next
-///   read of it costs Lua a table lookup; when the next toast comes, the proxy gets the plain
-///   metatable back.
+///   rules' current proxy, its first read of a field is answered in C from a view of the toast
+///   (`RuleToastView.swift`), and a value of a name the rules read more than once is kept in a
+///   table behind it (`ruleValues`, its metatable's `__index`; see `clua_remembers`), so the
+///   next read of it costs Lua a table lookup; when the next toast comes, the proxy gets the
+///   plain metatable back.
 final class ToastProxy {
     // Read and written without the run-time exclusivity check (docs/performance.md,
     // "Exclusivity checks"): only the proxy callbacks touch them, one at a time, and no Lua code
@@ -66,10 +67,12 @@ extension LuaState {
     func pushRuleProxy(_ toast: Toast, roles: RoleTable) -> ToastProxy {
         if let proxy = ruleProxy?.proxy, proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) {
             pushReference(ruleProxyReference)
+            if !ruleViewIsValid { fillRuleView(proxy) }
             return proxy
         }
         retireRuleProxy()
         let proxy = pushProxy(toast, roles: roles, metatable: ruleMetatable)
+        fillRuleView(proxy)
         ruleProxy = (proxy, lua_topointer(L, -1))
         lua_pushvalue(L, -1)
         if ruleProxyReference == LUA_NOREF {
@@ -94,6 +97,7 @@ extension LuaState {
     /// values read for it are forgotten.
     private func retireRuleProxy() {
         guard ruleProxy != nil, ruleProxyReference != LUA_NOREF else { return }
+        invalidateRuleView()
         pushReference(ruleProxyReference)
         pushReference(proxyMetatable)
         lua_setmetatable(L, -2)
@@ -103,7 +107,7 @@ extension LuaState {
 
     /// Empties `ruleValues` (the rules' table shows another toast, or this one changed).
     func clearRuleValues() {
-        namesReadOnce.removeAll(keepingCapacity: true)
+        forgetNamesRead()
         guard ruleValuesFilled else { return }
         ruleValuesFilled = false
         pushReference(ruleValues)
@@ -115,26 +119,6 @@ extension LuaState {
             lua_rawset(L, -4)
         }
         clua_pop(L, 1)
-    }
-
-    /// How many names `remembersValue(of:)` tracks.
-    static let trackedNames = 32
-
-    /// Whether a value read for the name at `name` (a Lua string, by address) goes into
-    /// `ruleValues`. Remembering costs a table write now and a removal when the toast is done,
-    /// which pays only for a name that is read again for the same toast: so a name is
-    /// remembered from its second read of a toast on, and from its first once that has
-    /// happened for any toast (rules read the same names of every toast). At most
-    /// `trackedNames` names are tracked; past that, every value is remembered.
-    func remembersValue(of name: UnsafeRawPointer) -> Bool {
-        if namesReadAgain.contains(name) { return true }
-        if namesReadOnce.contains(name) {
-            if namesReadAgain.count < Self.trackedNames { namesReadAgain.append(name) }
-            return true
-        }
-        guard namesReadOnce.count < Self.trackedNames else { return true }
-        namesReadOnce.append(name)
-        return false
     }
 
     /// Makes `proxy`, the table at `index`, show `toast` with nothing written, as a new one
@@ -160,6 +144,7 @@ extension LuaState {
         proxy.touched.removeAll(keepingCapacity: true)
         proxy.hasOtherKey = false
         proxy.toast = toast
+        if proxy === ruleProxy?.proxy { fillRuleView(proxy) }
     }
 
     /// The Swift side of the proxy table at `pointer`, the current rule's looked at first.
@@ -262,11 +247,13 @@ extension LuaRuntime {
         state.push("toast")
         lua_setfield(L, -2, "__metatable")
         state.proxyMetatable = state.makeReference()
-        // The rules' current proxy: `ruleValues` (a table that asks Swift for what it lacks)
-        // as `__index`, the rest as the plain metatable has it.
+        // The rules' current proxy: `ruleValues` as `__index`, a table that asks C for what it
+        // lacks (`clua_ruleindex`: the view of the toast, else the Swift reader), the rest as
+        // the plain metatable has it.
         lua_createtable(L, 0, 0)
         lua_createtable(L, 0, 1)
         clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.ruleValueIndex() ?? 0 }, 0)
+        clua_pushruleindex(L)
         lua_setfield(L, -2, "__index")
         lua_setmetatable(L, -2)
         state.ruleValues = state.makeReference()
@@ -300,9 +287,9 @@ extension LuaRuntime {
         return 1
     }
 
-    /// `ruleValues[k]`, a field the rules' current proxy `t` did not read yet: what `t[k]`
-    /// shows, remembered in `ruleValues` (at 1) unless it is nil or a table (a table-valued
-    /// extra field is kept in `t` itself, see `pushValue`).
+    /// `ruleValues[k]`, a field the rules' current proxy `t` did not read yet and the C view
+    /// cannot answer: what `t[k]` shows, remembered in `ruleValues` (at 1) unless it is nil
+    /// or a table (a table-valued extra field is kept in `t` itself, see `pushValue`).
     private func ruleValueIndex() -> Int32 {
         let L = state.L
         lua_settop(L, 2)
@@ -310,6 +297,7 @@ extension LuaRuntime {
             lua_pushnil(L)
             return 1
         }
+        if lua_type(L, 2) == LUA_TSTRING, let key = lua_topointer(L, 2) { state.noteRuleRead(key: key) }
         // 1: ruleValues, 2: k; the table `t` itself is fetched only for a table-valued extra.
         if pushValue(of: proxy, table: nil, key: 2), let name = lua_topointer(L, 2), state.remembersValue(of: name) {
             lua_pushvalue(L, 2)
