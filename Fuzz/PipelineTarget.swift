@@ -4,11 +4,13 @@
 
 /// The runs each input goes through: JSON in, every format out (traced, explained, the html
 /// page), with and without drain, a rule that sends every field of every toast through Lua and
-/// back, and two `parse` functions; then `diff` of two rule sets. (An in-memory input stands
+/// back, a rule that reads every field by name and checks it, and two `parse` functions; then
+/// `diff` of two rule sets. (An in-memory input stands
 /// for a pipe, so text input names the stream clock.)
 private let runs: [[String]] = [
     ["--format", "json", "--stats", "examples/flaky-sync.lua", "examples/summary-hook.lua", "examples/mask-emails.lua"],
     ["--format", "json", "Fuzz/touch-everything.lua"],
+    ["--format", "json", "Fuzz/read-by-name.lua"],
     ["--format", "text", "--verbose", "--color", "always", "--no-drain", "examples/app-session.lua"],
     ["--format", "json", "--input", "text", "--clock", "stream", "examples/ci-log.lua"],
     ["--format", "json", "--input", "text", "examples/syslog.lua"],
@@ -22,7 +24,8 @@ private let runs: [[String]] = [
 private let diffRun = ["diff", "examples/app-session.lua", "examples/app-session-calm.lua", "--lua-budget", "100000",
                        "--max-line-bytes", "4096", "--format", "json"]
 
-/// What must hold for any input: the run ends with 0 or 65, every output line is a strict JSON
+/// What must hold for any input: the run ends with 0 or 65, a rule reads what the toast holds,
+/// every output line is a strict JSON
 /// object (json format), every present is followed by exactly one dismiss, a page is whole and
 /// carries no markup from the input; `diff` ends with 0 or 1 and a summary.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -36,6 +39,7 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let status = Toastscript.run(arguments: ["--lua-budget", "100000", "--max-line-bytes", "4096"] + arguments,
                                      environment: environment)
         precondition(status == 0 || status == 65, "status \(status): \(errors)")
+        precondition(!errors.contains { $0.contains("read differs") }, "a rule read what the toast does not hold: \(errors)")
         if arguments[1] == "html" {
             // One page, whatever the input: our one script, and nothing from the input as markup.
             let page = output.text
