@@ -127,6 +127,11 @@ import ToastPipelineTesting
         #expect(result.stderr.first == "w1\tinfo\ts\tquiet\tplain\t0")
     }
 
+    /// C takes a name that is not a field's for an extra field's: every field needs its place.
+    @Test func theViewHasAPlaceForEveryField() {
+        #expect(LuaState.viewNamesEveryField)
+    }
+
     /// The view holds what the rules read for some toasts, and leaves out what they never
     /// read (copying it for every toast would cost for nothing).
     @Test func theViewHoldsTheFieldsTheRulesRead() throws {

@@ -125,7 +125,14 @@ public final class LuaRuntime {
     private func runRules(_ group: LuaRuleGroup, on toast: inout Toast) -> (rule: LuaRule, note: String?)? {
         let L = state.L
         let top = state.top
-        defer { lua_settop(L, top) }
+        state.ruleRunsActive += 1
+        defer {
+            lua_settop(L, top)
+            state.ruleRunsActive -= 1
+            // The rules' table is done with this toast; when no rule can have kept it, it
+            // lets go of the toast now, so the stages after this one change the toast in place.
+            if state.ruleRunsActive == 0 { state.releaseRuleToast() }
+        }
         let handler = state.pushMessageHandler()
         var next = 0
         while next < group.rules.count {
@@ -341,6 +348,7 @@ public final class LuaRuntime {
             return raise("rule expects (function) or (name, function)")
         }
         let place = state.definitionPlace(ofFunctionAt: functionIndex)
+        if options.unsafe || clua_leavesfirstargument(L, functionIndex) == 0 { state.rulesMayKeepTheirTable = true }
         lua_pushvalue(L, functionIndex)
         ruleFunctions.append((name, state.makeReference(), place))
         return 0

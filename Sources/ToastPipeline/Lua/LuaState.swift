@@ -43,6 +43,14 @@ final class LuaState {
     @exclusivity(unchecked) var roleNames: [(name: String, reference: Int32)] = []
     /// What the C view of the rules' toast holds (see `RuleToastView.swift`).
     @exclusivity(unchecked) var ruleView = RuleViewSelection()
+    /// Whether a registered rule may keep the table it gets (see `clua_leavesfirstargument`);
+    /// until one may, the rules' table is one table for every toast (`pushRuleProxy`).
+    var rulesMayKeepTheirTable = false
+    /// What the rules' table holds between toasts when no rule can have kept it.
+    let noToast = Toast(id: "", message: "")
+    /// `LuaRuntime.runRules` calls under way (more than one: a rule's `emit` runs the rules on
+    /// the emitted toast while the rule that emitted it still holds its table).
+    var ruleRunsActive = 0
     /// The Swift side of the proxy at `ruleProxyReference`, with its table's address.
     @exclusivity(unchecked) var ruleProxy: (proxy: ToastProxy, table: UnsafeRawPointer?)?
 

@@ -40,6 +40,7 @@ final class ToastProxy {
 
     /// Nothing was written since it was made or reset.
     var isUnwritten: Bool { touched.isEmpty && !hasOtherKey }
+
 }
 
 /// A name a script wrote to a toast table.
@@ -70,6 +71,12 @@ extension LuaState {
             if !ruleViewIsValid { fillRuleView(proxy) }
             return proxy
         }
+        if let proxy = ruleProxy?.proxy, ruleProxyReference != LUA_NOREF, !rulesMayKeepTheirTable, ruleRunsActive == 1 {
+            // No rule can have kept the table, and no rule holds it now: the next toast gets it.
+            pushReference(ruleProxyReference)
+            reset(proxy, at: -1, showing: toast)
+            return proxy
+        }
         retireRuleProxy()
         let proxy = pushProxy(toast, roles: roles, metatable: ruleMetatable)
         fillRuleView(proxy)
@@ -81,6 +88,16 @@ extension LuaState {
             lua_rawseti(L, clua_registryindex(), lua_Integer(ruleProxyReference))
         }
         return proxy
+    }
+
+    /// The rules are done with the toast their table shows: when no rule can have kept the
+    /// table, it holds no toast until the next (which it then shows, see `pushRuleProxy`), so
+    /// that the toast's storage has one owner again and the next stage's change to it is made
+    /// in place rather than on a copy.
+    func releaseRuleToast() {
+        guard !rulesMayKeepTheirTable, let proxy = ruleProxy?.proxy else { return }
+        invalidateRuleView()
+        proxy.toast = noToast
     }
 
     /// The next rule makes a new proxy (the roles a proxy holds may have changed).

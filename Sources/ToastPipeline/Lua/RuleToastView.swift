@@ -21,7 +21,7 @@ import CLua
 extension LuaState {
     /// Copies what the rules read of `proxy`'s toast into the view, and makes it valid.
     func fillRuleView(_ proxy: ToastProxy) {
-        guard proxy.isUnwritten else { return invalidateRuleView() }
+        guard proxy.isUnwritten, Self.viewNamesEveryField else { return invalidateRuleView() }
         ruleView.fills += 1
         if ruleView.fills >= ruleView.fillsBeforeReview { reviewRuleView() }
         clua_view_begin(context)
@@ -60,6 +60,10 @@ extension LuaState {
             clua_view_setextra(context, Int32(CLUA_VALUE_NIL), nil, 0)
         }
     }
+
+    /// Whether the view has a place for every field: C takes a name it does not know as an
+    /// extra field's, so a field without a place would be searched for among the extra fields.
+    static let viewNamesEveryField = ToastField.allCases.count <= Int(CLUA_VIEW_FIELDS)
 
     private func setViewText(_ position: Int32, _ bytes: UnsafeRawBufferPointer) {
         clua_view_settext(context, position, bytes.baseAddress, bytes.count)
