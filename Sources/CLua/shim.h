@@ -2,7 +2,8 @@
 // the allocator with a memory cap, the instruction-budget hook, the trampoline that
 // lets Swift functions raise Lua errors without unwinding Swift frames, the
 // message handler that names the error's place, the loop that runs a toast's rules,
-// and the view that answers a rule's reads of its toast without a call into Swift.
+// the view that answers a rule's reads of its toast without a call into Swift, and the
+// reading of a rule's compiled code that tells whether it can keep its toast's table.
 // Only ToastPipeline/Lua imports this.
 #ifndef CLUA_SHIM_H
 #define CLUA_SHIM_H
@@ -33,7 +34,7 @@ typedef struct clua_viewvalue {
 
 /// The toast the rules' current table shows, as plain values a C `__index` reads without a
 /// call into Swift (see clua_ruleindex). Swift fills it for each toast with the fields the
-/// rules have read so far, copying their text into `text`, and marks it not valid whenever
+/// rules read, copying their text into `text`, and marks it not valid whenever
 /// the table may show something else (a write, a role change, another toast). C reads only
 /// this struct's own memory.
 typedef struct clua_toastview {
@@ -44,7 +45,7 @@ typedef struct clua_toastview {
     int extrakind;          // ASK, NIL (no extra fields) or STRING (a JSON object's text)
     size_t extrastart, extralength;
     // Reads answered since Swift last looked, by field position and for extra fields: Swift
-    // keeps in the view only what the rules read for most toasts.
+    // keeps in the view only what the rules read often.
     unsigned reads[CLUA_VIEW_FIELDS];
     unsigned extrareads;
     size_t textused;

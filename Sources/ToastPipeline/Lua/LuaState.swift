@@ -48,8 +48,9 @@ final class LuaState {
     var rulesMayKeepTheirTable = false
     /// What the rules' table holds between toasts when no rule can have kept it.
     let noToast = Toast(id: "", message: "")
-    /// `LuaRuntime.runRules` calls under way (more than one: a rule's `emit` runs the rules on
-    /// the emitted toast while the rule that emitted it still holds its table).
+    /// `LuaRuntime.runRules` calls under way. Rules do not run inside a rule today (`emit`
+    /// queues its toast), but the shared table goes to the next toast only when no rule holds
+    /// it, whatever may call back into the pipeline.
     var ruleRunsActive = 0
     /// The Swift side of the proxy at `ruleProxyReference`, with its table's address.
     @exclusivity(unchecked) var ruleProxy: (proxy: ToastProxy, table: UnsafeRawPointer?)?

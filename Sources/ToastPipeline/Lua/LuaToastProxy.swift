@@ -12,6 +12,9 @@ import CLua
 /// - `pairs(t)` walks a full copy; `next(t)` and `rawget(t, k)` see only what was written.
 ///   The metatable is protected (`getmetatable(t)` is `"toast"`).
 /// - A proxy keeps its toast until Lua collects it (`__gc`), so a script may keep one.
+/// - When no rule can keep its table (`clua_leavesfirstargument` reads each rule's code), the
+///   rules' proxy is one table for every toast: reset for the next toast instead of made anew,
+///   and holding no toast between toasts (`releaseRuleToast`).
 /// - The rules of one toast share one proxy: after each rule it is reset to show the toast
 ///   as that rule left it, so a toast costs one table, not one per rule. While it is the
 ///   rules' current proxy, its first read of a field is answered in C from a view of the toast
@@ -40,7 +43,6 @@ final class ToastProxy {
 
     /// Nothing was written since it was made or reset.
     var isUnwritten: Bool { touched.isEmpty && !hasOtherKey }
-
 }
 
 /// A name a script wrote to a toast table.
