@@ -538,19 +538,26 @@ static inline void clua_skipdumpstring(clua_dumpreader *r) {
     if (size > 0) clua_skipbytes(r, size - 1);
 }
 
-/// Lua 5.4's opcodes this analysis names (lopcodes.h).
+/// Lua 5.4's opcodes, in lopcodes.h's order (checked against `luac5.4 -l`).
 enum {
-    CLUA_OP_MOVE = 0, CLUA_OP_LOADNIL = 8, CLUA_OP_SETUPVAL = 10, CLUA_OP_GETTABUP = 11, CLUA_OP_GETTABLE = 12,
-    CLUA_OP_GETI = 13, CLUA_OP_GETFIELD = 14, CLUA_OP_SETTABUP = 15, CLUA_OP_SETTABLE = 16, CLUA_OP_SETI = 17,
-    CLUA_OP_SETFIELD = 18, CLUA_OP_NEWTABLE = 19, CLUA_OP_SELF = 20, CLUA_OP_ADDI = 21, CLUA_OP_SHLI = 33,
-    CLUA_OP_ADD = 34, CLUA_OP_SHR = 45, CLUA_OP_MMBIN = 46, CLUA_OP_MMBINI = 47, CLUA_OP_MMBINK = 48,
-    CLUA_OP_UNM = 49, CLUA_OP_NOT = 51, CLUA_OP_LEN = 52, CLUA_OP_CONCAT = 53, CLUA_OP_CLOSE = 54,
-    CLUA_OP_TBC = 55, CLUA_OP_JMP = 56, CLUA_OP_EQ = 57, CLUA_OP_LE = 59, CLUA_OP_EQK = 60, CLUA_OP_EQI = 61,
-    CLUA_OP_GEI = 65, CLUA_OP_TEST = 66, CLUA_OP_TESTSET = 67, CLUA_OP_CALL = 68, CLUA_OP_TAILCALL = 69,
-    CLUA_OP_RETURN = 70, CLUA_OP_RETURN0 = 71, CLUA_OP_RETURN1 = 72, CLUA_OP_FORLOOP = 73,
-    CLUA_OP_TFORLOOP = 77, CLUA_OP_SETLIST = 78, CLUA_OP_CLOSURE = 79, CLUA_OP_VARARG = 80,
-    CLUA_OP_VARARGPREP = 81, CLUA_OP_EXTRAARG = 82
+    CLUA_OP_MOVE, CLUA_OP_LOADI, CLUA_OP_LOADF, CLUA_OP_LOADK, CLUA_OP_LOADKX, CLUA_OP_LOADFALSE,
+    CLUA_OP_LFALSESKIP, CLUA_OP_LOADTRUE, CLUA_OP_LOADNIL, CLUA_OP_GETUPVAL, CLUA_OP_SETUPVAL,
+    CLUA_OP_GETTABUP, CLUA_OP_GETTABLE, CLUA_OP_GETI, CLUA_OP_GETFIELD, CLUA_OP_SETTABUP,
+    CLUA_OP_SETTABLE, CLUA_OP_SETI, CLUA_OP_SETFIELD, CLUA_OP_NEWTABLE, CLUA_OP_SELF, CLUA_OP_ADDI,
+    CLUA_OP_ADDK, CLUA_OP_SUBK, CLUA_OP_MULK, CLUA_OP_MODK, CLUA_OP_POWK, CLUA_OP_DIVK,
+    CLUA_OP_IDIVK, CLUA_OP_BANDK, CLUA_OP_BORK, CLUA_OP_BXORK, CLUA_OP_SHRI, CLUA_OP_SHLI,
+    CLUA_OP_ADD, CLUA_OP_SUB, CLUA_OP_MUL, CLUA_OP_MOD, CLUA_OP_POW, CLUA_OP_DIV, CLUA_OP_IDIV,
+    CLUA_OP_BAND, CLUA_OP_BOR, CLUA_OP_BXOR, CLUA_OP_SHL, CLUA_OP_SHR, CLUA_OP_MMBIN,
+    CLUA_OP_MMBINI, CLUA_OP_MMBINK, CLUA_OP_UNM, CLUA_OP_BNOT, CLUA_OP_NOT, CLUA_OP_LEN,
+    CLUA_OP_CONCAT, CLUA_OP_CLOSE, CLUA_OP_TBC, CLUA_OP_JMP, CLUA_OP_EQ, CLUA_OP_LT, CLUA_OP_LE,
+    CLUA_OP_EQK, CLUA_OP_EQI, CLUA_OP_LTI, CLUA_OP_LEI, CLUA_OP_GTI, CLUA_OP_GEI, CLUA_OP_TEST,
+    CLUA_OP_TESTSET, CLUA_OP_CALL, CLUA_OP_TAILCALL, CLUA_OP_RETURN, CLUA_OP_RETURN0,
+    CLUA_OP_RETURN1, CLUA_OP_FORLOOP, CLUA_OP_FORPREP, CLUA_OP_TFORPREP, CLUA_OP_TFORCALL,
+    CLUA_OP_TFORLOOP, CLUA_OP_SETLIST, CLUA_OP_CLOSURE, CLUA_OP_VARARG, CLUA_OP_VARARGPREP,
+    CLUA_OP_EXTRAARG
 };
+_Static_assert(CLUA_OP_GETFIELD == 14 && CLUA_OP_GEI == 65 && CLUA_OP_CALL == 68 && CLUA_OP_EXTRAARG == 82,
+               "Lua 5.4's opcode numbers");
 
 /// Whether one instruction leaves the toast (register 0, the function's first parameter)
 /// where nothing can keep it: it may index the toast (read or write a field, through the
@@ -565,29 +572,29 @@ static inline int clua_leavestoast(uint32_t i) {
     case CLUA_OP_GETI: case CLUA_OP_GETFIELD: return a != 0;      // R[A] := R[B][...]
     case CLUA_OP_SETTABLE: return b != 0 && (k || c != 0);        // R[A][R[B]] := RK(C)
     case CLUA_OP_SETI: case CLUA_OP_SETFIELD: return k || c != 0; // R[A][...] := RK(C)
-    case CLUA_OP_EQK: case CLUA_OP_EQI: case 62: case 63: case 64: case CLUA_OP_GEI: case CLUA_OP_TEST:
+    case CLUA_OP_EQK: case CLUA_OP_EQI: case CLUA_OP_LTI: case CLUA_OP_LEI: case CLUA_OP_GTI: case CLUA_OP_GEI:
+    case CLUA_OP_TEST:
         return 1;                                                 // compares R[A] with a constant
     case CLUA_OP_NOT: case CLUA_OP_LEN: return a != 0;            // R[A] := not R[B], #R[B]
     case CLUA_OP_RETURN: case CLUA_OP_RETURN0: case CLUA_OP_RETURN1: return 1;
-    // Reads nothing, writes R[A] (or nothing).
-    case 1: case 2: case 3: case 4: case 5: case 6: case 7: case 9: case CLUA_OP_GETTABUP:
-    case CLUA_OP_NEWTABLE: case CLUA_OP_CLOSURE:
+    // Reads no register, writes R[A] (LOADNIL and VARARG: from R[A] on), or touches none.
+    case CLUA_OP_LOADI: case CLUA_OP_LOADF: case CLUA_OP_LOADK: case CLUA_OP_LOADKX: case CLUA_OP_LOADFALSE:
+    case CLUA_OP_LFALSESKIP: case CLUA_OP_LOADTRUE: case CLUA_OP_LOADNIL: case CLUA_OP_GETUPVAL:
+    case CLUA_OP_GETTABUP: case CLUA_OP_NEWTABLE: case CLUA_OP_CLOSURE: case CLUA_OP_VARARG:
         return a != 0;
-    case CLUA_OP_LOADNIL: return a != 0;                          // R[A..A+B] := nil
-    case CLUA_OP_VARARG: return a != 0;
     case CLUA_OP_JMP: case CLUA_OP_VARARGPREP: case CLUA_OP_EXTRAARG: case CLUA_OP_CLOSE: return 1;
     // Reads and writes other registers: fine unless one of them is register 0.
-    case CLUA_OP_MOVE: return a != 0 && b != 0;
+    case CLUA_OP_MOVE: case CLUA_OP_TESTSET: return a != 0 && b != 0;   // R[A] := R[B]
     case CLUA_OP_SETUPVAL: return a != 0;                         // UpValue[B] := R[A]
     case CLUA_OP_SETTABUP: return k || c != 0;                    // UpValue[A][K[B]] := RK(C)
     case CLUA_OP_SELF: return a != 0 && b != 0 && (k || c != 0);
-    case CLUA_OP_UNM: case 50: return a != 0 && b != 0;
-    case CLUA_OP_CONCAT: case CLUA_OP_TESTSET: return a != 0 && b != 0;
-    case CLUA_OP_MMBIN: return a != 0 && b != 0;
+    case CLUA_OP_UNM: case CLUA_OP_BNOT: return a != 0 && b != 0;
+    case CLUA_OP_MMBIN: case CLUA_OP_EQ: case CLUA_OP_LT: case CLUA_OP_LE: return a != 0 && b != 0;
     case CLUA_OP_MMBINI: case CLUA_OP_MMBINK: return a != 0;
-    case CLUA_OP_EQ: case 58: case CLUA_OP_LE: return a != 0 && b != 0;
-    case CLUA_OP_CALL: case CLUA_OP_TAILCALL: case CLUA_OP_SETLIST: case CLUA_OP_TBC: return a != 0;
-    case CLUA_OP_FORLOOP: case 74: case 75: case 76: case CLUA_OP_TFORLOOP: return a != 0;
+    // Registers from R[A] on (a call's function and arguments, a concatenation, a loop's).
+    case CLUA_OP_CONCAT: case CLUA_OP_CALL: case CLUA_OP_TAILCALL: case CLUA_OP_SETLIST: case CLUA_OP_TBC:
+    case CLUA_OP_FORLOOP: case CLUA_OP_FORPREP: case CLUA_OP_TFORPREP: case CLUA_OP_TFORCALL: case CLUA_OP_TFORLOOP:
+        return a != 0;
     default:
         if (op >= CLUA_OP_ADDI && op <= CLUA_OP_SHLI) return a != 0 && b != 0;   // R[A] := R[B] op K/sC
         if (op >= CLUA_OP_ADD && op <= CLUA_OP_SHR) return a != 0 && b != 0 && c != 0;

@@ -16,8 +16,7 @@ final class LuaState {
     @exclusivity(unchecked) private var fieldKeys: [(key: UnsafeRawPointer, field: ToastField)] = []
     /// The field a key names, given the address of the Lua string.
     func field(forKey key: UnsafeRawPointer) -> ToastField? {
-        for entry in fieldKeys where entry.key == key { return entry.field }
-        return nil
+        fieldPosition(forKey: key).map { fieldKeys[$0].field }
     }
 
     /// The position in `ToastField.allCases` of the field a key names.
