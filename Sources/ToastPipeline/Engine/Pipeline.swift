@@ -21,13 +21,13 @@ public final class Pipeline: HostEnvironment {
     /// The context of code outside the stages (hooks, a `parse` function): its `emit` brings a
     /// toast in at the first stage.
     public private(set) var entryContext: StageContext!
-    // The hot state below is read and written without Swift's run-time exclusivity check
-    // (docs/performance.md, "Exclusivity checks": 2,900 instructions a toast): each access is
-    // one step that calls out to no stage, host or writer while it lasts (a timer is popped,
-    // then fired; a pending toast is copied out, then run), so no two accesses overlap.
-    @exclusivity(unchecked) private var timers = TimerQueue<PipelineTimer>()
+    // The hot state below is kept in unchecked cells (`UncheckedCell`; 2,900 instructions a
+    // toast with Swift's run-time check): each access is one step that calls out to no stage,
+    // host or writer while it lasts (a timer is popped, then fired; a pending toast is copied
+    // out, then run), so no two accesses overlap.
+    private let timers = UncheckedCell(TimerQueue<PipelineTimer>())
     /// Toasts brought in during a step, with the stage each enters at.
-    @exclusivity(unchecked) private var pending: [(toast: Toast, stage: Int)] = []
+    private let pending = UncheckedCell<[(toast: Toast, stage: Int)]>([])
     private var pendingStart = 0
     private var isRunningPending = false
     /// How deep inside `handle`, a timer or `finish` we are: toasts emitted there wait.
@@ -40,10 +40,15 @@ public final class Pipeline: HostEnvironment {
     /// Why the current stage decided as it did, when it said so (`StageContext.explain`).
     private var stageBecause: String?
 
-    @exclusivity(unchecked) public private(set) var now: Microseconds = 0
+    /// The stream clock.
+    public var now: Microseconds { nowCell.value }
+    private let nowCell = UncheckedCell<Microseconds>(0)
     /// The input line being handled, for toasts brought in while handling it.
-    @exclusivity(unchecked) public private(set) var currentLine = 0
-    @exclusivity(unchecked) public private(set) var statistics: PipelineStatistics
+    public var currentLine: Int { currentLineCell.value }
+    private let currentLineCell = UncheckedCell(0)
+    /// What the run has counted so far.
+    public var statistics: PipelineStatistics { statisticsCell.value }
+    private let statisticsCell: UncheckedCell<PipelineStatistics>
 
     /// The last stage; built on first use, as it needs the pipeline as its environment.
     public private(set) lazy var host: Host = {
@@ -69,7 +74,7 @@ public final class Pipeline: HostEnvironment {
         self.stageNames = stages.map(\.name)
         self.stages = stages.map(\.stage)
         self.output = output
-        self.statistics = PipelineStatistics(stageNames: stages.map(\.name))
+        self.statisticsCell = UncheckedCell(PipelineStatistics(stageNames: stages.map(\.name)))
         self.contexts = stages.enumerated().map { index, entry in
             StageContext(stageName: entry.name, position: index, pipeline: self)
         }
@@ -92,14 +97,14 @@ public final class Pipeline: HostEnvironment {
         var time = event.at ?? now
         if time < now {
             time = now
-            statistics.lateEvents += 1
+            statisticsCell.value.lateEvents += 1
         }
         advance(to: time)
-        statistics.events += 1
-        currentLine = event.line
+        statisticsCell.value.events += 1
+        currentLineCell.value = event.line
         if var toast = event.kind.takeToast() {
             toast.atMicros = now
-            statistics.toastsIn += 1
+            statisticsCell.value.toastsIn += 1
             run(&toast, from: 0)
         } else {
             host.interact(event.kind)
@@ -109,17 +114,17 @@ public final class Pipeline: HostEnvironment {
 
     /// Moves the clock to `time`, firing every timer due at or before it in order.
     public func advance(to time: Microseconds) {
-        while let timer = timers.popDue(atOrBefore: time) {
+        while let timer = timers.value.popDue(atOrBefore: time) {
             fire(timer)
         }
-        if time > now { now = time }
+        if time > now { nowCell.value = time }
     }
 
     /// When the next timer that still means something is due.
     public var nextTimerDue: Microseconds? {
-        while let timer = timers.next {
+        while let timer = timers.value.next {
             if isLive(timer.payload) { return timer.due }
-            _ = timers.popNext()
+            _ = timers.value.popNext()
         }
         return nil
     }
@@ -131,20 +136,20 @@ public final class Pipeline: HostEnvironment {
         defer { stepDepth -= 1 }
         repeat {
             if drain {
-                while let timer = timers.popNext() { fire(timer) }
+                while let timer = timers.value.popNext() { fire(timer) }
             } else {
-                timers.removeAll()
+                timers.value.removeAll()
             }
             host.removeAll()
             runPending()
-        } while !host.isEmpty || (drain && !timers.isEmpty)
+        } while !host.isEmpty || (drain && !timers.value.isEmpty)
     }
 
     private func fire(_ timer: TimerQueue<PipelineTimer>.Timer) {
         guard isLive(timer.payload) else { return }
         stepDepth += 1
         defer { stepDepth -= 1 }
-        if timer.due > now { now = timer.due }
+        if timer.due > now { nowCell.value = timer.due }
         switch timer.payload {
         case .host(let hostTimer):
             host.timerFired(hostTimer)
@@ -181,13 +186,13 @@ public final class Pipeline: HostEnvironment {
             case .pass:
                 continue
             case .drop(let drop):
-                statistics.countPasses(from: start, upTo: index)
-                statistics.stages[index].droppedCounts.add(drop.reason.rawValue)
+                statisticsCell.value.countPasses(from: start, upTo: index)
+                statisticsCell.value.stages[index].droppedCounts.add(drop.reason.rawValue)
                 write(.drop(toast, at: now, drop))
                 return
             }
         }
-        statistics.countPasses(from: start, upTo: stages.count)
+        statisticsCell.value.countPasses(from: start, upTo: stages.count)
         host.admit(toast)
     }
 
@@ -241,19 +246,19 @@ public final class Pipeline: HostEnvironment {
         var toast = toast
         toast.atMicros = now
         if toast.inputLine == 0 { toast.inputLine = currentLine }
-        pending.append((toast, stage))
+        pending.value.append((toast, stage))
     }
 
     private func runPending() {
         guard !isRunningPending else { return }
         isRunningPending = true
-        while pendingStart < pending.count {
-            var (toast, stage) = pending[pendingStart]
+        while pendingStart < pending.value.count {
+            var (toast, stage) = pending.value[pendingStart]
             pendingStart += 1
-            statistics.toastsIn += 1
+            statisticsCell.value.toastsIn += 1
             run(&toast, from: stage)
         }
-        pending.removeAll(keepingCapacity: true)
+        pending.value.removeAll(keepingCapacity: true)
         pendingStart = 0
         isRunningPending = false
     }
@@ -273,25 +278,25 @@ public final class Pipeline: HostEnvironment {
     }
 
     func scheduleStageTimer(stage: Int, token: Int, at time: Microseconds) {
-        timers.schedule(.stage(stage, token: token), at: max(time, now))
+        timers.value.schedule(.stage(stage, token: token), at: max(time, now))
     }
 
     // MARK: HostEnvironment
 
     public func schedule(_ timer: HostTimer, at time: Microseconds) {
-        timers.schedule(.host(timer), at: time)
+        timers.value.schedule(.host(timer), at: time)
     }
 
     public func write(_ record: Record) {
-        statistics.records += 1
+        statisticsCell.value.records += 1
         let hostIndex = stages.count
         switch record {
         case .present:
-            statistics.stages[hostIndex].presented += 1
+            statisticsCell.value.stages[hostIndex].presented += 1
         case .dismiss(_, _, let reason, _):
-            statistics.stages[hostIndex].dismissedCounts.add(reason.rawValue)
+            statisticsCell.value.stages[hostIndex].dismissedCounts.add(reason.rawValue)
         case .drop(_, _, let drop) where drop.stage == "host":
-            statistics.stages[hostIndex].droppedCounts.add(drop.reason.rawValue)
+            statisticsCell.value.stages[hostIndex].droppedCounts.add(drop.reason.rawValue)
         case .drop:
             break
         }

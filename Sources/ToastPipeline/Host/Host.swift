@@ -18,19 +18,35 @@ public final class Host {
     /// pipeline's own host, which must not hold its owner.
     private let keptEnvironment: (any HostEnvironment)?
 
-    // The slots and the three lists of slot numbers are read and written without Swift's
-    // run-time exclusivity check (docs/performance.md, "Exclusivity checks"): a toast is
-    // removed from its list and slot before the host writes its record or calls out, so no
-    // access to them overlaps another.
+    // The slots and the three lists of slot numbers are kept in unchecked cells
+    // (`UncheckedCell`), read and changed through the properties below: a toast is removed
+    // from its list and slot before the host writes its record or calls out, so no access to
+    // them overlaps another.
+    private let slotsCell = UncheckedCell(HostSlots())
+    private let visibleCell = UncheckedCell<[Int]>([])
+    private let waitingCell = UncheckedCell<[Int]>([])
+    private let delayedCell = UncheckedCell<[Int]>([])
 
     /// The toasts the host holds, by slot number.
-    @exclusivity(unchecked) private var slots = HostSlots()
+    private var slots: HostSlots {
+        _read { yield slotsCell.value }
+        _modify { yield &slotsCell.value }
+    }
     /// Visible toasts, in the order they were presented.
-    @exclusivity(unchecked) private var visible: [Int] = []
+    private var visible: [Int] {
+        _read { yield visibleCell.value }
+        _modify { yield &visibleCell.value }
+    }
     /// The waiting line: priority descending, then arrival order.
-    @exclusivity(unchecked) private var waiting: [Int] = []
+    private var waiting: [Int] {
+        _read { yield waitingCell.value }
+        _modify { yield &waitingCell.value }
+    }
     /// Toasts still in their `after` delay, in the order they were admitted.
-    @exclusivity(unchecked) private var delayed: [Int] = []
+    private var delayed: [Int] {
+        _read { yield delayedCell.value }
+        _modify { yield &delayedCell.value }
+    }
     private var nextSerial = 0
     /// Receives the host's decisions when the run is traced (see `TraceRecord`).
     var trace: ((TraceRecord) -> Void)?

@@ -23,22 +23,39 @@ import CLua
 ///   next read of it costs Lua a table lookup; when the next toast comes, the proxy gets the
 ///   plain metatable back.
 final class ToastProxy {
-    // Read and written without the run-time exclusivity check (docs/performance.md,
-    // "Exclusivity checks"): only the proxy callbacks touch them, one at a time, and no Lua code
-    // runs during an access (pushing a value may collect garbage, whose `__gc` touches only
-    // `LuaState.proxies`).
-    @exclusivity(unchecked) var toast: Toast
+    // Read and written through one unchecked cell (`UncheckedCell`): only the proxy callbacks
+    // touch them, one at a time, and no Lua code runs during an access (pushing a value may
+    // collect garbage, whose `__gc` touches only `LuaState.proxies`).
+    private let state: UncheckedCell<State>
     /// The roles of the run, for the priority a toast takes from its role.
     let roles: RoleTable
-    /// Names the script wrote, or table-valued extras it read, in order, with the field each
-    /// names (nil for an extra field), found once by the key's identity.
-    @exclusivity(unchecked) var touched: [TouchedName] = []
-    /// A key that is not a string was written (an error when the toast is read back).
-    @exclusivity(unchecked) var hasOtherKey = false
+
+    private struct State {
+        var toast: Toast
+        var touched: [TouchedName] = []
+        var hasOtherKey = false
+    }
 
     init(toast: Toast, roles: RoleTable) {
-        self.toast = toast
+        self.state = UncheckedCell(State(toast: toast))
         self.roles = roles
+    }
+
+    /// The toast the table shows.
+    var toast: Toast {
+        _read { yield state.value.toast }
+        _modify { yield &state.value.toast }
+    }
+    /// Names the script wrote, or table-valued extras it read, in order, with the field each
+    /// names (nil for an extra field), found once by the key's identity.
+    var touched: [TouchedName] {
+        _read { yield state.value.touched }
+        _modify { yield &state.value.touched }
+    }
+    /// A key that is not a string was written (an error when the toast is read back).
+    var hasOtherKey: Bool {
+        _read { yield state.value.hasOtherKey }
+        _modify { yield &state.value.hasOtherKey }
     }
 
     /// Nothing was written since it was made or reset.
@@ -68,12 +85,12 @@ extension LuaState {
     /// shows this very toast and nothing was written to it since its reset; else a new one.
     /// Returns its Swift side.
     func pushRuleProxy(_ toast: Toast, roles: RoleTable) -> ToastProxy {
-        if let proxy = ruleProxy?.proxy, proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) {
+        if let proxy = ruleProxy.value?.proxy, proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) {
             pushReference(ruleProxyReference)
             if !ruleViewIsValid { fillRuleView(proxy) }
             return proxy
         }
-        if let proxy = ruleProxy?.proxy, ruleProxyReference != LUA_NOREF, !rulesMayKeepTheirTable, ruleRunsActive == 1 {
+        if let proxy = ruleProxy.value?.proxy, ruleProxyReference != LUA_NOREF, !rulesMayKeepTheirTable, ruleRunsActive == 1 {
             // No rule can have kept the table, and no rule holds it now: the next toast gets it.
             pushReference(ruleProxyReference)
             reset(proxy, at: -1, showing: toast)
@@ -82,7 +99,7 @@ extension LuaState {
         retireRuleProxy()
         let proxy = pushProxy(toast, roles: roles, metatable: ruleMetatable)
         fillRuleView(proxy)
-        ruleProxy = (proxy, lua_topointer(L, -1))
+        ruleProxy.value = (proxy, lua_topointer(L, -1))
         lua_pushvalue(L, -1)
         if ruleProxyReference == LUA_NOREF {
             ruleProxyReference = makeReference()
@@ -97,7 +114,7 @@ extension LuaState {
     /// that the toast's storage has one owner again and the next stage's change to it is made
     /// in place rather than on a copy.
     func releaseRuleToast() {
-        guard !rulesMayKeepTheirTable, let proxy = ruleProxy?.proxy else { return }
+        guard !rulesMayKeepTheirTable, let proxy = ruleProxy.value?.proxy else { return }
         invalidateRuleView()
         proxy.toast = noToast
     }
@@ -109,13 +126,13 @@ extension LuaState {
         retireRuleProxy()
         luaL_unref(L, clua_registryindex(), ruleProxyReference)
         ruleProxyReference = LUA_NOREF
-        ruleProxy = nil
+        ruleProxy.value = nil
     }
 
     /// The current rule proxy (a script may have kept it) gets the plain metatable, and the
     /// values read for it are forgotten.
     private func retireRuleProxy() {
-        guard ruleProxy != nil, ruleProxyReference != LUA_NOREF else { return }
+        guard ruleProxy.value != nil, ruleProxyReference != LUA_NOREF else { return }
         invalidateRuleView()
         pushReference(ruleProxyReference)
         pushReference(proxyMetatable)
@@ -163,12 +180,12 @@ extension LuaState {
         proxy.touched.removeAll(keepingCapacity: true)
         proxy.hasOtherKey = false
         proxy.toast = toast
-        if proxy === ruleProxy?.proxy { fillRuleView(proxy) }
+        if proxy === ruleProxy.value?.proxy { fillRuleView(proxy) }
     }
 
     /// The Swift side of the proxy table at `pointer`, the current rule's looked at first.
     func proxy(forTable pointer: UnsafeRawPointer) -> ToastProxy? {
-        if let cached = ruleProxy, cached.table == pointer { return cached.proxy }
+        if let cached = ruleProxy.value, cached.table == pointer { return cached.proxy }
         return proxies[pointer]
     }
 
@@ -312,7 +329,7 @@ extension LuaRuntime {
     private func ruleValueIndex() -> Int32 {
         let L = state.L
         lua_settop(L, 2)
-        guard let proxy = state.ruleProxy?.proxy, state.ruleProxyReference != LUA_NOREF else {
+        guard let proxy = state.ruleProxy.value?.proxy, state.ruleProxyReference != LUA_NOREF else {
             lua_pushnil(L)
             return 1
         }
@@ -403,7 +420,7 @@ extension LuaRuntime {
             return raise("index is NaN")
         case LUA_TSTRING:
             let name = state.string(at: 2) ?? ""
-            if state.ruleProxy?.table == pointer && state.ruleValuesFilled {
+            if state.ruleProxy.value?.table == pointer && state.ruleValuesFilled {
                 // A value read before must not show through once the script removes the field.
                 state.pushReference(state.ruleValues)
                 lua_pushvalue(L, 2)

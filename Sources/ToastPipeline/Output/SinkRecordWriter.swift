@@ -2,34 +2,35 @@
 public final class SinkRecordWriter: RecordWriter, TraceWriter {
     public let encoder: any RecordEncoder
     public let sink: any ByteSink
-    /// Unchecked (see docs/performance.md, "Exclusivity checks"): the encoder appends to it in
-    /// one access and touches nothing of this writer meanwhile.
-    @exclusivity(unchecked) private var buffer: ByteBuffer
+    /// In an unchecked cell (`UncheckedCell`): the encoder appends to it in one access and
+    /// touches nothing of this writer meanwhile.
+    private let buffer: UncheckedCell<ByteBuffer>
     private let blockSize: Int
-    /// Lines written (a format may leave records out). Unchecked too: counted after the
-    /// encoder's access has ended.
-    @exclusivity(unchecked) public private(set) var linesWritten = 0
+    /// Lines written (a format may leave records out).
+    public var linesWritten: Int { linesWrittenCell.value }
+    /// Unchecked too: counted after the encoder's access has ended.
+    private let linesWrittenCell = UncheckedCell(0)
 
     public init(encoder: any RecordEncoder, sink: any ByteSink, blockSize: Int = 1 << 16) {
         self.encoder = encoder
         self.sink = sink
         self.blockSize = blockSize
-        buffer = ByteBuffer(capacity: blockSize + 4096)
+        buffer = UncheckedCell(ByteBuffer(capacity: blockSize + 4096))
     }
 
     public func write(_ record: Record) {
-        if encoder.encode(record, into: &buffer) { linesWritten += 1 }
-        if buffer.count >= blockSize { flushBuffer() }
+        if encoder.encode(record, into: &buffer.value) { linesWrittenCell.value += 1 }
+        if buffer.value.count >= blockSize { flushBuffer() }
     }
 
     public func write(_ trace: TraceRecord) {
-        if encoder.encode(trace, into: &buffer) { linesWritten += 1 }
-        if buffer.count >= blockSize { flushBuffer() }
+        if encoder.encode(trace, into: &buffer.value) { linesWrittenCell.value += 1 }
+        if buffer.value.count >= blockSize { flushBuffer() }
     }
 
     /// Ends the output: the encoder's last words, then everything flushed.
     public func finish() {
-        encoder.finish(into: &buffer)
+        encoder.finish(into: &buffer.value)
         flush()
     }
 
@@ -40,8 +41,8 @@ public final class SinkRecordWriter: RecordWriter, TraceWriter {
     }
 
     private func flushBuffer() {
-        guard !buffer.isEmpty else { return }
-        buffer.withBytes { sink.write($0) }
-        buffer.removeAll()
+        guard !buffer.value.isEmpty else { return }
+        buffer.value.withBytes { sink.write($0) }
+        buffer.value.removeAll()
     }
 }

@@ -5,12 +5,21 @@
 public final class DedupStage: ToastStage {
     public let settings: DedupSettings
     private let fields: [FieldReference]
-    /// `cache` and `scratch` go without the run-time exclusivity check (docs/performance.md,
-    /// "Exclusivity checks"): each access is one step of `process` that calls out to nothing
-    /// that could reach this stage.
-    @exclusivity(unchecked) private var cache: RecencyCache<PassedToast>
+    // `cache` and `scratch` are kept in unchecked cells (`UncheckedCell`): each access is one
+    // step of `process` that calls out to nothing that could reach this stage.
+    private let cacheCell: UncheckedCell<RecencyCache<PassedToast>>
+    private let scratchCell = UncheckedCell(ByteBuffer(capacity: 256))
+
+    /// The keys that passed, least recently passed first to go.
+    private var cache: RecencyCache<PassedToast> {
+        _read { yield cacheCell.value }
+        _modify { yield &cacheCell.value }
+    }
     /// Reused for building each key.
-    @exclusivity(unchecked) private var scratch = ByteBuffer(capacity: 256)
+    private var scratch: ByteBuffer {
+        _read { yield scratchCell.value }
+        _modify { yield &scratchCell.value }
+    }
 
     struct PassedToast {
         var time: Microseconds
@@ -20,7 +29,7 @@ public final class DedupStage: ToastStage {
     public init(settings: DedupSettings) {
         self.settings = settings
         self.fields = settings.fields.map(FieldReference.init(name:))
-        self.cache = RecencyCache(capacity: settings.cache)
+        self.cacheCell = UncheckedCell(RecencyCache(capacity: settings.cache))
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
