@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Reads and decodes input on a second thread, a few batches ahead of the pipeline, so a
 /// recorded log keeps both cores busy: decoding is about a third of the work for a line.
 ///
@@ -10,6 +6,9 @@ import Glibc
 /// signals are seen by the run loop between batches. Rejected lines go to the dead-letter file
 /// here, in input order; their messages are printed by the run loop, in order with everything
 /// else it prints.
+///
+/// Shared by the two threads (`@unchecked Sendable`): what both touch is guarded by the
+/// hand-off's lock; the reader and the decoder are used by the reading thread alone.
 final class ReadAhead: @unchecked Sendable {
     enum Item {
         case line(DecodedLine, number: Int)
@@ -27,62 +26,44 @@ final class ReadAhead: @unchecked Sendable {
 
     private let reader: LineReader
     private var decoding: LineDecoding
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    // Guarded by `mutex`:
+    private let handOff = ThreadHandOff()
+    // Guarded by `handOff`'s lock:
     private var ready: [HandOverBatch<Item>] = []
     private var finished = false
     private var cancelled = false
-    private var thread = pthread_t()
-    private var started = false
+    private var thread: SystemThread?
 
     init(reader: LineReader, decoding: LineDecoding) {
         self.reader = reader
         self.decoding = decoding
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(changed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(changed)
-        pthread_mutex_destroy(mutex)
-        changed.deallocate()
-        mutex.deallocate()
     }
 
     /// Starts the reading thread; false when the system would not give one.
     func start() -> Bool {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let status = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<ReadAhead>.fromOpaque(context).takeRetainedValue().produce()
-            return nil
-        }, context)
-        if status != 0 { Unmanaged<ReadAhead>.fromOpaque(context).release() }
-        started = status == 0
-        return started
+        thread = SystemThread.start { [self] in produce() }
+        return thread != nil
     }
 
     /// The next batch, in input order: take items with `popFirst()`, so that each leaves the
     /// batch as it is handled (a toast still held by the batch would be copied whole by the
     /// first stage that changes it). Nil once the input is done.
     func next() -> HandOverBatch<Item>? {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while ready.isEmpty && !finished { pthread_cond_wait(changed, mutex) }
-        guard !ready.isEmpty else { return nil }
-        pthread_cond_broadcast(changed)
-        return ready.removeFirst()
+        handOff.withLock {
+            handOff.wait(while: { ready.isEmpty && !finished })
+            guard !ready.isEmpty else { return nil }
+            handOff.wakeAll()
+            return ready.removeFirst()
+        }
     }
 
     /// Stops reading (if it has not ended) and waits for the thread.
     func stop() {
-        pthread_mutex_lock(mutex)
-        cancelled = true
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
-        if started { pthread_join(thread, nil) }
-        started = false
+        handOff.withLock {
+            cancelled = true
+            handOff.wakeAll()
+        }
+        thread?.join()
+        thread = nil
     }
 
     private func produce() {
@@ -144,19 +125,19 @@ final class ReadAhead: @unchecked Sendable {
 
     /// Queues a batch, waiting while enough are ready; false when the run loop wants no more.
     private func hand(_ batch: HandOverBatch<Item>) -> Bool {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while ready.count >= Self.maxReady && !cancelled { pthread_cond_wait(changed, mutex) }
-        guard !cancelled else { return false }
-        if !batch.isEmpty { ready.append(batch) }
-        pthread_cond_broadcast(changed)
-        return true
+        handOff.withLock {
+            handOff.wait(while: { ready.count >= Self.maxReady && !cancelled })
+            guard !cancelled else { return false }
+            if !batch.isEmpty { ready.append(batch) }
+            handOff.wakeAll()
+            return true
+        }
     }
 
     private func finish() {
-        pthread_mutex_lock(mutex)
-        finished = true
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
+        handOff.withLock {
+            finished = true
+            handOff.wakeAll()
+        }
     }
 }
