@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Turns input lines into events: JSON Lines (SPEC §1) or plain text (`--input text`).
 ///
 /// It checks every field a type owns, fills in defaults, and numbers the shows without an
@@ -582,7 +576,7 @@ enum EventFieldName: String, CaseIterable {
     init?(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count < EventFieldName.byLength.count else { return nil }
         for candidate in EventFieldName.byLength[bytes.count]
-        where candidate.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
+        where candidate.bytes.withUnsafeBytes({ $0.hasSameBytes(as: UnsafeRawBufferPointer(bytes)) }) {
             self = candidate.name
             return
         }

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Splits input into lines without copying them: reads large blocks, finds newlines with
 /// `memchr`, and hands out each line as a view into its buffer.
 ///
@@ -33,9 +27,7 @@ public final class LineReader {
     private let wakeDescriptors: [Int32]
     /// Whether the opening bytes were looked at (or need not be).
     private var openingChecked: Bool
-    private var buffer: UnsafeMutableRawBufferPointer
-    private var start = 0
-    private var end = 0
+    private let buffer: LineBuffer
     private var atEnd = false
     /// Bytes of an over-long line skipped so far; nil when not skipping.
     private var skipping: Int?
@@ -50,12 +42,7 @@ public final class LineReader {
         openingChecked = !rejectsBinary
         self.maxLineBytes = maxLineBytes
         self.skippedBytes = skippedBytes
-        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(maxLineBytes, 1) + LineReader.blockSize,
-                                                        alignment: 16)
-    }
-
-    deinit {
-        buffer.deallocate()
+        buffer = LineBuffer(capacity: max(maxLineBytes, 1) + LineReader.blockSize)
     }
 
     /// The next line or what stopped it. `beforeBlocking` runs when a read would have to wait
@@ -65,14 +52,7 @@ public final class LineReader {
             if !openingChecked, let verdict = checkOpening() { return verdict }
             if openingChecked, let item = bufferedItem() { return item }
             if atEnd { return finalItem() }
-            // Make room: move the partial line to the front.
-            if start > 0 {
-                if end > start {
-                    memmove(buffer.baseAddress!, buffer.baseAddress! + start, end - start)
-                }
-                end -= start
-                start = 0
-            }
+            buffer.compact()   // the partial line to the front, room at the back
             if source.wouldBlock {
                 beforeBlocking()
                 switch source.waitUntilReadable(milliseconds: waitLimit ?? -1, wakeDescriptors: wakeDescriptors) {
@@ -81,9 +61,8 @@ public final class LineReader {
                 case .woken: return .interrupted
                 }
             }
-            let space = UnsafeMutableRawBufferPointer(rebasing: buffer[end..<buffer.count])
-            switch source.read(into: space) {
-            case .bytes(let count): end += count
+            switch source.read(into: buffer.freeSpace) {
+            case .bytes(let count): buffer.didRead(count)
             case .end: atEnd = true
             case .interrupted: return .interrupted
             case .failed(let reason): return .failed(reason)
@@ -94,59 +73,46 @@ public final class LineReader {
     /// Looks at the opening bytes once enough are here: the first 64 KiB, all of a shorter
     /// input, or what a live source has sent before it would make us wait.
     private func checkOpening() -> Item? {
-        let buffered = end - start
+        let buffered = buffer.count
         guard buffered >= BinaryInputCheck.openingBytes || atEnd || (buffered > 0 && source.wouldBlock) else { return nil }
         openingChecked = true
-        let opening = UnsafeRawBufferPointer(rebasing: buffer[start..<(start + min(buffered, BinaryInputCheck.openingBytes))])
-        guard BinaryInputCheck.looksBinary(opening) else { return nil }
-        start = end
+        guard BinaryInputCheck.looksBinary(buffer.opening(BinaryInputCheck.openingBytes)) else { return nil }
+        _ = buffer.takeAll()
         atEnd = true
         return .looksBinary
     }
 
     /// A complete line already in the buffer, or the end of an over-long one.
     private func bufferedItem() -> Item? {
-        let base = buffer.baseAddress!
-        guard end > start else { return nil }
-        if let newline = memchr(base + start, 0x0A, end - start) {
-            let lineEnd = base.distance(to: newline)
+        if let length = buffer.distanceToNewline() {
             lineNumber += 1
-            defer { start = lineEnd + 1 }
-            if skipping != nil || lineEnd - start > maxLineBytes {
-                return skip(upTo: lineEnd)
-            }
-            let bytes = UnsafeBufferPointer(start: (base + start).assumingMemoryBound(to: UInt8.self), count: lineEnd - start)
+            let bytes = buffer.takeLine(length: length)
+            if skipping != nil || length > maxLineBytes { return skip(bytes) }
             return .line(bytes, number: lineNumber)
         }
         // No newline: past the limit, drop what is buffered and keep skipping.
-        if end - start > maxLineBytes {
-            skippedBytes?(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
-            skipping = (skipping ?? 0) + (end - start)
-            start = 0
-            end = 0
+        if buffer.count > maxLineBytes {
+            let bytes = buffer.takeAll()
+            skippedBytes?(UnsafeRawBufferPointer(bytes))
+            skipping = (skipping ?? 0) + bytes.count
         }
         return nil
     }
 
-    /// Ends an over-long line at `lineEnd`: hands its last bytes on and reports it.
-    private func skip(upTo lineEnd: Int) -> Item {
-        skippedBytes?(UnsafeRawBufferPointer(rebasing: buffer[start..<lineEnd]))
-        let length = (skipping ?? 0) + lineEnd - start
+    /// Ends an over-long line with its last `bytes`: hands them on and reports the line.
+    private func skip(_ bytes: UnsafeBufferPointer<UInt8>) -> Item {
+        skippedBytes?(UnsafeRawBufferPointer(bytes))
+        let length = (skipping ?? 0) + bytes.count
         skipping = nil
         return .tooLong(number: lineNumber, length: length)
     }
 
     /// What remains at the end of input: a last line without a newline, or nothing.
     private func finalItem() -> Item {
-        guard end > start || skipping != nil else { return .end }
+        guard buffer.count > 0 || skipping != nil else { return .end }
         lineNumber += 1
-        if skipping != nil || end - start > maxLineBytes {
-            defer { start = end }
-            return skip(upTo: end)
-        }
-        let bytes = UnsafeBufferPointer(start: (buffer.baseAddress! + start).assumingMemoryBound(to: UInt8.self),
-                                        count: end - start)
-        start = end
+        let bytes = buffer.takeAll()
+        if skipping != nil || bytes.count > maxLineBytes { return skip(bytes) }
         return .line(bytes, number: lineNumber)
     }
 }

@@ -2,13 +2,17 @@
 ///
 /// Every input line is checked once, so the JSON scanner can build strings without checking again
 /// (SPEC §8 "Lines": a line that is not valid UTF-8 is rejected).
+///
+/// Safe to use: a word is loaded only where eight bytes remain, and every other read is an
+/// index checked against `count`.
 func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
     var index = 0
     let count = bytes.count
     while index < count {
-        // ASCII runs, eight bytes at a time where alignment allows.
+        // ASCII runs, eight bytes at a time.
         while index + 8 <= count {
-            let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
             if word & 0x8080_8080_8080_8080 != 0 { break }
             index += 8
         }
