@@ -4,13 +4,23 @@
 public final class RateLimitStage: ToastStage {
     public let settings: RateLimitSettings
     private let key: FieldReference
-    /// Groups by the key bytes of their value (see `Toast.appendKey`). `groups` and `scratch`
-    /// are kept in unchecked cells (`UncheckedCell`): while a group is being changed the stage
-    /// reads only `scratch` and sets a timer, which fires later.
-    private let groups = UncheckedCell(ByteKeyTable<GroupState>())
+    // `groups` and `scratch` are kept in unchecked cells (`UncheckedCell`): while a group is
+    // being changed the stage reads only `scratch` and sets a timer, which fires later.
+    private let groupsCell = UncheckedCell(ByteKeyTable<GroupState>())
+    private let scratchCell = UncheckedCell(ByteBuffer(capacity: 256))
+
+    /// Groups by the key bytes of their value (see `Toast.appendKey`).
+    private var groups: ByteKeyTable<GroupState> {
+        _read { yield groupsCell.value }
+        _modify { yield &groupsCell.value }
+    }
+    /// Reused for building each key.
+    private var scratch: ByteBuffer {
+        _read { yield scratchCell.value }
+        _modify { yield &scratchCell.value }
+    }
     /// The key bytes of the group each pending summary is for, by its timer's token.
     private var summaryGroups: [Int: [UInt8]] = [:]
-    private let scratch = UncheckedCell(ByteBuffer(capacity: 256))
     private var nextToken = 0
     private var groupCountAfterLastSweep = 0
 
@@ -29,15 +39,15 @@ public final class RateLimitStage: ToastStage {
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
-        scratch.value.removeAll()
-        toast.appendKey(of: key, roles: context.roles, to: &scratch.value)
-        let group = scratch.value.withBytes { key in
+        scratch.removeAll()
+        toast.appendKey(of: key, roles: context.roles, to: &scratch)
+        let group = scratch.withBytes { key in
             let hash = ByteKeyTable<GroupState>.hash(key)
-            return groups.value.number(of: key, hash: hash)
-                ?? groups.value.insert(key, hash: hash, GroupState(value: groupValue(of: toast, roles: context.roles)))
+            return groups.number(of: key, hash: hash)
+                ?? groups.insert(key, hash: hash, GroupState(value: groupValue(of: toast, roles: context.roles)))
         }
         let now = context.nowMicros
-        let verdict = admit(into: &groups.value[group], now: now, context: context)
+        let verdict = admit(into: &groups[group], now: now, context: context)
         sweepIfGrown(now: now)
         return verdict
     }
@@ -55,7 +65,7 @@ public final class RateLimitStage: ToastStage {
             state.pendingDrops = 1
             let token = nextToken
             nextToken += 1
-            summaryGroups[token] = scratch.value.bytes   // the group's key, still in the buffer
+            summaryGroups[token] = scratch.bytes   // the group's key, still in the buffer
             context.setTimer(atMicros: now + settings.window, token: token)
         }
         context.explain("\(state.passes.count) toasts with this \(settings.key) (\(state.value.map(Self.text(of:)) ?? "none")) "
@@ -65,10 +75,10 @@ public final class RateLimitStage: ToastStage {
 
     public func timerFired(token: Int, context: StageContext) {
         guard let key = summaryGroups.removeValue(forKey: token),
-              let group = key.withUnsafeBytes({ groups.value.number(of: $0, hash: ByteKeyTable<GroupState>.hash($0)) }),
-              let drops = groups.value[group].pendingDrops else { return }
-        groups.value[group].pendingDrops = nil
-        let label = groups.value[group].value.map(Self.text(of:))
+              let group = key.withUnsafeBytes({ groups.number(of: $0, hash: ByteKeyTable<GroupState>.hash($0)) }),
+              let drops = groups[group].pendingDrops else { return }
+        groups[group].pendingDrops = nil
+        let label = groups[group].value.map(Self.text(of:))
         var summary = context.makeToast(message: label.map { "\(drops) more from \($0)" } ?? "\(drops) more notifications")
         summary.source = label
         context.emit(summary)
@@ -90,14 +100,14 @@ public final class RateLimitStage: ToastStage {
     /// Forgets groups with nothing in their window and no summary pending, whenever the
     /// table has doubled, so memory stays flat on a stream of ever new sources.
     private func sweepIfGrown(now: Microseconds) {
-        guard groups.value.count > max(1024, 2 * groupCountAfterLastSweep) else { return }
+        guard groups.count > max(1024, 2 * groupCountAfterLastSweep) else { return }
         let horizon = now - settings.window
-        groups.value.removeAll { state in
+        groups.removeAll { state in
             var passes = state.passes
             passes.removeAll(atOrBefore: horizon)
             return passes.count == 0 && state.pendingDrops == nil
         }
-        groupCountAfterLastSweep = groups.value.count
+        groupCountAfterLastSweep = groups.count
     }
 }
 
