@@ -56,8 +56,8 @@ public struct RoleTable {
         RoleTable(entries: [
             Entry("info", RoleStyle(symbol: "info.circle.fill", glyph: "ℹ", color: "blue", label: "")),
             Entry("success", RoleStyle(symbol: "checkmark.circle.fill", glyph: "✔", color: "green", label: "Success")),
-            Entry("warning", RoleStyle(symbol: "exclamationmark.triangle.fill", glyph: "⚠", color: "orange", label: "Warning")),
-            Entry("error", RoleStyle(symbol: "xmark.octagon.fill", glyph: "✖", color: "red", label: "Error")),
+            Entry("warning", RoleStyle(symbol: "exclamationmark.triangle.fill", glyph: "⚠", color: "orange", label: "Warning", priority: 1)),
+            Entry("error", RoleStyle(symbol: "xmark.octagon.fill", glyph: "✖", color: "red", label: "Error", priority: 2)),
         ])
     }
 
