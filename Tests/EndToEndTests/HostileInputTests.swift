@@ -47,7 +47,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let events = directory.appendingPathComponent("events.jsonl").path
         let deadLetter = directory.appendingPathComponent("dead.jsonl").path
-        FileManager.default.createFile(atPath: events, contents: Data(Self.hostileLines.flatMap { $0.bytes + $0.newline }))
+        _ = FileManager.default.createFile(atPath: events, contents: Data(Self.hostileLines.flatMap { $0.bytes + $0.newline }))
 
         let result = try runBinary(["--format", "json", "--stats", "--events", events, "--dead-letter", deadLetter])
 
