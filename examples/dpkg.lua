@@ -1,6 +1,7 @@
 -- dpkg's log (/var/log/dpkg.log) as toasts at the log's own times: what was installed,
 -- upgraded and removed, and a package whose configuration never finished.
--- Run: TZ=UTC Scripts/toastscript --input text examples/dpkg.lua < examples/dpkg.log
+-- Run: Scripts/toastscript --input text examples/dpkg.lua < examples/dpkg.log
+-- The log's times are local, as parse_time reads them, and shown as they are written.
 --
 -- A line reads "DATE TIME ACTION PACKAGE VERSION..." or "DATE TIME status STATE PACKAGE VERSION".
 -- Every upgrade passes through half-installed and half-configured for a moment, so such a state

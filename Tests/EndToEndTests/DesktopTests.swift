@@ -125,6 +125,29 @@ import Testing
             """, "replaced in place (one notification, never closed), then closed at its timeout")
     }
 
+    @Test func aFileWithoutAClockPlaysAtItsOwnPaceWithANote() throws {
+        // Two toasts 0.6 s apart on the stream clock: replayed, the second is not yet shown at 0.3 s.
+        let run = try onDesktop("""
+            printf '%s\\n' '{"message":"First","duration":0.5}' '{"at":0.6,"message":"Second","duration":0.3}' > "$dir/events.jsonl"
+            start=$(ms)
+            "$bin" --desktop --format json --output "$dir/out" --events "$dir/events.jsonl" 2> "$dir/err" & pid=$!
+            sleep 0.3
+            echo "at 0.3 s: $(grep -c '"present"' "$dir/out" 2>/dev/null)"
+            wait $pid; echo "status $?"
+            took=$(( $(ms) - start )); [ $took -ge 850 ] && echo "took at least 0.85 s" || echo "took $took ms"
+            cat "$dir/err"
+            grep -c '"present"' "$dir/out"
+            """)
+        #expect(run.stdout == """
+            at 0.3 s: 1
+            status 0
+            took at least 0.85 s
+            toastscript: note: --desktop on a file plays it at its own pace, as --clock replay does (add --clock replay --speed 10 to play it faster, --clock stream to show it all at once)
+            2
+
+            """)
+    }
+
     @Test func withoutAServerOrABusItStopsBeforeReadingInput() throws {
         let noServer = try runShell("""
             echo '{"message":"a"}' | dbus-run-session -- '\(binary)' --desktop 2>&1 | grep -v 'fd limit'; echo "status ${PIPESTATUS[1]}"

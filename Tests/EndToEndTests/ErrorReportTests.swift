@@ -73,7 +73,7 @@ import Testing
         #expect(result.status == 65)
         #expect(result.stderr == """
             toastscript: input line 1: invalid JSON at column 1: unexpected 'B', expected a value
-            toastscript: hint: the input looks like plain text, not JSON Lines; --input text shows each line as a message
+            toastscript: hint: the input does not look like JSON Lines (its first line is not a JSON object); --input text shows each line as a message
             toastscript: input line 2: invalid JSON at column 1: unexpected 'B', expected a value
             toastscript: 2 input lines rejected (--dead-letter FILE keeps rejected lines; --stats counts them by stage)
 
@@ -85,6 +85,7 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr == """
             toastscript: examples/app-session.jsonl:1: unexpected symbol near '{'
+                1 | {"at":0,"message":"Welcome back, Sam","source":"app"}
             toastscript: hint: examples/app-session.jsonl looks like events, not a Lua script: read it with --events examples/app-session.jsonl or < examples/app-session.jsonl
 
             """)

@@ -27,6 +27,74 @@ import Testing
         return Double(record[start...].prefix { $0 != "," }) ?? -1
     }
 
+    @Test func sighupReloadsTheScriptsAndKeepsWhatTheRunHolds() throws {
+        let run = try withFIFO("""
+            rules="$(dirname "$fifo")/rules.lua"; err="$(dirname "$fifo")/err"
+            echo 'rule("tag", function(t) t.tag = "v1" end)' > "$rules"
+            "$bin" --format json --output "$out" "$rules" < "$fifo" 2> "$err" & pid=$!
+            exec 3> "$fifo"
+            waitfor() { for i in $(seq 200); do grep -q "$1" "$2" 2>/dev/null && return; sleep 0.02; done; echo "never: $1"; }
+            echo '{"message":"A"}' >&3
+            waitfor '"id":"t1"' "$out"
+            printf '%s\\n' 'rule("tag", function(t) t.tag = "v2" end)' 'config{ dedup = { window = 10 } }' \\
+                'emit{ message = "rules reloaded" }' > "$rules"
+            kill -HUP $pid
+            waitfor 'reloaded' "$err"
+            echo '{"message":"A","at":8}' >&3
+            echo '{"message":"B","at":9,"policy":"replace"}' >&3
+            waitfor '"id":"t3"' "$out"
+            echo 'rule(' > "$rules"
+            kill -HUP $pid
+            waitfor 'reload failed' "$err"
+            echo '{"message":"C","at":10,"policy":"replace"}' >&3
+            exec 3>&-
+            wait $pid; echo "status $?"
+            cat "$err"
+            """)
+        #expect(run.stdout.hasPrefix("status 65\n"), "\(run.stdout)")
+        #expect(run.stdout.contains("toastscript: note: scripts reloaded (SIGHUP)\n"))
+        #expect(run.stdout.contains("toastscript: reload failed, the scripts loaded before go on: "), "\(run.stdout)")
+        #expect(run.stdout.contains("toastscript: 1 script call failed"))
+        let lines = run.records.filter { !$0.contains(#""event":"dismiss""#) }
+        #expect(lines.count == 5, "\(run.records)")
+        guard lines.count == 5 else { return }
+        // Before: the old rule. The reload's top level ran again (its emit came in at once).
+        #expect(lines[0].contains(#""id":"t1","message":"A","#) && lines[0].hasSuffix(#""extra":{"tag":"v1"}}"#))
+        #expect(lines[1].contains(#""id":"e1","message":"rules reloaded","#) && lines[1].hasSuffix(#""extra":{"tag":"v2"}}"#))
+        // Dedup kept its memory of A at 0 and took the new window: A at 8 is a duplicate.
+        #expect(lines[2] == #"{"event":"drop","t":8,"id":"t2","stage":"dedup","reason":"duplicate","of":"t1"}"#)
+        #expect(lines[3].contains(#""id":"t3","message":"B","#) && lines[3].hasSuffix(#""extra":{"tag":"v2"}}"#))
+        // A broken script on the second reload: the rules loaded before still run.
+        #expect(lines[4].contains(#""id":"t4","message":"C","#) && lines[4].hasSuffix(#""extra":{"tag":"v2"}}"#))
+    }
+
+    @Test func aReloadThatAsksForAnotherOrderOfStagesSaysItWaitsForARestart() throws {
+        let run = try withFIFO("""
+            rules="$(dirname "$fifo")/rules.lua"; err="$(dirname "$fifo")/err"
+            : > "$rules"
+            "$bin" --format json --output "$out" "$rules" < "$fifo" 2> "$err" & pid=$!
+            exec 3> "$fifo"
+            waitfor() { for i in $(seq 200); do grep -q "$1" "$2" 2>/dev/null && return; sleep 0.02; done; echo "never: $1"; }
+            echo '{"message":"A"}' >&3
+            waitfor '"id":"t1"' "$out"
+            echo 'config{ stages = { "rules", "priority", "style", "announce" } }' > "$rules"
+            kill -HUP $pid
+            waitfor 'reloaded' "$err"
+            echo '{"message":"A","at":1}' >&3
+            exec 3>&-
+            wait $pid; echo "status $?"
+            cat "$err"
+            """)
+        #expect(run.stdout == """
+            status 0
+            toastscript: reload: the scripts ask for another order of stages (rules, priority, style, announce); it takes effect when the run starts again
+            toastscript: note: scripts reloaded (SIGHUP)
+
+            """)
+        // Dedup is still in place: the repeat is dropped.
+        #expect(run.records.contains(#"{"event":"drop","t":1,"id":"t2","stage":"dedup","reason":"duplicate","of":"t1"}"#), "\(run.records)")
+    }
+
     @Test func sigtermEndsAWallClockRunAtOnceWithTheSignalsTime() throws {
         let run = try withFIFO("""
             "$bin" --format json --clock wall --output "$out" < "$fifo" 2> /dev/null & pid=$!

@@ -15,20 +15,25 @@ import Testing
         #expect(result.stdout.hasPrefix(#"{"event":"present","t":\#(Int(expected)),"id":"t1","message":"a classic line""#))
     }
 
-    @Test func tzLocalReadsTimesWithoutAnOffsetInTheLocalZone() throws {
+    @Test func timesWithoutAnOffsetAreLocalUnlessTzUTC() throws {
         let path = NSTemporaryDirectory() + "toastscript-tz-\(UUID().uuidString.prefix(8)).lua"
         defer { try? FileManager.default.removeItem(atPath: path) }
         try #"parse(function(line) return { message = line, at = parse_time(line) } end)"#.write(toFile: path, atomically: true, encoding: .utf8)
         let input = "2026-11-30 10:06:31\n"
-        let utc = try runBinary(["--input", "text", "--format", "json", "--no-drain", path], stdin: input,
-                                environment: ["TZ": "Asia/Tokyo"])
+        let utc = try runBinary(["--input", "text", "--format", "json", "--no-drain", "--tz", "utc", path], stdin: input,
+                                environment: ["TZ": "JST-9"])
         #expect(utc.stdout.hasPrefix(#"{"event":"present","t":1796033191,"#))
-        let local = try runBinary(["--input", "text", "--format", "json", "--no-drain", "--tz", "local", path], stdin: input,
-                                  environment: ["TZ": "Asia/Tokyo"])
-        #expect(local.stdout.hasPrefix(#"{"event":"present","t":1796000791,"#))
-        // Text output shows such times as the local date and time.
+        for local in [[], ["--tz", "local"]] {
+            let run = try runBinary(["--input", "text", "--format", "json", "--no-drain"] + local + [path], stdin: input,
+                                    environment: ["TZ": "JST-9"])
+            #expect(run.stdout.hasPrefix(#"{"event":"present","t":1796000791,"#))
+        }
+        // Text output shows such times as the date and time in the same zone: as the log wrote them.
         let text = try runBinary(["--input", "text", "--no-drain", "--color", "never", path], stdin: input,
-                                 environment: ["TZ": "Asia/Tokyo"])
-        #expect(text.stdout.hasPrefix("2026-11-30 19:06:31.000  ℹ 2026-11-30 10:06:31  (info, t1)\n"))
+                                 environment: ["TZ": "JST-9"])
+        #expect(text.stdout.hasPrefix("2026-11-30 10:06:31.000  ℹ 2026-11-30 10:06:31  (info, t1)\n"))
+        let textUTC = try runBinary(["--input", "text", "--no-drain", "--color", "never", "--tz", "utc", path], stdin: input,
+                                    environment: ["TZ": "JST-9"])
+        #expect(textUTC.stdout.hasPrefix("2026-11-30 10:06:31.000  ℹ 2026-11-30 10:06:31  (info, t1)\n"))
     }
 }

@@ -60,6 +60,7 @@ import Testing
             #"{"message":"A"}"#, #"{"message":"B","at":1}"#, "bad", #"{"message":"C","at":2}"#))
         #expect(result.status == 65)
         #expect(result.stderr == ["toastscript: input line 3: invalid JSON at column 1: unexpected 'b', expected a value",
+                                  "toastscript: stopped by --strict at the first rejected line; the rest of the input was not read",
                                   "toastscript: 1 input line rejected (--dead-letter FILE keeps rejected lines; --stats counts them by stage)"])
         #expect(result.lines == [
             present("0", "t1", "A"),
@@ -280,10 +281,11 @@ import Testing
     @Test func aScriptThatDoesNotLoadStopsTheRunWithItsPlace() {
         let syntax = runCLI([], input: lines(#"{"message":"A"}"#), scripts: ["config{\n  queue = {\n"])
         #expect(syntax.status == 1)
+        // The line it names is past the end: nothing to show under the message.
         #expect(syntax.stderr == ["toastscript: rules.lua:3: unexpected symbol near <eof>"])
         #expect(syntax.stdout.isEmpty)
         let failing = runCLI([], input: "", scripts: ["local x = nil\nx.y = 1"])
-        #expect(failing.stderr == ["toastscript: rules.lua:2: attempt to index a nil value (local 'x')"])
+        #expect(failing.stderr == [loadError("rules.lua:2: attempt to index a nil value (local 'x')", source: "local x = nil\nx.y = 1")])
         let missing = runCLI(["/nonexistent/rules.lua"], input: "")
         #expect(missing.status == 1)
         #expect(missing.stderr == ["toastscript: cannot open /nonexistent/rules.lua: No such file or directory"])
@@ -307,7 +309,7 @@ import Testing
         for (script, message) in cases {
             let result = runCLI([], input: "", scripts: [script])
             #expect(result.status == 1, "\(script)")
-            #expect(result.stderr == ["toastscript: " + message], "\(script)")
+            #expect(result.stderr == [loadError(message, source: script)], "\(script)")
         }
     }
 

@@ -21,10 +21,10 @@ import Testing
         #expect(result.lines == [
             #"2 toasts now dropped by rule "quiet debug""#,
             #"  b  "cache warmed"  was: shown 3 s → 6 s (timeout); now: dropped by rule "quiet debug" at 1 s"#,
-            #"  c  "index rebuilt"  was: shown 6 s → 9 s (timeout); now: dropped by rule "quiet debug" at 2 s"#,
+            #"  c  "index rebuilt"  was: shown 9 s → 12 s (timeout); now: dropped by rule "quiet debug" at 2 s"#,
             "",
             "1 toast shown at other times",
-            #"  d  "Deploy failed"  was: shown 9 s → 12 s (timeout); now: shown 5 s → 8 s (timeout)"#,
+            #"  d  "Deploy failed"  was: shown 6 s → 9 s (timeout); now: shown 5 s → 8 s (timeout)"#,
             "",
             "3 of 4 toasts differ (OLD: none, NEW: rules.lua)",
         ])

@@ -57,7 +57,8 @@ import Testing
     @Test func aCyclicTableInConfigOrEmitIsAnError() {
         let load = runCLI([], input: "", scripts: ["local a = {}; a.me = a\nconfig{ queue = a }"])
         #expect(load.status == 1)
-        #expect(load.stderr == ["toastscript: rules.lua:2: config: config.queue.me.me.… is nested too deeply (or refers to itself)"])
+        #expect(load.stderr == [loadError("rules.lua:2: config: config.queue.me.me.… is nested too deeply (or refers to itself)",
+                                          source: "local a = {}; a.me = a\nconfig{ queue = a }")])
         let emit = runCLI([], input: lines(#"{"message":"A"}"#),
                           scripts: ["rule(function(t)\n  local a = {}; a[1] = a\n  emit({ message = 'x', a = a })\nend)"])
         #expect(emit.status == 65)

@@ -20,7 +20,7 @@ import ToastPipelineTesting
             rule('e', function(t) log(t.subtitle) end)
             """
         let result = runCLI(["--format", "json", "--lua-budget", "1500"], input: show, scripts: [script])
-        #expect(result.stderr == ["toastscript: rules.lua:4: instruction budget exceeded (input line 1)", "c ran",
+        #expect(result.stderr == [#"toastscript: rule "d": rules.lua:4: instruction budget exceeded (input line 1)"#, "c ran",
                                   scriptCallsFailed(1)])
         #expect(result.status == 65)
         #expect(result.lines.first == present("0", "t1", "M", subtitle: "c ran"))
@@ -34,7 +34,7 @@ import ToastPipelineTesting
             rule('four', function(t) return t end)
             """
         let result = runCLI(["--format", "json"], input: show, scripts: [script])
-        #expect(result.stderr == ["toastscript: rules.lua:2: broken (input line 1)", "M\tone", scriptCallsFailed(1)])
+        #expect(result.stderr == [#"toastscript: rule "two": rules.lua:2: broken (input line 1)"#, "M\tone", scriptCallsFailed(1)])
         #expect(result.lines.first == present("0", "t1", "M", subtitle: "one"))
     }
 

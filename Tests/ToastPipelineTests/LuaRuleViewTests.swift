@@ -120,7 +120,7 @@ import ToastPipelineTesting
         #expect(result.status == 0)
         #expect(result.stderr.suffix(4) == [
             "same rule\terror\tnil\tloud\tchanged",
-            "c\terror\tnil\tloud\tchanged\t0",
+            "c\terror\tnil\tloud\tchanged\t2",
             "b\tinfo\tnil\tquiet\tboost\t7",
             "after\tinfo\tnil\tquiet\tplain\t7",
         ])

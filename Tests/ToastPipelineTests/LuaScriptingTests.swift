@@ -62,7 +62,7 @@ import Testing
             """
         let result = runCLI([], input: input, scripts: [script])
         #expect(result.stderr == [
-            "after=0.0 at=2.5 dismiss_on_long_press=true dismiss_on_tap=false duration=4.0 id=x key=k level=debug message=M placement=center policy=stack priority=0 role=warning source=net subtitle=S swipe=false type=show"
+            "after=0.0 at=2.5 dismiss_on_long_press=true dismiss_on_tap=false duration=4.0 id=x key=k level=debug message=M placement=center policy=stack priority=1 role=warning source=net subtitle=S swipe=false type=show"
         ])
     }
 
@@ -102,17 +102,17 @@ import Testing
 
     @Test func wrongTypesAndOddReturnsAreScriptErrorsThatLeaveTheToastAsItWas() {
         let cases: [(String, String)] = [
-            ("t.message = 5", "rules.lua:1: rule \"r\": field 'message' must be a string, not number"),
-            ("t.role = 'nope'", "rules.lua:1: rule \"r\": unknown role \"nope\" (known: error, info, success, warning)"),
-            ("t.priority = 1.5", "rules.lua:1: rule \"r\": field 'priority' must be an integer"),
-            ("t.placement = 'left'", "rules.lua:1: rule \"r\": field 'placement' must be \"top\", \"center\" or \"bottom\""),
-            ("t.swipe = 'no'", "rules.lua:1: rule \"r\": field 'swipe' must be true or false, not string"),
-            ("t.duration = -1", "rules.lua:1: rule \"r\": field 'duration' must be a number of seconds ≥ 0"),
-            ("t.message = ''", "rules.lua:1: rule \"r\": field 'message' must be a non-empty string"),
-            ("t.extra = print", "rules.lua:1: rule \"r\": field 'extra' cannot hold a function"),
-            ("return 42", "rules.lua:1: rule \"r\": rule returned number; expected nothing, true, false (and a reason) or a table"),
-            ("return 'yes'", "rules.lua:1: rule \"r\": rule returned string; expected nothing, true, false (and a reason) or a table"),
-            ("return false, 3", "rules.lua:1: rule \"r\": a rule that returns false may add a string, not number"),
+            ("t.message = 5", "rule \"r\": rules.lua:1: field 'message' must be a string, not number"),
+            ("t.role = 'nope'", "rule \"r\": rules.lua:1: unknown role \"nope\" (known: error, info, success, warning)"),
+            ("t.priority = 1.5", "rule \"r\": rules.lua:1: field 'priority' must be an integer"),
+            ("t.placement = 'left'", "rule \"r\": rules.lua:1: field 'placement' must be \"top\", \"center\" or \"bottom\""),
+            ("t.swipe = 'no'", "rule \"r\": rules.lua:1: field 'swipe' must be true or false, not string"),
+            ("t.duration = -1", "rule \"r\": rules.lua:1: field 'duration' must be a number of seconds ≥ 0"),
+            ("t.message = ''", "rule \"r\": rules.lua:1: field 'message' must be a non-empty string"),
+            ("t.extra = print", "rule \"r\": rules.lua:1: field 'extra' cannot hold a function"),
+            ("return 42", "rule \"r\": rules.lua:1: rule returned number; expected nothing, true, false (and a reason) or a table"),
+            ("return 'yes'", "rule \"r\": rules.lua:1: rule returned string; expected nothing, true, false (and a reason) or a table"),
+            ("return false, 3", "rule \"r\": rules.lua:1: a rule that returns false may add a string, not number"),
         ]
         for (body, message) in cases {
             let result = runCLI(["--format", "json"], input: show, scripts: ["rule('r', function(t) t.subtitle = 'x'; \(body) end)"])
@@ -128,7 +128,7 @@ import Testing
         let script = "rule('boom', function(t)\n  if t.message == 'B' then error('cannot handle ' .. t.message) end\n  t.subtitle = 'seen'\nend)"
         let result = runCLI(["--format", "json"], input: lines(#"{"message":"A"}"#, #"{"message":"B","at":5}"#), scripts: [script])
         #expect(result.status == 65)
-        #expect(result.stderr == ["toastscript: rules.lua:2: cannot handle B (input line 2)", scriptCallsFailed(1)])
+        #expect(result.stderr == [#"toastscript: rule "boom": rules.lua:2: cannot handle B (input line 2)"#, scriptCallsFailed(1)])
         #expect(result.lines[0] == present("0", "t1", "A", subtitle: "seen"))
         #expect(result.lines[2] == present("5", "t2", "B"))
     }
@@ -150,7 +150,9 @@ import Testing
         let result = runCLI(["--format", "json", "--strict"], input: lines(#"{"message":"A"}"#, #"{"message":"B","at":1}"#),
                             scripts: ["rule(function(t) error('no') end)"])
         #expect(result.status == 65)
-        #expect(result.stderr == ["toastscript: rules.lua:1: no (input line 1)", scriptCallsFailed(1)])
+        #expect(result.stderr == ["toastscript: rules.lua:1: no (input line 1)",
+                                  "toastscript: stopped by --strict at the first failed script call; the rest of the input was not read",
+                                  scriptCallsFailed(1)])
         #expect(result.lines == [present("0", "t1", "A"), dismiss("0", "t1", "host_removed", shown: "0")])
     }
 
@@ -199,7 +201,7 @@ import Testing
     @Test func aLoadTimeLoopIsStoppedByTheBudgetToo() {
         let result = runCLI(["--lua-budget", "1000"], input: "", scripts: ["while true do end"])
         #expect(result.status == 1)
-        #expect(result.stderr == ["toastscript: rules.lua:1: instruction budget exceeded"])
+        #expect(result.stderr == [loadError("rules.lua:1: instruction budget exceeded", source: "while true do end")])
     }
 }
 
@@ -233,8 +235,9 @@ import Testing
     @Test func badRoleSpecsAreLoadErrors() {
         let result = runCLI([], input: "", scripts: ["role('x', { colour = 'red' })"])
         #expect(result.status == 1)
-        #expect(result.stderr == ["toastscript: rules.lua:1: role: unknown setting roles.x.colour (known: symbol, glyph, color, label, priority, announce)"])
-        #expect(runCLI([], input: "", scripts: ["role('x')"]).stderr == ["toastscript: rules.lua:1: role expects (name, table)"])
+        #expect(result.stderr == [loadError("rules.lua:1: role: unknown setting roles.x.colour (known: symbol, glyph, color, label, priority, announce)",
+                                            source: "role('x', { colour = 'red' })")])
+        #expect(runCLI([], input: "", scripts: ["role('x')"]).stderr == [loadError("rules.lua:1: role expects (name, table)", source: "role('x')")])
     }
 
     @Test func hooksSeeTheRecordAfterItIsWritten() {

@@ -102,15 +102,17 @@ import Testing
         let result = runCLI(["--format", "json"], input: "Build started\n", scripts: ["parse(function(e) return e end)"])
         #expect(result.stderr.prefix(2) == [
             "toastscript: input line 1: invalid JSON at column 1: unexpected 'B', expected a value",
-            "toastscript: hint: the input looks like plain text, not JSON Lines; --input text shows each line as a message",
+            "toastscript: hint: the input does not look like JSON Lines (its first line is not a JSON object); --input text shows each line as a message",
         ])
     }
 
     @Test func aSecondParseIsALoadErrorNamingBothPlaces() {
         let result = runCLI([], input: "", scripts: ["parse(function(l) end)", "\nparse(function(l) return nil end)"])
         #expect(result.status == 1)
-        #expect(result.stderr == ["toastscript: script2.lua:2: parse: a run has one parse function, and rules.lua:1 set it already"])
-        #expect(runCLI([], input: "", scripts: ["parse('x')"]).stderr == ["toastscript: rules.lua:1: parse expects a function, not string"])
+        #expect(result.stderr == [loadError("script2.lua:2: parse: a run has one parse function, and rules.lua:1 set it already",
+                                            source: "\nparse(function(l) return nil end)")])
+        #expect(runCLI([], input: "", scripts: ["parse('x')"]).stderr
+                == [loadError("rules.lua:1: parse expects a function, not string", source: "parse('x')")])
     }
 
     @Test func textFromAPipeStaysOnTheStreamClockWhenParseGivesTimes() {
@@ -139,7 +141,8 @@ import Testing
             "nil\tnot an RFC 3339 / ISO 8601 or syslog time: \"yesterday\" (give a format)",
             "nil\ta field of the date or time is out of range",
         ])
-        #expect(runCLI([], input: "", scripts: ["parse_time(12)"]).stderr == ["toastscript: rules.lua:1: parse_time expects a string, not number"])
+        #expect(runCLI([], input: "", scripts: ["parse_time(12)"]).stderr
+                == [loadError("rules.lua:1: parse_time expects a string, not number", source: "parse_time(12)")])
     }
 }
 

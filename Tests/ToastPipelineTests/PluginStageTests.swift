@@ -121,9 +121,11 @@ import ToastPipelineTesting
          "script:1: config: shout takes no settings (got \"loud\")"),
     ])
     func aMistakeInTheSettingsNamesTheSettingAndWhatItMustBe(script: String, message: String) {
-        #expect(throws: ScriptLoadError(message: message)) {
+        let error = #expect(throws: ScriptLoadError.self) {
             _ = try StageHarness(registry: Self.registry, script: script)
         }
+        #expect(error?.message == message)
+        #expect(error?.sourceLine == "    1 | " + script)
     }
 
     /// Every kind of field, read from a table as `config{}` hands it over.

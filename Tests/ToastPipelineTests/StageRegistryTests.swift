@@ -71,11 +71,12 @@ import ToastPipelineTesting
         for (script, message) in cases {
             let result = runCLI([], input: "", scripts: [script], registry: registry)
             #expect(result.status == 1)
-            #expect(result.stderr == [message])
+            #expect(result.stderr == [loadError(String(message.dropFirst("toastscript: ".count)), source: script)])
         }
         // Without the registration the name is unknown.
         #expect(runCLI([], input: "", scripts: ["config{ busy = {} }"]).stderr
-                == ["toastscript: rules.lua:1: config: unknown setting busy (known: dedup, rate_limit, queue, roles, stages)"])
+                == [loadError("rules.lua:1: config: unknown setting busy (known: dedup, rate_limit, queue, roles, stages)",
+                              source: "config{ busy = {} }")])
     }
 
     @Test(arguments: 0...6)

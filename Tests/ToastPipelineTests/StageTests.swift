@@ -280,6 +280,6 @@ import ToastPipelineTesting
     @Test func withoutThePriorityStageTheRolePriorityDoesNotApply() {
         let script = "config{ roles = { error = { priority = 2 } }, stages = {'rules','dedup','rate_limit','style','announce'} }"
         let records = jsonRecords(lines(#"{"message":"bad","role":"error"}"#), scripts: [script])
-        #expect(records[0] == present("0", "t1", "bad", role: "error"))
+        #expect(records[0] == present("0", "t1", "bad", role: "error", priority: 0))
     }
 }

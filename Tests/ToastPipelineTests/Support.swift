@@ -21,7 +21,7 @@ func runCLI(_ arguments: [String] = [], input: String, scripts: [String] = [],
     var paths: [String] = []
     for (index, source) in scripts.enumerated() {
         let path = directory + "/" + (index == 0 ? "rules.lua" : "script\(index + 1).lua")
-        FileManager.default.createFile(atPath: path, contents: Data(source.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(source.utf8))
         paths.append(path)
     }
     let output = MemorySink()
@@ -60,15 +60,17 @@ func removeTemporaryDirectory(_ path: String) {
 
 /// A `present` record line as the JSON encoder writes it, for a toast with defaults.
 func present(_ t: String, _ id: String, _ message: String, role: String = "info", waited: String = "0",
-             duration: String = "3", policy: String = "enqueue", priority: Int = 0, placement: String = "top",
+             duration: String = "3", policy: String = "enqueue", priority: Int? = nil, placement: String = "top",
              subtitle: String? = nil, source: String? = nil, extra: String? = nil, announcement: String? = nil) -> String {
-    let styles: [String: (String, String, String, String)] = [
-        "info": ("info.circle.fill", "ℹ", "blue", ""),
-        "success": ("checkmark.circle.fill", "✔", "green", "Success"),
-        "warning": ("exclamationmark.triangle.fill", "⚠", "orange", "Warning"),
-        "error": ("xmark.octagon.fill", "✖", "red", "Error"),
+    // The built-in roles' style and priority (`priority` nil: the role's).
+    let styles: [String: (String, String, String, String, Int)] = [
+        "info": ("info.circle.fill", "ℹ", "blue", "", 0),
+        "success": ("checkmark.circle.fill", "✔", "green", "Success", 0),
+        "warning": ("exclamationmark.triangle.fill", "⚠", "orange", "Warning", 1),
+        "error": ("xmark.octagon.fill", "✖", "red", "Error", 2),
     ]
     let style = styles[role] ?? styles["info"]!
+    let priority = priority ?? style.4
     var spoken = style.3.isEmpty ? message : "\(style.3): \(message)"
     if let subtitle, !subtitle.isEmpty { spoken += ", \(subtitle)" }
     var line = #"{"event":"present","t":\#(t),"id":"\#(id)","message":"\#(message)""#
@@ -105,4 +107,12 @@ final class ScriptErrorLog {
     func add(_ error: ScriptError) {
         errors.append(error)
     }
+}
+
+/// A script that does not load, as stderr shows it: `toastscript: FILE:LINE: message`, then
+/// that line of `source`, as `    LINE | text`.
+func loadError(_ message: String, source: String) -> String {
+    let line = Int(message.split(separator: ":")[1]) ?? 0
+    let text = source.split(separator: "\n", omittingEmptySubsequences: false)[line - 1]
+    return "toastscript: \(message)\n" + String(repeating: " ", count: 5 - String(line).count) + "\(line) | \(text)"
 }

@@ -13,6 +13,9 @@ public struct CommandEnvironment {
     public var standardOutputIsTerminal: Bool
     /// Writes one line (without its newline) to standard error.
     public var writeError: (String) -> Void
+    /// Whether standard error is a terminal: a person watches it, so the run ends with a
+    /// one-line summary there.
+    public var standardErrorIsTerminal = false
     public var variables: [String: String]
     /// Microseconds on a monotonic clock.
     public var wallClock: () -> Microseconds
@@ -47,7 +50,7 @@ public struct CommandEnvironment {
         for name in ["NO_COLOR", "TERM", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] {
             if let value = getenv(name) { variables[name] = String(cString: value) }
         }
-        return CommandEnvironment(
+        var environment = CommandEnvironment(
             standardInput: FileDescriptorSource(fd: STDIN_FILENO),
             standardOutput: output,
             standardOutputIsTerminal: output.isTerminal,
@@ -66,6 +69,8 @@ public struct CommandEnvironment {
                 }
             },
             variables: variables)
+        environment.standardErrorIsTerminal = isatty(STDERR_FILENO) == 1
+        return environment
     }
 
     public static func epochMicroseconds() -> Microseconds {

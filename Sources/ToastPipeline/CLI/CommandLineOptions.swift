@@ -20,6 +20,8 @@ public struct CommandLineOptions: Equatable, Sendable {
     public var strict = false
     public var stats = false
     public var verbose = false
+    /// `-q`: no notes and no run summary on stderr (errors and warnings stay).
+    public var quiet = false
     /// `--trace`: a trace record for every decision about every toast.
     public var trace = false
     /// `--explain ID`: only the records and trace of these toasts.
@@ -32,6 +34,8 @@ public struct CommandLineOptions: Equatable, Sendable {
     public var version = false
     /// The scripts, in the order given.
     public var scripts: [String] = []
+    /// `-e CHUNK`: Lua text run as scripts after the files, in the order given.
+    public var inlineChunks: [String] = []
 
     public init() {}
 }
@@ -108,6 +112,10 @@ extension CommandLineOptions {
         OptionSpec(name: "--verbose", value: nil, help: "show drops in --format text") { options, _ in
             options.verbose = true
         },
+        OptionSpec(name: "--quiet", short: "-q", value: nil,
+                   help: "no notes and no closing summary on stderr (errors and warnings stay)") { options, _ in
+            options.quiet = true
+        },
         OptionSpec(name: "--trace", value: nil, help: "add a trace record for every stage, rule and host decision") { options, _ in
             options.trace = true
         },
@@ -126,11 +134,14 @@ extension CommandLineOptions {
         OptionSpec(name: "--lua-memory", value: "MB", help: "memory cap of the Lua state in MB (default 256, 0: none)") {
             $0.lua.memoryLimitMB = try count($1, "--lua-memory")
         },
-        OptionSpec(name: "--tz", value: "utc|local", help: "zone of parse_time's times without an offset (default utc)") {
+        OptionSpec(name: "--tz", value: "local|utc", help: "zone of times without an offset, and of dates shown (default local)") {
             $0.lua.timeZone = try choice($1, "--tz")
         },
         OptionSpec(name: "--max-line-bytes", value: "N", help: "reject input lines longer than N bytes (default 1048576)") {
             $0.maxLineBytes = try count($1, "--max-line-bytes", minimum: 1)
+        },
+        OptionSpec(name: "-e", value: "CHUNK", help: "run CHUNK as a script, after the script files (repeatable)") {
+            $0.inlineChunks.append($1)
         },
         OptionSpec(name: "--help", short: "-h", value: nil, help: "show this help") { options, _ in options.help = true },
         OptionSpec(name: "--version", short: "-V", value: nil, help: "show the version") { options, _ in options.version = true },
@@ -169,7 +180,9 @@ extension CommandLineOptions {
                 onlyScripts = true
                 continue
             }
-            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            // `--opt=value`; a one-dash option (`-e`) takes the next argument whole.
+            let parts = argument.hasPrefix("--")
+                ? argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false) : [Substring(argument)]
             let name = String(parts[0])
             guard let spec = specs.first(where: { $0.name == name || $0.short == name }) else {
                 var message = "unknown option '\(name)'"
@@ -215,7 +228,8 @@ extension CommandLineOptions {
             "Options:",
         ]
         let left = specs.map { spec in
-            (spec.short.map { $0 + ", " } ?? "    ") + spec.name + (spec.value.map { " " + $0 } ?? "")
+            let indent = spec.short != nil || !spec.name.hasPrefix("--") ? "" : "    "
+            return indent + (spec.short.map { $0 + ", " } ?? "") + spec.name + (spec.value.map { " " + $0 } ?? "")
         }
         let width = left.map(\.count).max() ?? 0
         for (spec, left) in zip(specs, left) {
@@ -242,9 +256,16 @@ extension CommandLineOptions {
             "  130  stopped by SIGINT (Ctrl-C); every record so far was written",
             "  143  stopped by SIGTERM; every record so far was written",
             "",
-            "Documentation: docs/events.md (input and records), docs/lua.md (scripts) and",
-            "docs/plugins.md (Swift stages) in the source tree; man toastscript once installed.",
+            "Documentation: toastscript(1) and toastscript-lua(7) (Scripts/install installs them);",
+            "docs/events.md, docs/lua.md and docs/plugins.md in the source tree.",
         ]
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension CommandLineOptions {
+    /// How messages name the `index`th `-e` chunk (from 0): `-e`, then `-e#2`, `-e#3`, …
+    static func inlineChunkName(_ index: Int) -> String {
+        index == 0 ? "-e" : "-e#\(index + 1)"
     }
 }

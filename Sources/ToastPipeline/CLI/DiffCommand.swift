@@ -70,7 +70,8 @@ enum DiffCommand {
         let comparison = FateComparison(old: collectors[0], new: collectors[1])
         let report = options.format == .json
             ? jsonReport(comparison)
-            : textReport(comparison, old: sides[0].name, new: sides[1].name, listingAll: options.verbose)
+            : textReport(comparison, old: sides[0].name, new: sides[1].name, listingAll: options.verbose,
+                         time: TimeDisplay(zone: options.lua.timeZone))
         Toastscript.writeText(report, to: environment.standardOutput)
         return comparison.differenceCount == 0 ? ExitStatus.success : ExitStatus.failure
     }
@@ -126,7 +127,8 @@ enum DiffCommand {
 
     // MARK: Reports
 
-    static func textReport(_ comparison: FateComparison, old: String, new: String, listingAll: Bool) -> String {
+    static func textReport(_ comparison: FateComparison, old: String, new: String, listingAll: Bool,
+                           time: TimeDisplay = TimeDisplay()) -> String {
         var lines: [String] = []
         for group in comparison.groups {
             let count = group.differences.count
@@ -134,8 +136,8 @@ enum DiffCommand {
             let listed = listingAll ? group.differences[...] : group.differences.prefix(listedPerGroup)
             for difference in listed {
                 var line = "  \(safe(difference.id))  \(quoted(safe(shortened(difference.message))))  "
-                line += "was: " + (difference.old.map(\.description) ?? "not there")
-                line += "; now: " + (difference.new.map(\.description) ?? "not there")
+                line += "was: " + (difference.old.map { $0.description(time) } ?? "not there")
+                line += "; now: " + (difference.new.map { $0.description(time) } ?? "not there")
                 lines.append(line)
             }
             if listed.count < count { lines.append("  … and \(count - listed.count) more (--verbose lists them all)") }

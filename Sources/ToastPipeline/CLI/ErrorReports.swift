@@ -13,6 +13,8 @@ final class ErrorReports {
     /// What every line starts with: the program's name and a colon.
     private let prefix: String
     private let verbose: Bool
+    /// `--quiet`: notes are not written (warnings and errors are).
+    private let quiet: Bool
     private var reportsByKind: [String: Int] = [:]
     /// Kinds with reports held back, in the order the first one was held back, with that report.
     private var heldBack: [(kind: String, example: String, noun: String)] = []
@@ -21,10 +23,11 @@ final class ErrorReports {
     /// Whether the run was told that repeated reports are counted from now on (said once).
     private var saidCounting = false
 
-    init(writeError: @escaping (String) -> Void, programName: String, verbose: Bool) {
+    init(writeError: @escaping (String) -> Void, programName: String, verbose: Bool, quiet: Bool = false) {
         self.writeError = writeError
         self.prefix = programName + ": "
         self.verbose = verbose
+        self.quiet = quiet
     }
 
     /// A rejected line; `sameLineAsBefore` for a second event of one line that `parse` split.
@@ -37,12 +40,25 @@ final class ErrorReports {
     /// A rule, hook or `emit` that failed.
     func scriptFailed(_ error: ScriptError) {
         failedCalls += 1
-        report(prefix + "\(error)", kind: "script: " + error.message, example: error.message, noun: "script errors")
+        let named = error.origin.map { "\($0): \(error.message)" } ?? error.message
+        report(prefix + "\(error)", kind: "script: " + named, example: named, noun: "script errors")
     }
 
-    /// A one-time note (a hint, a warning): always written.
-    func note(_ text: String) {
+    /// Scripts that did not load again on SIGHUP: the run goes on with the old ones, and ends
+    /// with the status of a failed script call.
+    func reloadFailed(_ error: Error) {
+        failedCalls += 1
+        writeError(prefix + "reload failed, the scripts loaded before go on: \(error)")
+    }
+
+    /// A warning or a hint about what went wrong: always written.
+    func warning(_ text: String) {
         writeError(prefix + text)
+    }
+
+    /// A note about how the run goes (the clock it chose, how it ended): not with `--quiet`.
+    func note(_ text: String) {
+        if !quiet { writeError(prefix + text) }
     }
 
     private func report(_ line: String, kind: String, example: String, noun: String) {

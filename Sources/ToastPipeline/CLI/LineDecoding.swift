@@ -19,7 +19,7 @@ struct LineDecoding {
     let input: CommandLineOptions.InputFormat
     let deadLetter: FileDescriptorSink?
     /// A script's `parse` function, which reads every non-blank line first.
-    let parser: (any LineParser)?
+    var parser: (any LineParser)?
     /// Whether the first non-blank line was seen (only it is looked at for plain text).
     private var sawFirstLine = false
     /// Where the text of the shows decoded since the last `startNewArena()` goes.
@@ -100,19 +100,18 @@ struct LineDecoding {
     }
 
     /// The rejection, with a hint to use `--input text` when it is JSON input's first line and
-    /// that line looks like plain text.
+    /// that line does not open a JSON object (a log line may start with a digit, a date, a word).
     private func withTextHint(_ rejection: InputRejection, _ bytes: UnsafeBufferPointer<UInt8>,
                               isFirstLine: Bool) -> InputRejection {
-        guard input == .json && isFirstLine && Self.looksLikeText(bytes) else { return rejection }
+        guard input == .json && isFirstLine && !Self.opensAnObject(bytes) else { return rejection }
         var hinted = rejection
-        hinted.hint = "hint: the input looks like plain text, not JSON Lines; --input text shows each line as a message"
+        hinted.hint = "hint: the input does not look like JSON Lines (its first line is not a JSON object); --input text shows each line as a message"
         return hinted
     }
 
-    /// A line that opens with something no JSON value opens with, in valid UTF-8.
-    private static func looksLikeText(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let first = line.first(where: { $0 != 0x20 && $0 != 0x09 }), isValidUTF8(line) else { return false }
-        return !"{[\"-0123456789tfn".utf8.contains(first)
+    /// Whether the line's first character other than a space or tab is `{`.
+    private static func opensAnObject(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        line.first(where: { $0 != 0x20 && $0 != 0x09 }) == UInt8(ascii: "{")
     }
 
     /// Where the reader hands the bytes of an over-long line as it skips them: the dead-letter

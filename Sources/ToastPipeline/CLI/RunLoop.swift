@@ -31,7 +31,7 @@ struct RunLoop {
                                 parser: setup.parser)
         reader = LineReader(source: setup.input, maxLineBytes: setup.options.maxLineBytes,
                             skippedBytes: decoding.skippedBytes,
-                            wakeDescriptors: [Signals.wakeDescriptor, setup.desktop?.descriptor ?? -1],
+                            wakeDescriptors: [Signals.wakeDescriptor, Signals.reloadDescriptor, setup.desktop?.descriptor ?? -1],
                             rejectsBinary: true)
     }
 
@@ -63,11 +63,12 @@ struct RunLoop {
                 stopReason = .signal(Signals.received)
                 return
             }
+            if Signals.takeReloadRequest() { reloadScripts() }
             let item = reader.next(waitLimit: waitLimit()) { setup.writer.flush() }
             switch item {
             case .line(let bytes, let number):
                 let line = decoding.decode(bytes, number: number)
-                for note in decoding.takeNotes() { setup.reports.note(note) }
+                for warning in decoding.takeNotes() { setup.reports.warning(warning) }
                 handle(line)
             case .tooLong(let number, let length):
                 handle(decoding.tooLong(number: number, length: length, limit: reader.maxLineBytes))
@@ -105,9 +106,10 @@ struct RunLoop {
                     stopReason = .signal(Signals.received)
                     return
                 }
+                if Signals.takeReloadRequest() { reloadScripts() }
                 switch consume item {
                 case .line(let line, _): handle(line)
-                case .note(let text): setup.reports.note(text)
+                case .note(let text): setup.reports.warning(text)
                 case .looksBinary: stopReason = .binaryInput
                 case .failed(let reason): stopReason = .inputFailed(reason)
                 }
@@ -142,7 +144,7 @@ struct RunLoop {
             deliver(&event)
         case .rejected(let rejection):
             setup.reports.rejected(rejection, sameLineAsBefore: partOfLine)
-            if let hint = rejection.hint { setup.reports.note(hint) }
+            if let hint = rejection.hint { setup.reports.warning(hint) }
             if setup.options.strict { stopReason = .strict }
         }
     }
@@ -154,6 +156,36 @@ struct RunLoop {
         let errorsBefore = setup.reports.failedCalls
         pipeline.handle(taking: &event)
         if setup.options.strict && setup.reports.failedCalls > errorsBefore { stopReason = .strict }
+    }
+
+    // MARK: Reloading
+
+    /// SIGHUP: every script is loaded again in a new Lua state, and the run goes on with it
+    /// (`Pipeline.reload`); what the stages and the host hold stays. Scripts that do not
+    /// load leave the old ones running. Lines already read ahead on the reading thread (a
+    /// regular file on the stream clock) were checked against the old roles.
+    private mutating func reloadScripts() {
+        let scripts: LoadedScripts
+        let orderChanged: Bool
+        do {
+            scripts = try RunSetup.loadScripts(options: setup.options, environment: setup.environment, registry: setup.registry,
+                                               reports: setup.reports, generatedIDs: pipeline.generatedIDs)
+            orderChanged = try pipeline.reload(scripts: scripts, registry: setup.registry)
+        } catch {
+            setup.reports.reloadFailed(error)
+            return
+        }
+        let settings = scripts.settings
+        decoding.decoder.roles = settings.roles
+        decoding.decoder.defaultPolicy = settings.queue.policy
+        decoding.decoder.defaultDuration = settings.queue.duration
+        decoding.parser = scripts.parser(in: pipeline.entryContext)
+        if orderChanged {
+            setup.reports.warning("reload: the scripts ask for another order of stages (" + settings.stages.joined(separator: ", ")
+                                  + "); it takes effect when the run starts again")
+        }
+        setup.reports.note("note: scripts reloaded (SIGHUP)")
+        setup.writer.flush()
     }
 
     // MARK: The desktop and real-time replay
@@ -261,7 +293,16 @@ struct RunLoop {
                                           elapsed: wallNow)
             for line in report.lines { setup.environment.writeError(line) }
         }
+        if stopReason == .strict {
+            setup.reports.warning("stopped by --strict at the first "
+                                  + (setup.reports.rejectedLines > 0 ? "rejected line" : "failed script call")
+                                  + "; the rest of the input was not read")
+        }
         setup.reports.finish(deadLetter: setup.options.deadLetter, stats: setup.options.stats)
+        if setup.environment.standardErrorIsTerminal && !setup.options.quiet {
+            setup.environment.writeError(RunSummary(programName: setup.environment.programName,
+                                                    statistics: pipeline.statistics).line)
+        }
     }
 
     /// Sleeps, waking at once on a stop signal (polling its wake descriptor closes the race

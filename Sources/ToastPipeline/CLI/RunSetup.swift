@@ -7,6 +7,8 @@ import Glibc
 struct RunSetup {
     let options: CommandLineOptions
     let environment: CommandEnvironment
+    /// The stages scripts can place, for loading them again (SIGHUP).
+    let registry: StageRegistry
     let reports: ErrorReports
     /// The wall clock (monotonic microseconds) at stream time 0, for `--clock wall`.
     let startedAt: Microseconds
@@ -29,30 +31,12 @@ struct RunSetup {
          recordsTo recordObserver: (any RecordWriter)? = nil) throws {
         var options = options
         self.environment = environment
-        let reports = ErrorReports(writeError: environment.writeError, programName: environment.programName, verbose: options.verbose)
+        self.registry = registry
+        let reports = ErrorReports(writeError: environment.writeError, programName: environment.programName, verbose: options.verbose,
+                                   quiet: options.quiet)
         self.reports = reports
-        let runtime: LuaRuntime
-        do {
-            // A log line stays one line, whatever a script logs (a toast's message with a newline).
-            runtime = try LuaRuntime(options: options.lua, registry: registry, reportError: { reports.scriptFailed($0) },
-                                     writeLog: { [writeError = environment.writeError] in
-                                         writeError(TerminalText.escaped($0, keepingTabs: true))
-                                     })
-        } catch {
-            throw SetupError(message: "\(error)")
-        }
-        for script in options.scripts {
-            do {
-                try runtime.load(scriptAt: script)
-            } catch {
-                var message = "\(error)"
-                if Self.looksLikeEvents(script) {
-                    message += "\n\(environment.programName): hint: \(script) looks like events, not a Lua script: read it with --events \(script) or < \(script)"
-                }
-                throw SetupError(message: message)
-            }
-        }
-        scripts = runtime.loaded
+        scripts = try Self.loadScripts(options: options, environment: environment, registry: registry, reports: reports,
+                                       generatedIDs: GeneratedIDs())
         let settings = scripts.settings
 
         let sink: any ByteSink
@@ -80,20 +64,27 @@ struct RunSetup {
             reports.note("note: reading text from a pipe or terminal, so times come from the wall clock "
                          + "(--clock stream keeps every line at time 0)")
         }
+        if options.desktop && !options.clockGiven && input.isRegularFile {
+            // A recording on the stream clock would flash every notification for a moment.
+            options.clock = .replay
+            reports.note("note: --desktop on a file plays it at its own pace, as --clock replay does "
+                         + "(add --clock replay --speed 10 to play it faster, --clock stream to show it all at once)")
+        }
         self.options = options
         startedAt = environment.wallClock()
 
         let noColor = !(environment.variables["NO_COLOR"] ?? "").isEmpty || environment.variables["TERM"] == "dumb"
         let useColor = options.color == .always || (options.color == .auto && isTerminal && !noColor)
+        // Dates in the zone of --tz; the time of day on the wall clock.
+        let time = TimeDisplay(zone: options.lua.timeZone,
+                               timeOfDayOrigin: options.clock == .wall ? environment.timeOfDay() : nil)
         let encoder: any RecordEncoder
         switch options.format {
         case .json: encoder = JSONRecordEncoder()
         case .text where !options.explain.isEmpty:
-            encoder = ExplainStoryEncoder(explaining: options.explain,
-                                          timeOfDayOrigin: options.clock == .wall ? environment.timeOfDay() : nil)
+            encoder = ExplainStoryEncoder(explaining: options.explain, time: time)
         case .text:
-            let origin = options.clock == .wall ? environment.timeOfDay() : nil
-            encoder = TextRecordEncoder(useColor: useColor, verbose: options.verbose, timeOfDayOrigin: origin)
+            encoder = TextRecordEncoder(useColor: useColor, verbose: options.verbose, time: time)
         case .speech: encoder = SpeechRecordEncoder()
         case .html: encoder = HTMLTimelineEncoder(title: Self.pageTitle(program: environment.programName, scripts: options.scripts,
                                                                               events: options.events))
@@ -106,7 +97,7 @@ struct RunSetup {
             do {
                 let bus = try NotificationBus(address: environment.variables["DBUS_SESSION_BUS_ADDRESS"],
                                               runtimeDirectory: environment.variables["XDG_RUNTIME_DIR"])
-                desktop = DesktopNotifications(bus: bus) { [reports] in reports.note($0) }
+                desktop = DesktopNotifications(bus: bus) { [reports] in reports.warning($0) }
             } catch let error as NotificationBus.Unavailable {
                 throw SetupError(message: error.message)
             }
@@ -121,9 +112,46 @@ struct RunSetup {
         } catch let error as ConfigError {
             throw SetupError(message: error.message)
         }
+        pipeline.timeDisplay = TimeDisplay(zone: options.lua.timeZone)
         parser = scripts.parser(in: pipeline.entryContext)
         decoder = EventDecoder(roles: settings.roles, defaultPolicy: settings.queue.policy,
                                defaultDuration: settings.queue.duration)
+    }
+
+    /// Runs the script files, then the `-e` chunks, in a new Lua state (at start, and again
+    /// for a reload); `generatedIDs` is the `e<N>` counter they share with the run.
+    static func loadScripts(options: CommandLineOptions, environment: CommandEnvironment, registry: StageRegistry,
+                            reports: ErrorReports, generatedIDs: GeneratedIDs) throws -> LoadedScripts {
+        let runtime: LuaRuntime
+        do {
+            // A log line stays one line, whatever a script logs (a toast's message with a newline).
+            runtime = try LuaRuntime(options: options.lua, registry: registry, generatedIDs: generatedIDs,
+                                     reportError: { reports.scriptFailed($0) },
+                                     writeLog: { [writeError = environment.writeError] in
+                                         writeError(TerminalText.escaped($0, keepingTabs: true))
+                                     })
+        } catch {
+            throw SetupError(message: "\(error)")
+        }
+        for script in options.scripts {
+            do {
+                try runtime.load(scriptAt: script)
+            } catch {
+                var message = "\(error)"
+                if Self.looksLikeEvents(script) {
+                    message += "\n\(environment.programName): hint: \(script) looks like events, not a Lua script: read it with --events \(script) or < \(script)"
+                }
+                throw SetupError(message: message)
+            }
+        }
+        for (index, chunk) in options.inlineChunks.enumerated() {
+            do {
+                try runtime.load(source: chunk, name: CommandLineOptions.inlineChunkName(index))
+            } catch {
+                throw SetupError(message: "\(error)")
+            }
+        }
+        return runtime.loaded
     }
 
     /// Whether a file given as a script holds events instead: named `.json`/`.jsonl`, or opening

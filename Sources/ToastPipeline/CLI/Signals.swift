@@ -5,8 +5,9 @@ import Darwin
 #endif
 import Synchronization
 
-/// SIGINT and SIGTERM end the run after the current event, with every record written
-/// (SPEC §8 "Signals"); a closed output pipe is noticed as a failed write, not a signal.
+/// SIGINT and SIGTERM end the run after the current event, with every record written; a
+/// closed output pipe is noticed as a failed write, not a signal. SIGHUP asks for the scripts
+/// to be loaded again while the run goes on.
 ///
 /// A run waiting for input must notice a signal at once, whatever it waits on. A flag alone
 /// races with the wait (the signal can land just before `poll` starts), so the handler also
@@ -19,30 +20,72 @@ enum Signals {
     /// `install()`.
     private static let wakeRead = Atomic<Int32>(-1)
     private static let wakeWrite = Atomic<Int32>(-1)
+    /// SIGHUP's pipe, apart from the stop signals' so that taking a reload request can empty
+    /// it without losing a stop.
+    private static let reloadRead = Atomic<Int32>(-1)
+    private static let reloadWrite = Atomic<Int32>(-1)
+    /// Whether SIGHUP came and was not taken yet: a load the run loop can afford per line.
+    private static let reloadPending = Atomic<Bool>(false)
 
     static var received: Int32 { stopSignal.load(ordering: .relaxed) }
 
     /// The descriptor that becomes readable when a stop signal arrives (-1: none installed).
     static var wakeDescriptor: Int32 { wakeRead.load(ordering: .relaxed) }
 
+    /// The descriptor that becomes readable when SIGHUP asks for a reload (-1: none installed).
+    static var reloadDescriptor: Int32 { reloadRead.load(ordering: .relaxed) }
+
+    /// Whether SIGHUP came since the last call (one check a line costs one atomic load).
+    @inline(__always)
+    static func takeReloadRequest() -> Bool {
+        guard reloadPending.load(ordering: .relaxed) else { return false }
+        reloadPending.store(false, ordering: .relaxed)
+        // Empty the pipe, so that a wait no longer wakes for it.
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while read(reloadRead.load(ordering: .relaxed), &bytes, bytes.count) > 0 {}
+        return true
+    }
+
+    private static func nonBlockingPipe() -> (read: Int32, write: Int32)? {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        return (ends[0], ends[1])
+    }
+
     /// Installs the handlers, without `SA_RESTART`, so a blocked read returns at once, and
     /// unblocks the two signals, which a parent process may have left blocked.
     static func install() {
         signal(SIGPIPE, SIG_IGN)
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            }
-            wakeRead.store(ends[0], ordering: .relaxed)
-            wakeWrite.store(ends[1], ordering: .relaxed)
+        if let ends = nonBlockingPipe() {
+            wakeRead.store(ends.read, ordering: .relaxed)
+            wakeWrite.store(ends.write, ordering: .relaxed)
+        }
+        if let ends = nonBlockingPipe() {
+            reloadRead.store(ends.read, ordering: .relaxed)
+            reloadWrite.store(ends.write, ordering: .relaxed)
         }
         var handled = sigset_t()
         sigemptyset(&handled)
         sigaddset(&handled, SIGINT)
         sigaddset(&handled, SIGTERM)
+        sigaddset(&handled, SIGHUP)
         sigprocmask(SIG_UNBLOCK, &handled, nil)
+        var reload = sigaction()
+        reload.__sigaction_handler.sa_handler = { _ in
+            Signals.reloadPending.store(true, ordering: .relaxed)
+            let descriptor = Signals.reloadWrite.load(ordering: .relaxed)
+            if descriptor >= 0 {
+                var byte: UInt8 = 1
+                _ = write(descriptor, &byte, 1)
+            }
+        }
+        sigemptyset(&reload.sa_mask)
+        reload.sa_flags = 0
+        sigaction(SIGHUP, &reload, nil)
         for number in [SIGINT, SIGTERM] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in

@@ -33,15 +33,16 @@ public enum ToastFate: Equatable, Sendable {
         }
     }
 
-    /// `shown 3.2 s → 7.2 s (timeout)`, `dropped by dedup (duplicate) at 2.4 s`.
-    var description: String {
+    /// `shown 3.2 s → 7.2 s (timeout)`, `dropped by dedup (duplicate) at 2.4 s`; a log's own
+    /// timestamps as dates and times (`time`).
+    func description(_ time: TimeDisplay) -> String {
         switch self {
         case let .presented(at, dismissedAt, reason):
-            let end = dismissedAt.map { " → \(StreamTime.format($0)) s" } ?? ""
-            return "shown \(StreamTime.format(at)) s\(end)" + (reason.map { " (\($0))" } ?? "")
+            let end = dismissedAt.map { " → " + time.moment($0) } ?? ""
+            return "shown \(time.moment(at))\(end)" + (reason.map { " (\($0))" } ?? "")
         case let .dropped(stage, reason, rule, at):
             let by = rule.map { "rule \(quoted($0))" } ?? "\(stage) (\(reason))"
-            return "dropped by \(by) at \(StreamTime.format(at)) s"
+            return "dropped by \(by) at \(time.moment(at))"
         }
     }
 

@@ -11,13 +11,14 @@
 /// (`dismiss`). Toasts that stages or scripts bring in wait until the current step is done,
 /// then enter at their stage. At the end, `finish` drains the clock so every toast ends.
 public final class Pipeline: HostEnvironment {
-    public let settings: PipelineSettings
+    /// The run's settings; replaced by `reload`, all but the stages' order.
+    public private(set) var settings: PipelineSettings
     public let stageNames: [String]
     private let stages: [any ToastStage]
     private var contexts: [StageContext] = []
     private let output: any RecordWriter
     /// Run after each record is written (the scripts' hooks).
-    private let observers: [any RecordObserver]
+    private var observers: [any RecordObserver]
     /// The context of code outside the stages (hooks, a `parse` function): its `emit` brings a
     /// toast in at the first stage.
     public private(set) var entryContext: StageContext!
@@ -39,6 +40,9 @@ public final class Pipeline: HostEnvironment {
     private var tracesWritten = 0
     /// Why the current stage decided as it did, when it said so (`StageContext.explain`).
     private var stageBecause: String?
+
+    /// How explanations (`--trace`, `--explain`) show a time: a log's own timestamps as dates.
+    public var timeDisplay = TimeDisplay()
 
     /// The stream clock.
     public var now: Microseconds { nowCell.value }
@@ -79,6 +83,30 @@ public final class Pipeline: HostEnvironment {
             StageContext(stageName: entry.name, position: index, pipeline: self)
         }
         entryContext = StageContext(stageName: "scripts", position: -1, pipeline: self)
+    }
+
+    /// The scripts were reloaded while the run goes on: `settings` and `observers` replace the
+    /// run's, and each stage in place takes the settings of its namesake in `replacements`
+    /// (`ToastStage.reload(from:)`), keeping what it holds; so does the host. The stages'
+    /// order stays as it is until a restart: the result is whether the new settings ask for
+    /// another one.
+    @discardableResult
+    public func reload(settings newSettings: PipelineSettings, stages replacements: [(name: String, stage: any ToastStage)],
+                       observers: [any RecordObserver]) -> Bool {
+        let orderChanged = replacements.map(\.name) != stageNames
+        for (name, replacement) in replacements {
+            guard let index = stageNames.firstIndex(of: name) else { continue }
+            stages[index].reload(from: replacement)
+        }
+        var kept = newSettings
+        kept.stages = settings.stages
+        settings = kept
+        host.settings = kept.queue
+        self.observers = observers
+        // The contexts hand the stages the new roles and settings.
+        contexts = stageNames.enumerated().map { StageContext(stageName: $0.element, position: $0.offset, pipeline: self) }
+        entryContext = StageContext(stageName: "scripts", position: -1, pipeline: self)
+        return orderChanged
     }
 
     // MARK: Driving
@@ -188,6 +216,9 @@ public final class Pipeline: HostEnvironment {
             case .drop(let drop):
                 statisticsCell.value.countPasses(from: start, upTo: index)
                 statisticsCell.value.stages[index].droppedCounts.add(drop.reason.rawValue)
+                if statisticsCell.value.stages[index].dropRecordStage == nil {
+                    statisticsCell.value.stages[index].dropRecordStage = drop.stage
+                }
                 write(.drop(toast, at: now, drop))
                 return
             }
@@ -297,6 +328,7 @@ public final class Pipeline: HostEnvironment {
             statisticsCell.value.stages[hostIndex].dismissedCounts.add(reason.rawValue)
         case .drop(_, _, let drop) where drop.stage == "host":
             statisticsCell.value.stages[hostIndex].droppedCounts.add(drop.reason.rawValue)
+            statisticsCell.value.stages[hostIndex].dropRecordStage = "host"
         case .drop:
             break
         }

@@ -11,6 +11,8 @@ public struct PipelineStatistics: Equatable, Sendable {
         public var dismissed: [String: Int] { dismissedCounts.byReason }
         /// Presentations (the host only).
         public var presented = 0
+        /// The `stage` its drop records carry (`rule` for the rules stage), once it dropped one.
+        public internal(set) var dropRecordStage: String?
         var droppedCounts = ReasonCounts()
         var dismissedCounts = ReasonCounts()
 

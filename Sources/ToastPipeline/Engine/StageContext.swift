@@ -61,6 +61,11 @@ public final class StageContext {
 
     // MARK: Tracing
 
+    /// `time` as an explanation says it: `6.5 s`, or the date and time of a log's own timestamp.
+    public func describe(_ time: Microseconds) -> String {
+        pipeline.timeDisplay.moment(time)
+    }
+
     /// Whether decisions are traced (`--trace`, `--explain`, `--format html`). A stage that
     /// explains its decisions does the work only then.
     public var isTracing: Bool { pipeline.tracer != nil }

@@ -11,10 +11,16 @@ public protocol ToastStage: AnyObject {
 
     /// A timer this stage set with `context.setTimer(at:token:)` is due.
     func timerFired(token: Int, context: StageContext)
+
+    /// The scripts were reloaded while the run goes on (SIGHUP): `replacement` is this stage
+    /// as the new settings make it. Take its settings and keep what this stage holds (toasts,
+    /// caches, windows, timers). The default keeps this stage as it is.
+    func reload(from replacement: any ToastStage)
 }
 
 extension ToastStage {
     public func timerFired(token: Int, context: StageContext) {}
+    public func reload(from replacement: any ToastStage) {}
 }
 
 /// What a stage decided for one toast.

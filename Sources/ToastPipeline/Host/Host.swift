@@ -6,7 +6,8 @@
 /// the line is promoted while it may be shown, and the line is cut to `limit` by evicting
 /// the lowest-priority, oldest toast. Visible toasts leave by timeout or interaction.
 public final class Host {
-    public let settings: QueueSettings
+    /// Replaced when the scripts are reloaded (`Pipeline.reload`); what the host holds stays.
+    public internal(set) var settings: QueueSettings
     /// Where records go and timers are set: the pipeline that owns this host, or whatever a
     /// caller of the public initializer passed. Read without a reference count on every record
     /// and timer (`unowned(unsafe)`); safe because it cannot go away while the host runs: the
@@ -87,7 +88,7 @@ public final class Host {
         if toast.afterMicros > 0 {
             delayed.append(slot)
             if isTraced { traced(toast, .delayed, [JSONMember("until", .number(StreamTime.seconds(now + toast.afterMicros)))],
-                   because: "its after of \(StreamTime.format(toast.afterMicros)) s holds it back until \(StreamTime.format(now + toast.afterMicros)) s") }
+                   because: "its after of \(StreamTime.format(toast.afterMicros)) s holds it back until \(environment.timeDisplay.moment(now + toast.afterMicros))") }
             environment.schedule(.arrival(serial: serial), at: now + toast.afterMicros)
         } else {
             arrive(slot)

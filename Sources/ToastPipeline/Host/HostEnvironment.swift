@@ -5,6 +5,12 @@ public protocol HostEnvironment: AnyObject {
     /// Calls `Host.timerFired(_:)` with `timer` at `time`.
     func schedule(_ timer: HostTimer, at time: Microseconds)
     func write(_ record: Record)
+    /// How the host's explanations show a time (`--trace`, `--explain`).
+    var timeDisplay: TimeDisplay { get }
+}
+
+extension HostEnvironment {
+    public var timeDisplay: TimeDisplay { TimeDisplay() }
 }
 
 /// A timer the host sets for itself.

@@ -7,15 +7,13 @@ import Darwin
 /// Reads the times that logs write, as seconds since the Unix epoch (a script's `parse_time`):
 /// RFC 3339 / ISO 8601 (`2026-11-30T10:06:31.250+01:00`, `T` or a space, the offset optional),
 /// the classic syslog form (`Nov 30 10:06:31`, in the current year), or any `strftime`-style
-/// format. A time without an offset is in `zone`: UTC, or the local zone of `TZ`.
+/// format. A time without an offset is in `zone`: the local zone of `TZ`, or UTC.
 public struct TimestampParser: Sendable {
-    public enum Zone: String, Sendable, CaseIterable { case utc, local }
-
-    public var zone: Zone
+    public var zone: TimeDisplay.Zone
     /// The current year, for syslog times that do not say theirs.
     public var currentYear: @Sendable () -> Int
 
-    public init(zone: Zone = .utc, currentYear: @escaping @Sendable () -> Int = TimestampParser.yearNow) {
+    public init(zone: TimeDisplay.Zone = .local, currentYear: @escaping @Sendable () -> Int = TimestampParser.yearNow) {
         self.zone = zone
         self.currentYear = currentYear
     }

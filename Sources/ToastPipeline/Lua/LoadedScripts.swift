@@ -35,4 +35,16 @@ extension Pipeline {
                   tracer: tracer, observers: scripts.hooks.map { [$0] } ?? [])
         for toast in scripts.emittedWhileLoading { emit(toast) }
     }
+
+    /// Reloads the run with scripts loaded anew (SIGHUP): their rules, roles, hooks and the
+    /// settings of the stages in place replace the old ones, what the stages and the host hold
+    /// stays, and the toasts they emitted while loading come in now. Returns whether the new
+    /// settings ask for another order of stages, which waits for a restart.
+    public func reload(scripts: LoadedScripts, registry: StageRegistry = .builtIn) throws -> Bool {
+        let stages = try registry.makeStages(settings: scripts.settings, rules: RulesStage(rules: scripts.rules),
+                                             functions: scripts.functions)
+        let orderChanged = reload(settings: scripts.settings, stages: stages, observers: scripts.hooks.map { [$0] } ?? [])
+        for toast in scripts.emittedWhileLoading { emit(toast) }
+        return orderChanged
+    }
 }

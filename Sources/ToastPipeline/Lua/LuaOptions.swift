@@ -6,11 +6,11 @@ public struct LuaOptions: Equatable, Sendable {
     public var instructionBudget = 10_000_000
     /// `--lua-memory`: megabytes the state may hold while scripts run (0: no cap).
     public var memoryLimitMB = 256
-    /// `--tz`: the zone `parse_time` reads times without an offset in.
-    public var timeZone: TimestampParser.Zone = .utc
+    /// `--tz`: the zone `parse_time` reads times without an offset in (and dates are shown in).
+    public var timeZone: TimeDisplay.Zone = .local
 
     public init(unsafe: Bool = false, instructionBudget: Int = 10_000_000, memoryLimitMB: Int = 256,
-                timeZone: TimestampParser.Zone = .utc) {
+                timeZone: TimeDisplay.Zone = .local) {
         self.unsafe = unsafe
         self.instructionBudget = instructionBudget
         self.memoryLimitMB = memoryLimitMB
@@ -22,10 +22,19 @@ public struct LuaOptions: Equatable, Sendable {
 public struct ScriptLoadError: Error, Equatable, CustomStringConvertible {
     /// `FILE:LINE: message`, or the system's reason for a file that cannot be read.
     public var message: String
+    /// The script's line that `message` names, as shown under it (`    3 | if t.x = 1 then`).
+    public var sourceLine: String?
 
-    public init(message: String) {
+    public init(message: String, sourceLine: String? = nil) {
         self.message = message
+        self.sourceLine = sourceLine
     }
 
-    public var description: String { message }
+    /// The message, and the line it names beneath it.
+    public var description: String { sourceLine.map { message + "\n" + $0 } ?? message }
+
+    /// The same error when the messages are: the line shown is the one the message names.
+    public static func == (left: ScriptLoadError, right: ScriptLoadError) -> Bool {
+        left.message == right.message
+    }
 }

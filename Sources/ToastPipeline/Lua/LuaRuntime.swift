@@ -81,25 +81,32 @@ public final class LuaRuntime {
 
     /// Runs one script file's top level. Throws `FILE:LINE: message` when it does not load
     /// or its top level fails.
+    /// The message shows the line it names beneath it.
     public func load(scriptAt path: String) throws {
+        let failed = { (message: String) in
+            ScriptSourceLine.loadError(message, chunkName: path) { ScriptSourceLine.line($0, ofFileAt: path) }
+        }
         if let message = state.loadFile(path, allowBinary: options.unsafe) {
-            throw ScriptLoadError(message: message)
+            throw failed(message)
         }
         if case .failure(let message) = state.call(argumentCount: 0, resultCount: 0, budget: budget, place: path) {
-            throw ScriptLoadError(message: message)
+            throw failed(message)
         }
     }
 
-    /// Runs a chunk of Lua text, named `name` in messages (tests, `-e`-style use).
+    /// Runs a chunk of Lua text, named `name` in messages (`-e`, tests).
     public func load(source: String, name: String) throws {
+        let failed = { (message: String) in
+            ScriptSourceLine.loadError(message, chunkName: name) { ScriptSourceLine.line($0, of: source) }
+        }
         let status = source.withCString { luaL_loadbufferx(state.L, $0, strlen($0), "=\(name)", "t") }
         guard status == LUA_OK else {
             let message = state.string(at: -1) ?? "cannot load \(name)"
             clua_pop(state.L, 1)
-            throw ScriptLoadError(message: message)
+            throw failed(message)
         }
         if case .failure(let message) = state.call(argumentCount: 0, resultCount: 0, budget: budget, place: name) {
-            throw ScriptLoadError(message: message)
+            throw failed(message)
         }
     }
 
@@ -145,7 +152,8 @@ public final class LuaRuntime {
             case .allKept:
                 return nil
             case .failed(let position, let status):
-                report(state.failureMessage(status: status, place: group.rules[position].place))
+                let rule = group.rules[position]
+                report(state.failureMessage(status: status, place: rule.place), origin: ruleName(rule))
                 next = position + 1
             case .returned(let position):
                 let rule = group.rules[position]
@@ -195,16 +203,17 @@ public final class LuaRuntime {
                 throw LuaBridgeError("rule returned \(state.typeName(at: first))\(second); expected nothing, true, false (and a reason) or a table")
             }
         } catch let error as LuaBridgeError {
-            report("\(rule.place): \(ruleName(rule)): \(error.message)")
+            report("\(rule.place): \(ruleName(rule) == nil ? "rule: " : "")\(error.message)", origin: ruleName(rule))
         } catch {
-            report("\(rule.place): \(ruleName(rule)): \(error)")
+            report("\(rule.place): \(ruleName(rule) == nil ? "rule: " : "")\(error)", origin: ruleName(rule))
         }
         return .keep
     }
 
-    /// `rule "name"`, or just `rule` for one named by its place.
-    private func ruleName(_ rule: LuaRule) -> String {
-        rule.name == rule.place ? "rule" : "rule \(quoted(rule.name))"
+    /// How an error names a rule: `rule "name"`; nil for a rule without a name, which its
+    /// place (`FILE:LINE`, where the message starts) names.
+    private func ruleName(_ rule: LuaRule) -> String? {
+        rule.name == rule.place ? nil : "rule \(quoted(rule.name))"
     }
 
     /// A kept toast's table holds every field it had, so a field that is gone was removed.
@@ -226,9 +235,10 @@ public final class LuaRuntime {
         return result
     }
 
-    /// Reports one script error, with the input line of the call it happened in.
-    private func report(_ message: String) {
-        reportError(ScriptError(message: message, inputLine: currentCall?.inputLine ?? 0))
+    /// Reports one script error, with the input line of the call it happened in; `origin` names
+    /// what failed (`rule "name"`) when the message's place alone does not.
+    private func report(_ message: String, origin: String? = nil) {
+        reportError(ScriptError(message: message, inputLine: currentCall?.inputLine ?? 0, origin: origin))
     }
 
     /// Runs the hooks for a record (SPEC §5 `on`) in `context`.

@@ -6,10 +6,13 @@ public struct ScriptError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     /// The input line the call was made for; 0 when none (at load time, at the end of a run).
     public var inputLine: Int
+    /// What failed, when the place alone does not say it: `rule "quiet debug"`, `rule at FILE:LINE`.
+    public var origin: String?
 
-    public init(message: String, inputLine: Int) {
+    public init(message: String, inputLine: Int, origin: String? = nil) {
         self.message = message
         self.inputLine = inputLine
+        self.origin = origin
     }
 
     /// The script file and line the message starts with, when it starts with one.
@@ -19,8 +22,9 @@ public struct ScriptError: Error, Equatable, Sendable, CustomStringConvertible {
         return (String(parts[0]), line)
     }
 
-    /// `FILE:LINE: message (input line N)`, as stderr shows it.
+    /// `rule "name": FILE:LINE: message (input line N)`, as stderr shows it.
     public var description: String {
-        inputLine > 0 ? "\(message) (input line \(inputLine))" : message
+        let named = origin.map { "\($0): \(message)" } ?? message
+        return inputLine > 0 ? "\(named) (input line \(inputLine))" : named
     }
 }

@@ -4,32 +4,99 @@ import Glibc
 import Darwin
 #endif
 
-/// Times since the Unix epoch as a person reads them, in the local time zone (`TZ`).
-enum LocalTime {
+/// How a time on the stream clock is shown to a person: seconds for a stream that starts near
+/// 0 (`3.5`), the date and time for times of 1,000,000,000 s and more, which are seconds since
+/// the epoch from a log's own timestamps (`2026-11-30 10:06:31.250`), and the time of day on
+/// the wall clock (`10:06:31.250`). Dates and times are local (the `TZ` environment, as `date`
+/// shows them), or UTC with `--tz utc`. JSON records keep plain seconds.
+public struct TimeDisplay: Sendable, Equatable {
+    public enum Zone: String, Sendable, CaseIterable { case local, utc }
+
+    public var zone: Zone
+    /// Microseconds since the Unix epoch at stream time 0, when the stream runs on the wall
+    /// clock (times are then shown as the time of day); nil on the stream clock.
+    public var timeOfDayOrigin: Microseconds?
+
+    public init(zone: Zone = .local, timeOfDayOrigin: Microseconds? = nil) {
+        self.zone = zone
+        self.timeOfDayOrigin = timeOfDayOrigin
+    }
+
+    /// 1,000,000,000 s (2001-09-09): stream times this large are seconds since the epoch.
+    public static let epochTimesFrom: Microseconds = 1_000_000_000 * StreamTime.perSecond
+
+    /// Whether `time` is shown as a date and time.
+    public static func isEpochTime(_ time: Microseconds) -> Bool { time >= epochTimesFrom }
+
+    /// The time as a column of text shows it: `3.5`, `2026-11-30 10:06:31.250` or `10:06:31.250`.
+    public func clock(_ time: Microseconds) -> String {
+        if let origin = timeOfDayOrigin { return timeOfDay(origin + time) }
+        if Self.isEpochTime(time) { return dateTime(time) }
+        return StreamTime.format(time)
+    }
+
+    /// The time as a sentence says it: `3.5 s`, or a date and time as in `clock`.
+    public func moment(_ time: Microseconds) -> String {
+        timeOfDayOrigin == nil && !Self.isEpochTime(time) ? StreamTime.format(time) + " s" : clock(time)
+    }
+
     /// `10:06:31.250`: hours, minutes, seconds and milliseconds.
-    static func timeOfDay(_ microseconds: Microseconds) -> String {
+    public func timeOfDay(_ microseconds: Microseconds) -> String {
         let (parts, milliseconds) = brokenDown(microseconds)
-        return pad(parts.tm_hour) + ":" + pad(parts.tm_min) + ":" + pad(parts.tm_sec) + "." + pad(milliseconds, 3)
+        return Self.pad(parts.tm_hour) + ":" + Self.pad(parts.tm_min) + ":" + Self.pad(parts.tm_sec) + "."
+            + Self.pad(milliseconds, 3)
+    }
+
+    /// `10:06`, or `10:06:31` when the seconds are not 0: an axis label.
+    public func shortTimeOfDay(_ microseconds: Microseconds) -> String {
+        let (parts, _) = brokenDown(microseconds)
+        let minutes = Self.pad(parts.tm_hour) + ":" + Self.pad(parts.tm_min)
+        return parts.tm_sec == 0 ? minutes : minutes + ":" + Self.pad(parts.tm_sec)
+    }
+
+    /// `2026-11-30`: the date alone.
+    public func date(_ microseconds: Microseconds) -> String {
+        let (parts, _) = brokenDown(microseconds)
+        return String(parts.tm_year + 1900) + "-" + Self.pad(parts.tm_mon + 1) + "-" + Self.pad(parts.tm_mday)
     }
 
     /// `2026-11-30 10:06:31.250`: the date, then the time of day.
-    static func dateTime(_ microseconds: Microseconds) -> String {
-        let (parts, _) = brokenDown(microseconds)
-        return String(parts.tm_year + 1900) + "-" + pad(parts.tm_mon + 1) + "-" + pad(parts.tm_mday) + " "
-            + timeOfDay(microseconds)
+    public func dateTime(_ microseconds: Microseconds) -> String {
+        date(microseconds) + " " + timeOfDay(microseconds)
     }
 
-    private static func brokenDown(_ microseconds: Microseconds) -> (tm, Int) {
+    private func brokenDown(_ microseconds: Microseconds) -> (tm, Int) {
         let floored = microseconds >= 0 ? microseconds / 1_000 : (microseconds - 999) / 1_000
         var seconds = time_t(floored >= 0 ? floored / 1_000 : (floored - 999) / 1_000)
         let milliseconds = Int(floored - Microseconds(seconds) * 1_000)
         var parts = tm()
-        localtime_r(&seconds, &parts)
+        switch zone {
+        case .local: localtime_r(&seconds, &parts)
+        case .utc: gmtime_r(&seconds, &parts)
+        }
         return (parts, milliseconds)
     }
 
     private static func pad(_ value: some BinaryInteger, _ width: Int = 2) -> String {
         let text = String(value)
         return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+}
+
+/// A span of time as a sentence says it: `3 d`, `5 h 20 min`, `12 min`, `40 s`, `0.5 s`
+/// (at most two units, the larger first).
+public enum SpanText {
+    public static func describe(_ span: Microseconds) -> String {
+        let seconds = span / StreamTime.perSecond
+        guard seconds >= 60 else { return StreamTime.format(span) + " s" }
+        let units: [(Int64, String)] = [(86_400, "d"), (3_600, "h"), (60, "min"), (1, "s")]
+        var parts: [String] = []
+        var rest = seconds
+        for (size, name) in units where parts.count < 2 {
+            let count = rest / size
+            rest %= size
+            if count > 0 { parts.append("\(count) \(name)") } else if !parts.isEmpty { break }
+        }
+        return parts.joined(separator: " ")
     }
 }

@@ -10,15 +10,14 @@
 /// time order, each starting with its id when more than one id is explained.
 public final class ExplainStoryEncoder: RecordEncoder {
     private let showsIDs: Bool
-    /// Microseconds since the Unix epoch at stream time 0 on the wall clock (times are then
-    /// shown as the time of day, as in the text format); nil on the stream clock.
-    private let timeOfDayOrigin: Microseconds?
+    /// How times are shown, as in the text format.
+    private let time: TimeDisplay
     /// The toasts already introduced, by id and input line (an id may come back).
     private var introduced: Set<String> = []
 
-    public init(explaining ids: [String], timeOfDayOrigin: Microseconds? = nil) {
+    public init(explaining ids: [String], time: TimeDisplay = TimeDisplay()) {
         showsIDs = Set(ids).count > 1
-        self.timeOfDayOrigin = timeOfDayOrigin
+        self.time = time
     }
 
     public func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
@@ -47,7 +46,7 @@ public final class ExplainStoryEncoder: RecordEncoder {
         return true
     }
 
-    private func line(_ text: String, toast: Toast, at time: Microseconds, into out: inout ByteBuffer) {
+    private func line(_ text: String, toast: Toast, at moment: Microseconds, into out: inout ByteBuffer) {
         let identity = "\(toast.id)\u{0}\(toast.inputLine)"
         if !introduced.contains(identity) {
             introduced.insert(identity)
@@ -57,7 +56,7 @@ public final class ExplainStoryEncoder: RecordEncoder {
             header += toast.inputLine > 0 ? ", input line \(toast.inputLine)" : ", brought in by a script or stage"
             out.appendUTF8(header + "\n")
         }
-        let clock = TextRecordEncoder.clock(time, timeOfDayOrigin: timeOfDayOrigin)
+        let clock = time.clock(moment)
         let margin = showsIDs ? safe(toast.id) : ""
         out.appendUTF8("  " + margin + String(repeating: " ", count: max(1, 10 - clock.count - margin.count)) + clock + "  " + text + "\n")
     }

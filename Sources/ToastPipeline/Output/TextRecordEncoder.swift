@@ -7,20 +7,18 @@
 ///
 /// Drops appear only with `verbose`. Every text that came from the input or a script goes
 /// through `TerminalText`, so one record is always one line and nothing in it acts on the
-/// terminal. With a `timeOfDayOrigin` (the wall clock), the time column is the local time of
-/// day, `10:06:31.250`; times of 1,000,000,000 s and more (epoch seconds, from a log's own
-/// timestamps) are the local date and time, `2026-11-30 10:06:31.250`.
+/// terminal. The time column is as `TimeDisplay` shows it: seconds, the time of day on the
+/// wall clock (`10:06:31.250`), or the date and time for a log's own timestamps
+/// (`2026-11-30 10:06:31.250`).
 public struct TextRecordEncoder: RecordEncoder {
     public var useColor: Bool
     public var verbose: Bool
-    /// Microseconds since the Unix epoch at stream time 0, when times are to be shown as the
-    /// time of day; nil shows seconds on the stream clock.
-    public var timeOfDayOrigin: Microseconds?
+    public var time: TimeDisplay
 
-    public init(useColor: Bool, verbose: Bool, timeOfDayOrigin: Microseconds? = nil) {
+    public init(useColor: Bool, verbose: Bool, time: TimeDisplay = TimeDisplay()) {
         self.useColor = useColor
         self.verbose = verbose
-        self.timeOfDayOrigin = timeOfDayOrigin
+        self.time = time
     }
 
     public func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
@@ -79,24 +77,13 @@ public struct TextRecordEncoder: RecordEncoder {
         return text
     }
 
-    /// 1,000,000,000 s (2001-09-09): stream times this large are read as seconds since the epoch.
-    static let epochTimesFrom: Microseconds = 1_000_000_000 * StreamTime.perSecond
-
     private func safe(_ text: String) -> String {
         TerminalText.escaped(text)
     }
 
-    private func timeColumn(_ time: Microseconds) -> String {
-        let text = Self.clock(time, timeOfDayOrigin: timeOfDayOrigin)
+    private func timeColumn(_ moment: Microseconds) -> String {
+        let text = time.clock(moment)
         return String(repeating: " ", count: max(0, 9 - text.count)) + text + "  "
-    }
-
-    /// A time as text shows it: the time of day on the wall clock, the date and time for epoch
-    /// times, else seconds on the stream clock.
-    static func clock(_ time: Microseconds, timeOfDayOrigin: Microseconds?) -> String {
-        if let origin = timeOfDayOrigin { return LocalTime.timeOfDay(origin + time) }
-        if time >= epochTimesFrom { return LocalTime.dateTime(time) }
-        return StreamTime.format(time)
     }
 
     private func colored(_ text: String, _ color: String?) -> String {

@@ -4,10 +4,16 @@
 public final class AnnounceStage: ToastStage {
     /// Runs the roles' `announce` functions (the scripts' runtime); without one, a role's
     /// function gives the default announcement.
-    private let functions: (any ScriptFunctionRunner)?
+    private var functions: (any ScriptFunctionRunner)?
 
     public init(functions: (any ScriptFunctionRunner)? = nil) {
         self.functions = functions
+    }
+
+    /// The reloaded scripts run the roles' functions from now on.
+    public func reload(from replacement: any ToastStage) {
+        guard let replacement = replacement as? AnnounceStage else { return }
+        functions = replacement.functions
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {

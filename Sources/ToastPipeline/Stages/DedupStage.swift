@@ -3,8 +3,8 @@
 /// The window counts from the last toast that passed, so a steady flood passes once per
 /// window. At most `cache` keys are remembered, the least recently passed forgotten first.
 public final class DedupStage: ToastStage {
-    public let settings: DedupSettings
-    private let fields: [FieldReference]
+    public private(set) var settings: DedupSettings
+    private var fields: [FieldReference]
     // `cache` and `scratch` are kept in unchecked cells (`UncheckedCell`): each access is one
     // step of `process` that calls out to nothing that could reach this stage.
     private let cacheCell: UncheckedCell<RecencyCache<PassedToast>>
@@ -32,6 +32,15 @@ public final class DedupStage: ToastStage {
         self.cacheCell = UncheckedCell(RecencyCache(capacity: settings.cache))
     }
 
+    /// New `window` and `fields`; the keys remembered stay, and so does the cache's size (a
+    /// new `cache` takes effect at the next start).
+    public func reload(from replacement: any ToastStage) {
+        guard let replacement = replacement as? DedupStage else { return }
+        settings = replacement.settings
+        settings.cache = cache.capacity
+        fields = replacement.fields
+    }
+
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         buildIdentity(of: toast, roles: context.roles)
         let now = context.nowMicros
@@ -45,7 +54,7 @@ public final class DedupStage: ToastStage {
         guard let slot = found else { return .pass }
         let earlier = cache.value(at: slot)
         if settings.window == 0 || now - earlier.time < settings.window {
-            context.explain(self.explanation(of: toast, earlier: earlier))
+            context.explain(self.explanation(of: toast, earlier: earlier, context: context))
             return .drop(Drop(stage: "dedup", reason: .duplicate, of: earlier.id))
         }
         cache.update(at: slot, passed)
@@ -53,11 +62,11 @@ public final class DedupStage: ToastStage {
     }
 
     /// "same message, subtitle and role as t1 at 2 s, within the 5 s window".
-    private func explanation(of toast: Toast, earlier: PassedToast) -> String {
+    private func explanation(of toast: Toast, earlier: PassedToast, context: StageContext) -> String {
         let what = toast.key != nil ? "key \(quoted(toast.key ?? ""))" : Self.list(settings.fields)
         let window = settings.window == 0 ? "the window is 0: every repeat is dropped"
                                           : "within the \(StreamTime.format(settings.window)) s window"
-        return "same \(what) as \(earlier.id) at \(StreamTime.format(earlier.time)) s, \(window)"
+        return "same \(what) as \(earlier.id) at \(context.describe(earlier.time)), \(window)"
     }
 
     /// `a`, `a and b`, `a, b and c`.

@@ -2,8 +2,8 @@
 /// (SPEC §3 rate_limit). With `summary`, each run of drops of a group ends in one
 /// "N more" toast, `window` after the run's first drop.
 public final class RateLimitStage: ToastStage {
-    public let settings: RateLimitSettings
-    private let key: FieldReference
+    public private(set) var settings: RateLimitSettings
+    private var key: FieldReference
     // `groups` and `scratch` are kept in unchecked cells (`UncheckedCell`): while a group is
     // being changed the stage reads only `scratch` and sets a timer, which fires later.
     private let groupsCell = UncheckedCell(ByteKeyTable<GroupState>())
@@ -36,6 +36,13 @@ public final class RateLimitStage: ToastStage {
     public init(settings: RateLimitSettings) {
         self.settings = settings
         self.key = FieldReference(name: settings.key)
+    }
+
+    /// New settings; the groups' windows and pending summaries stay.
+    public func reload(from replacement: any ToastStage) {
+        guard let replacement = replacement as? RateLimitStage else { return }
+        settings = replacement.settings
+        key = replacement.key
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {

@@ -54,6 +54,12 @@ public final class RulesStage: ToastStage {
         rules.append(rule)
     }
 
+    /// The reloaded scripts' rules replace these.
+    public func reload(from replacement: any ToastStage) {
+        guard let replacement = replacement as? RulesStage else { return }
+        rules = replacement.rules
+    }
+
     private static func steps(of rules: [any ToastRule]) -> [Step] {
         var steps: [Step] = []
         var position = rules.startIndex

@@ -1,0 +1,32 @@
+/// The line a run ends with when a person watches stderr (a terminal): how many toasts came
+/// in, how many were shown, and which stages dropped the rest, so drops are never silent.
+///
+///     toastscript: 856 toasts: 90 shown, 766 dropped (dedup 500, rate_limit 200, rule 66)
+///
+/// Stages are named by the `stage` of their drop records, in pipeline order, the host last.
+struct RunSummary {
+    let programName: String
+    let statistics: PipelineStatistics
+
+    var line: String {
+        let toasts = statistics.toastsIn
+        let shown = statistics.host.presented
+        var byStage: [(stage: String, count: Int)] = []
+        for stage in statistics.stages {
+            let count = stage.dropped.values.reduce(0, +)
+            guard count > 0 else { continue }
+            let name = stage.dropRecordStage ?? stage.name
+            if let index = byStage.firstIndex(where: { $0.stage == name }) {
+                byStage[index].count += count
+            } else {
+                byStage.append((name, count))
+            }
+        }
+        let dropped = byStage.reduce(0) { $0 + $1.count }
+        var line = "\(programName): \(toasts) toast\(toasts == 1 ? "" : "s"): \(shown) shown, \(dropped) dropped"
+        if !byStage.isEmpty {
+            line += " (" + byStage.map { "\($0.stage) \($0.count)" }.joined(separator: ", ") + ")"
+        }
+        return line
+    }
+}
