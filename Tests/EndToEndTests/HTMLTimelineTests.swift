@@ -134,4 +134,65 @@ import Testing
         let dom = try chromium("--dump-dom", path)
         #expect(dom.stdout.components(separatedBy: #"<g class="toast""#).count - 1 == bars)
     }
+
+    /// Bursts of a log's own times over six weeks: idle stretches are cut out and labelled,
+    /// the axis tells the time of day and the date, drops at one spot are counted, and the
+    /// widest element as the browser lays it out stays within 16,000 pixels.
+    @Test func aRunOfWeeksStaysReadable() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let day = 86_400
+        let start = 1_795_857_242   // 2026-11-28 09:14:02 UTC
+        var lines: [String] = []
+        for (burst, offset) in [0, 3 * day, 3 * day + 5 * 3600 + 20 * 60, 42 * day].enumerated() {
+            for index in 0..<4 {
+                let message = "Burst \(burst + 1) step \(index + 1): " + String(repeating: "a long message ", count: 8) + "end"
+                lines.append(#"{"at":\#(start + offset + index * 2),"message":"\#(message)","role":"\#(index == 3 ? "error" : "info")"}"#)
+            }
+            // Five repeats at one moment: dedup drops them on one spot.
+            for _ in 0..<5 { lines.append(#"{"at":\#(start + offset + 1),"message":"Disk almost full"}"#) }
+        }
+        let events = directory + "/events.jsonl"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: events, atomically: true, encoding: .utf8)
+        let result = try runBinary(["--format", "html", "--tz", "utc", "--events", events])
+        #expect(result.status == 0)
+        let page = result.stdout
+        // Three stretches cut out, each labelled with the time it skips.
+        let skipped = matches(#">([^<>]*) skipped</text>"#, in: page)
+        #expect(skipped == ["3 d", "5 h 20 min", "38 d 19 h"], "\(skipped)")
+        // Times of day on the axis, with the date where it changes; no epoch seconds to read.
+        let ticks = matches(#"<text class="tick"[^>]*>([^<]*)</text>"#, in: page)
+        #expect(ticks.first == "2026-11-28 09:14:02", "\(ticks)")
+        #expect(ticks.contains("2026-12-01 09:14:02") && ticks.contains("14:34:02"), "\(ticks)")
+        #expect(ticks.allSatisfy { !$0.hasSuffix(" s") })
+        #expect(page.contains("from 2026-11-28 09:14:02.000 to 2027-01-09 09:14:"))
+        #expect(matches(#">(17\d{8})"#, in: page).isEmpty, "raw epoch seconds shown")
+        // Four drops at one spot are counted (the first of five passed).
+        #expect(matches(#"<text class="count"[^>]*>(\d+)</text>"#, in: page) == ["4", "4", "4", "4"])
+        // Every toast's whole message is in its tooltip.
+        #expect(page.contains("message: Burst 4 step 4: " + String(repeating: "a long message ", count: 8) + "end"))
+
+        let path = directory + "/page.html"
+        let measure = "<script>document.body.setAttribute('data-widest', Math.max(...[...document.querySelectorAll('*')]"
+            + ".map(e => Math.max(e.scrollWidth, e.getBoundingClientRect().width))))</script></body>"
+        try page.replacingOccurrences(of: "</body>", with: measure).write(toFile: path, atomically: true, encoding: .utf8)
+        let dom = try chromium("--dump-dom --window-size=1600,800", path)
+        let widest = try #require(matches(#"data-widest="([\d.]+)""#, in: dom.stdout).first.flatMap(Double.init))
+        #expect(widest > 1_000 && widest <= 16_000, "\(widest)")
+    }
+
+    /// The dpkg example's page: the same rules, over its own times.
+    @Test func theLegendAndTheTotalsAreInAStillPicture() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try runBinary(["--format", "html", "--input", "text", "examples/dpkg.lua"], stdinFile: "examples/dpkg.log",
+                                   environment: ["TZ": "UTC"])
+        #expect(result.status == 0)
+        let path = directory + "/page.html"
+        try result.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+        let dom = try chromium("--dump-dom", path).stdout
+        #expect(dom.contains(#"<p class="totals">"#) && dom.contains(#"<ul class="legend">"#))
+        // The details panel opens on the first toast shown, not empty.
+        #expect(dom.contains(#"<pre id="details">id: t1"#))
+    }
 }

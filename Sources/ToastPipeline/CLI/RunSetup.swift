@@ -87,7 +87,7 @@ struct RunSetup {
             encoder = TextRecordEncoder(useColor: useColor, verbose: options.verbose, time: time)
         case .speech: encoder = SpeechRecordEncoder()
         case .html: encoder = HTMLTimelineEncoder(title: Self.pageTitle(program: environment.programName, scripts: options.scripts,
-                                                                              events: options.events))
+                                                                              events: options.events), time: time)
         }
         writer = SinkRecordWriter(encoder: encoder, sink: sink)
         explainFilter = options.explain.isEmpty ? nil : ExplainFilter(ids: Set(options.explain), writingTo: writer)

@@ -83,19 +83,22 @@ public struct TimeDisplay: Sendable, Equatable {
     }
 }
 
-/// A span of time as a sentence says it: `3 d`, `5 h 20 min`, `12 min`, `40 s`, `0.5 s`
-/// (at most two units, the larger first).
+/// A span of time as a sentence says it: `3 d`, `5 h 20 min`, `12 min`, `40 s`, `0.5 s`: at
+/// most two units, the larger first, rounded to the smaller (2 d 23 h 59 min is `3 d`).
 public enum SpanText {
+    private static let units: [(seconds: Int64, name: String)] = [(86_400, "d"), (3_600, "h"), (60, "min"), (1, "s")]
+
     public static func describe(_ span: Microseconds) -> String {
         let seconds = span / StreamTime.perSecond
         guard seconds >= 60 else { return StreamTime.format(span) + " s" }
-        let units: [(Int64, String)] = [(86_400, "d"), (3_600, "h"), (60, "min"), (1, "s")]
+        let largest = units.firstIndex { seconds >= $0.seconds } ?? units.count - 1
+        let precision = units[min(largest + 1, units.count - 1)].seconds
+        var rest = (seconds + precision / 2) / precision * precision
         var parts: [String] = []
-        var rest = seconds
-        for (size, name) in units where parts.count < 2 {
-            let count = rest / size
-            rest %= size
-            if count > 0 { parts.append("\(count) \(name)") } else if !parts.isEmpty { break }
+        for unit in units where unit.seconds >= precision {
+            let count = rest / unit.seconds
+            rest %= unit.seconds
+            if count > 0 { parts.append("\(count) \(unit.name)") }
         }
         return parts.joined(separator: " ")
     }

@@ -4,13 +4,20 @@
 /// The timeline has a time axis, a lane per placement and visible slot with one bar per
 /// presented toast (`class="toast"`, `data-id`) from present to dismiss in its role's color,
 /// its glyph and message, and the dismissal reason at its end; a lane per stage that dropped
-/// toasts with one mark per drop (`class="drop"`, `data-id`); and the waiting line's depth
-/// over time. Hovering or clicking an element shows the toast's fields and its trace. At most
-/// `limit` bars and `limit` drop marks are drawn: past that the timeline ends (the page says
-/// where), and the totals still count the whole run.
+/// toasts with one mark per drop (`class="drop"`, `data-id`), and the count where several
+/// fall on one spot; and the waiting line's depth over time, with its scale. Hovering or
+/// clicking an element shows the toast's fields, full message and trace.
+///
+/// A run of any span stays readable (`TimelineScale`): idle stretches are cut out and drawn as
+/// breaks labelled with the time they skip, the drawing is at most 16,000 pixels wide, and
+/// a log's own timestamps label the axis as times of day, with the date where it changes. At
+/// most `limit` bars and `limit` drop marks are drawn: past that the timeline ends (the page
+/// says where), and the totals still count the whole run.
 public final class HTMLTimelineEncoder: RecordEncoder {
     public let title: String
     public let limit: Int
+    /// How times are shown: seconds, or dates and times for a log's own timestamps.
+    public let time: TimeDisplay
 
     private struct Bar {
         var toast: Toast
@@ -46,9 +53,10 @@ public final class HTMLTimelineEncoder: RecordEncoder {
     private var dropCounts: [(name: String, count: Int)] = []
     private var dismissCounts: [(name: String, count: Int)] = []
 
-    public init(title: String, limit: Int = 2_000) {
+    public init(title: String, limit: Int = 2_000, time: TimeDisplay = TimeDisplay()) {
         self.title = title
         self.limit = limit
+        self.time = time
     }
 
     // MARK: Collecting
@@ -98,7 +106,7 @@ public final class HTMLTimelineEncoder: RecordEncoder {
                 depth.append((trace.time, Int(waiting)))
             }
         }
-        let line = StreamTime.format(trace.time) + " s  " + TextRecordEncoder.sentence(for: trace)
+        let line = time.moment(trace.time) + "  " + TextRecordEncoder.sentence(for: trace)
         if windowEnd == nil || openBars[trace.toast.id] != nil {
             pendingTrace[trace.toast.id, default: []].append(line)
         }
@@ -127,14 +135,19 @@ public final class HTMLTimelineEncoder: RecordEncoder {
     private static let axisHeight = 28
     private static let depthHeight = 60
     private static let leftMargin = 120
+    /// The widest the page's drawing may be, in pixels.
+    static let maxWidth = 16_000
+    /// Labels on the time axis are at least this far apart, in pixels.
+    private static let labelSpacing = 96.0
 
     public func finish(into out: inout ByteBuffer) {
         let start = firstTime ?? 0
         let drawnEnd = bars.compactMap(\.end).max() ?? start
         let end = max(windowEnd ?? lastTime, drawnEnd, start + StreamTime.perSecond)
-        let span = Double(end - start)
-        let width = min(24_000, max(960, Int(StreamTime.seconds(end - start) * 60)))
-        func x(_ time: Microseconds) -> Int { Self.leftMargin + Int(Double(time - start) / span * Double(width)) }
+        let scale = TimelineScale(busy: busyStretches(end: end), start: start, end: end,
+                                  maxWidth: Double(Self.maxWidth - Self.leftMargin - 20))
+        func x(_ time: Microseconds) -> Int { Self.leftMargin + Int(scale.x(time).rounded()) }
+        let width = Int(scale.width.rounded(.up))
 
         // Lanes: per placement, the lowest slot free when the toast was presented.
         var lanes: [(placement: String, slotEnds: [Microseconds])] = []
@@ -173,7 +186,8 @@ public final class HTMLTimelineEncoder: RecordEncoder {
         let height = depthTop + Self.depthHeight + 8
 
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width + Self.leftMargin + 20)\" height=\"\(height)\">"
-        svg += axis(start: start, end: end, height: height, x: x)
+        svg += breaks(scale, height: height)
+        svg += axis(scale, height: height)
         svg += labels
         for bar in bars {
             let top = (laneTop[bar.toast.placement.rawValue] ?? 0) + bar.lane * Self.laneHeight
@@ -184,7 +198,8 @@ public final class HTMLTimelineEncoder: RecordEncoder {
             svg += "<g class=\"toast\" data-id=\"\(html(bar.toast.id))\" data-role=\"\(html(bar.toast.role))\" tabindex=\"0\">"
             svg += "<title>\(html(details(of: bar.toast, trace: bar.trace), multiline: true))</title>"
             svg += "<rect x=\"\(left)\" y=\"\(top + 2)\" width=\"\(right - left)\" height=\"\(Self.laneHeight - 4)\" rx=\"4\" fill=\"\(color)\"/>"
-            // About 7 pixels a character: the message and the reason are cut to fit the bar.
+            // About 7 pixels a character: the message and the reason are cut to fit the bar
+            // (the whole message is in the tooltip and the details panel).
             let reasonWidth = bar.reason.map { $0.count * 6 + 8 } ?? 0
             let showsReason = right - left >= reasonWidth + 40
             let room = (right - left - 8 - (showsReason ? reasonWidth : 0)) / 7
@@ -196,12 +211,23 @@ public final class HTMLTimelineEncoder: RecordEncoder {
             }
             svg += "</g>"
         }
+        var clusters: [(stage: String, x: Int, count: Int)] = []
         for mark in marks {
             let top = dropTop[mark.stage] ?? 0
             let left = x(mark.time)
             svg += "<g class=\"drop\" data-id=\"\(html(mark.toast.id))\" data-stage=\"\(html(mark.stage))\" tabindex=\"0\">"
             svg += "<title>\(html("dropped: \(visible(mark.label))\n" + details(of: mark.toast, trace: mark.trace), multiline: true))</title>"
             svg += "<path d=\"M\(left) \(top + 5) l5 8 l-5 8 l-5 -8 z\"/></g>"
+            // Drops closer than a mark's width fall on one spot: counted there.
+            if let index = clusters.lastIndex(where: { $0.stage == mark.stage }), left - clusters[index].x < 10 {
+                clusters[index].count += 1
+            } else {
+                clusters.append((mark.stage, left, 1))
+            }
+        }
+        for cluster in clusters where cluster.count > 1 {
+            let top = dropTop[cluster.stage] ?? 0
+            svg += "<text class=\"count\" x=\"\(cluster.x + 7)\" y=\"\(top + 11)\">\(cluster.count)</text>"
         }
         svg += depthChart(top: depthTop, end: end, x: x)
         svg += "</svg>"
@@ -210,27 +236,86 @@ public final class HTMLTimelineEncoder: RecordEncoder {
         page += "<title>\(html(title))</title><style>\(Self.style)</style></head><body>"
         page += "<h1>\(html(title))</h1>"
         page += summary(start: start, end: end)
-        page += legend(dropStages: dropStages)
+        page += legend(dropStages: dropStages, breaks: !scale.breaks.isEmpty)
         page += "<div class=\"timeline\">\(svg)</div>"
-        page += "<pre id=\"details\">Hover over or click a toast or a drop to see its fields and its trace.</pre>"
+        // The panel opens on the first toast shown, so a still picture of the page shows one.
+        let opening = bars.first.map { details(of: $0.toast, trace: $0.trace) }
+            ?? "Hover over or click a toast or a drop to see its fields and its trace."
+        page += "<pre id=\"details\">\(html(opening, multiline: true))</pre>"
         page += "<script>\(Self.script)</script></body></html>\n"
         out.appendUTF8(page)
     }
 
-    private func axis(start: Microseconds, end: Microseconds, height: Int, x: (Microseconds) -> Int) -> String {
-        let seconds = StreamTime.seconds(end - start)
-        let steps: [Double] = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400]
-        let step = steps.first { seconds / $0 <= 20 } ?? 86400 * (seconds / 86400 / 20).rounded(.up)
+    /// The stretches in which something is drawn: bars, drops, and a waiting line.
+    private func busyStretches(end: Microseconds) -> [(start: Microseconds, end: Microseconds)] {
+        var stretches = bars.map { ($0.start, $0.end ?? end) } + marks.map { ($0.time, $0.time) }
+        var waitingSince: Microseconds?
+        for point in depth {
+            if point.waiting > 0, waitingSince == nil { waitingSince = point.time }
+            if point.waiting == 0, let since = waitingSince {
+                stretches.append((since, point.time))
+                waitingSince = nil
+            }
+        }
+        if let since = waitingSince { stretches.append((since, end)) }
+        return stretches
+    }
+
+    /// The cut-out stretches: a pale band with the time it skips.
+    private func breaks(_ scale: TimelineScale, height: Int) -> String {
         var text = ""
-        // Ticks on whole multiples of the step, from the first one in the run.
-        var tick = (StreamTime.seconds(start) / step).rounded(.up) * step
-        while tick <= StreamTime.seconds(end) + 1e-9 {
-            let time = Microseconds((tick * 1_000_000).rounded())
-            text += "<line class=\"tick\" x1=\"\(x(time))\" y1=\"\(Self.axisHeight - 6)\" x2=\"\(x(time))\" y2=\"\(height)\"/>"
-            text += "<text class=\"tick\" x=\"\(x(time))\" y=\"14\">\(StreamTime.format(time)) s</text>"
-            tick += step
+        for cut in scale.breaks {
+            let left = Self.leftMargin + Int(cut.x.rounded())
+            let middle = left + Int(cut.width / 2)
+            text += "<g class=\"break\"><rect x=\"\(left)\" y=\"0\" width=\"\(Int(cut.width.rounded()))\" height=\"\(height)\"/>"
+            text += "<text x=\"\(middle)\" y=\"\(Self.axisHeight + 6)\" transform=\"rotate(90 \(middle) \(Self.axisHeight + 6))\">"
+                + "\(html(SpanText.describe(cut.skipped))) skipped</text></g>"
         }
         return text
+    }
+
+    /// Ticks at whole steps within each drawn stretch, labelled as times: seconds, or the
+    /// time of day of a log's own timestamps with the date where it changes.
+    private func axis(_ scale: TimelineScale, height: Int) -> String {
+        let steps: [Double] = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800,
+                               21600, 43200, 86400]
+        let least = Self.labelSpacing / scale.pixelsPerSecond
+        let step = steps.first { $0 >= least } ?? 86400 * (least / 86400).rounded(.up)
+        var text = ""
+        var lastLabel = -Double.infinity
+        var lastDate: String?
+        func label(_ moment: Microseconds, at position: Double) {
+            guard position - lastLabel >= Self.labelSpacing else { return }
+            lastLabel = position
+            let x = Self.leftMargin + Int(position.rounded())
+            text += "<line class=\"tick\" x1=\"\(x)\" y1=\"\(Self.axisHeight - 6)\" x2=\"\(x)\" y2=\"\(height)\"/>"
+            text += "<text class=\"tick\" x=\"\(x)\" y=\"14\">\(html(axisLabel(moment, step: step, lastDate: &lastDate)))</text>"
+        }
+        for segment in scale.segments {
+            var tick = (StreamTime.seconds(segment.start) / step).rounded(.up) * step
+            var labelled = false
+            while tick <= StreamTime.seconds(segment.end) + 1e-9 {
+                let moment = Microseconds((tick * 1_000_000).rounded())
+                let before = lastLabel
+                label(moment, at: scale.x(moment))
+                labelled = labelled || lastLabel != before
+                tick += step
+            }
+            // A stretch too short for a whole step still says when it is.
+            if !labelled { label(segment.start, at: segment.x) }
+        }
+        return text
+    }
+
+    /// `12 s`; for a log's own timestamps (or the wall clock) `14:36`, `14:36:25` or
+    /// `14:36:25.500` as fine as `step` needs, with the date first where it changes.
+    private func axisLabel(_ moment: Microseconds, step: Double, lastDate: inout String?) -> String {
+        let absolute = time.timeOfDayOrigin.map { $0 + moment } ?? (TimeDisplay.isEpochTime(moment) ? moment : nil)
+        guard let absolute else { return StreamTime.format(moment) + " s" }
+        let clock = step < 1 ? time.timeOfDay(absolute) : time.shortTimeOfDay(absolute)
+        let date = time.date(absolute)
+        defer { lastDate = date }
+        return date == lastDate ? clock : date + " " + clock
     }
 
     private func depthChart(top: Int, end: Microseconds, x: (Microseconds) -> Int) -> String {
@@ -244,7 +329,13 @@ public final class HTMLTimelineEncoder: RecordEncoder {
             current = point.waiting
         }
         points += " \(x(end)),\(level(current))"
-        return "<text class=\"lane\" x=\"8\" y=\"\(top + 14)\">waiting (max \(highest))</text>"
+        // The scale: the most that waited at once, and none.
+        let right = x(end)
+        return "<text class=\"lane\" x=\"8\" y=\"\(top + 14)\">waiting</text>"
+            + "<line class=\"grid\" x1=\"\(Self.leftMargin)\" y1=\"\(level(highest))\" x2=\"\(right)\" y2=\"\(level(highest))\"/>"
+            + "<line class=\"grid\" x1=\"\(Self.leftMargin)\" y1=\"\(bottom)\" x2=\"\(right)\" y2=\"\(bottom)\"/>"
+            + "<text class=\"scale\" x=\"\(Self.leftMargin - 6)\" y=\"\(level(highest) + 4)\">\(highest)</text>"
+            + "<text class=\"scale\" x=\"\(Self.leftMargin - 6)\" y=\"\(bottom + 4)\">0</text>"
             + "<polyline class=\"depth\" points=\"\(points)\"/>"
     }
 
@@ -257,16 +348,16 @@ public final class HTMLTimelineEncoder: RecordEncoder {
         if !dismissCounts.isEmpty {
             text += "; dismissed by " + dismissCounts.map { "\(html($0.name)) \($0.count)" }.joined(separator: ", ")
         }
-        text += "; from \(StreamTime.format(firstTime ?? 0)) s to \(StreamTime.format(lastTime)) s.</p>"
+        text += "; from \(html(time.moment(firstTime ?? 0))) to \(html(time.moment(lastTime))).</p>"
         if let windowEnd {
             text += "<p class=\"window\">The run is too long to draw toast by toast: the timeline shows the first "
-                + "\(bars.count) presented toasts and \(marks.count) drops, up to \(StreamTime.format(windowEnd)) s. "
+                + "\(bars.count) presented toasts and \(marks.count) drops, up to \(html(time.moment(windowEnd))). "
                 + "The totals above count the whole run.</p>"
         }
         return text
     }
 
-    private func legend(dropStages: [String]) -> String {
+    private func legend(dropStages: [String], breaks: Bool) -> String {
         var roles: [(String, String, String)] = []
         for bar in bars where !roles.contains(where: { $0.0 == bar.toast.role }) {
             roles.append((bar.toast.role, bar.toast.style?.glyph ?? "", Self.cssColor(bar.toast.style?.color)))
@@ -275,8 +366,12 @@ public final class HTMLTimelineEncoder: RecordEncoder {
         for (role, glyph, color) in roles {
             text += "<li><span class=\"swatch\" style=\"background:\(color)\"></span>\(html(glyph)) \(html(role))</li>"
         }
-        if !dropStages.isEmpty { text += "<li><span class=\"mark\">◆</span> a dropped toast, in its stage's lane</li>" }
-        text += "<li><span class=\"line\"></span> toasts waiting in line</li></ul>"
+        if !dropStages.isEmpty {
+            text += "<li><span class=\"mark\">◆</span> a dropped toast, in its stage's lane (a number: several at one spot)</li>"
+        }
+        text += "<li><span class=\"line\"></span> toasts waiting in line</li>"
+        if breaks { text += "<li><span class=\"cut\"></span> a stretch with nothing to draw, cut out</li>" }
+        text += "</ul>"
         return text
     }
 
@@ -289,6 +384,7 @@ public final class HTMLTimelineEncoder: RecordEncoder {
         if let source = toast.source { lines.append("source: \(visible(source))") }
         lines.append("placement: \(toast.placement.rawValue), policy: \(toast.policy.rawValue), priority: \(toast.priority ?? 0)")
         lines.append("duration: " + (toast.durationMicros.map { StreamTime.format($0) + " s" } ?? "none (sticky)"))
+        lines.append("came in: " + time.moment(toast.atMicros))
         if !toast.extra.isEmpty { lines.append("extra: " + visible(JSONText.encode(.object(toast.extra)))) }
         if let announcement = toast.announcement { lines.append("announcement: \(visible(announcement))") }
         if toast.inputLine > 0 { lines.append("input line: \(toast.inputLine)") }
@@ -351,9 +447,11 @@ public final class HTMLTimelineEncoder: RecordEncoder {
         .timeline{overflow-x:auto;border:1px solid #ddd}svg text{font-size:12px}
         text.lane{fill:#555}text.tick{fill:#777;text-anchor:middle}line.tick{stroke:#eee}
         .toast rect{stroke:#fff}.toast text.message{fill:#fff;pointer-events:none}
-        .toast text.reason{fill:#000;opacity:.6;text-anchor:end;font-size:10px}
+        .toast text.reason{fill:#fff;opacity:.85;text-anchor:end;font-size:10px;font-style:italic}
         .toast:hover rect,.toast:focus rect,.drop:hover path,.drop:focus path{stroke:#000;stroke-width:2}
-        .drop path{fill:#c33}.depth{fill:none;stroke:#36c;stroke-width:1.5}
+        .drop path{fill:#c33}.depth{fill:none;stroke:#36c;stroke-width:1.5}text.count{fill:#c33;font-size:10px;font-weight:bold}
+        .break rect{fill:#f2f2f2}.break text{fill:#888;font-size:11px}line.grid{stroke:#ddd;stroke-dasharray:3 3}
+        text.scale{fill:#777;font-size:10px;text-anchor:end}.cut{display:inline-block;width:14px;height:14px;background:#e6e6e6;vertical-align:middle}
         .legend{list-style:none;padding:0;display:flex;gap:16px;flex-wrap:wrap}
         .swatch{display:inline-block;width:14px;height:14px;border-radius:3px;margin-right:4px;vertical-align:middle}
         .mark{color:#c33}.line{display:inline-block;width:18px;border-top:2px solid #36c;vertical-align:middle}
