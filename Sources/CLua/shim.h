@@ -59,6 +59,11 @@ typedef struct clua_context {
     int enforcing;          // 1 while script code runs; 0 while Swift builds values
     int handback;           // set when Swift must see a rule's results (see clua_runrules)
     void *owner;            // the Swift object that owns the state
+    lua_State *L;           // the state's main thread, for the memory cap's hook
+    // The call ran out of its budget or its memory (1 or 2: see clua_counthook); the place of
+    // the first stop, which every later raise in the call repeats.
+    int stopped;
+    char stopplace[256];
     clua_toastview view;    // the rules' toast (see clua_ruleindex)
     // Names the rules read once for the current toast, and names they read again for one
     // (see clua_remembers); whether the table of remembered values holds anything.
@@ -82,6 +87,12 @@ static inline clua_context *clua_getcontext(lua_State *L) {
     return *(clua_context **)lua_getextraspace(L);
 }
 
+static void clua_counthook(lua_State *L, lua_Debug *ar);
+
+/// The memory cap. Past the cap an allocation still succeeds within a slack of an eighth of it,
+/// and the count hook is armed for the next instruction: it raises the error at the script's
+/// own line, and again at every instruction after, so a script's pcall cannot swallow it (as
+/// with the budget). Past the slack the allocation fails (Lua's own "not enough memory").
 static void *clua_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     clua_context *ctx = (clua_context *)ud;
     size_t old = ptr ? osize : 0;
@@ -91,7 +102,11 @@ static void *clua_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         return NULL;
     }
     if (ctx->enforcing && ctx->limit > 0 && nsize > old && ctx->used + (nsize - old) > ctx->limit) {
-        return NULL;
+        if (ctx->stopped == 0 && ctx->L != NULL) {
+            ctx->stopped = 2;
+            lua_sethook(ctx->L, clua_counthook, LUA_MASKCOUNT, 1);
+        }
+        if (ctx->used + (nsize - old) > ctx->limit + ctx->limit / 8) return NULL;
     }
     void *p = realloc(ptr, nsize);
     if (p != NULL) ctx->used = ctx->used - old + nsize;
@@ -107,6 +122,7 @@ static int clua_panic(lua_State *L) {
 static inline lua_State *clua_newstate(clua_context *ctx) {
     lua_State *L = lua_newstate(clua_alloc, ctx);
     if (L == NULL) return NULL;
+    ctx->L = L;
     *(clua_context **)lua_getextraspace(L) = ctx;
     lua_atpanic(L, clua_panic);
     return L;
@@ -191,27 +207,48 @@ static inline void clua_pushmsghandler(lua_State *L) { lua_pushcfunction(L, clua
 
 // ---- Instruction budget --------------------------------------------------------------
 
+/// The budget ran out (the hook's count reached), or the memory cap was passed (`stopped` 2,
+/// armed by the allocator): raises the error at the script's line. Re-armed at every
+/// instruction so a script's own pcall cannot swallow the stop; every raise names the place
+/// of the first, where the script really was (not where a pcall that caught it goes on).
 static void clua_counthook(lua_State *L, lua_Debug *ar) {
     (void)ar;
-    // Re-arm at every instruction so a script's own pcall cannot swallow the stop.
+    clua_context *ctx = clua_getcontext(L);
     lua_sethook(L, clua_counthook, LUA_MASKCOUNT, 1);
-    luaL_where(L, 0);
-    lua_pushstring(L, "instruction budget exceeded");
+    int enforcing = ctx->enforcing;
+    ctx->enforcing = 0;
+    if (ctx->stopped == 0) ctx->stopped = 1;
+    if (ctx->stopplace[0] == 0) {
+        luaL_where(L, 0);
+        const char *place = lua_tostring(L, -1);
+        snprintf(ctx->stopplace, sizeof ctx->stopplace, "%s", place ? place : "");
+        lua_pop(L, 1);
+    }
+    lua_pushstring(L, ctx->stopplace);
+    lua_pushstring(L, ctx->stopped == 2 ? "not enough memory (the scripts' memory cap was reached)"
+                                        : "instruction budget exceeded");
     lua_concat(L, 2);
+    ctx->enforcing = enforcing;
     lua_error(L);
 }
 
 /// Arms the budget for one call (count 0: no budget) and lets the memory cap bite.
 static inline void clua_begincall(lua_State *L, int count) {
-    clua_getcontext(L)->enforcing = 1;
+    clua_context *ctx = clua_getcontext(L);
+    ctx->enforcing = 1;
+    ctx->stopped = 0;
+    ctx->stopplace[0] = 0;
     if (count > 0) lua_sethook(L, clua_counthook, LUA_MASKCOUNT, count);
 }
 
-/// Disarms what clua_begincall armed.
+/// Disarms what clua_begincall armed; after the memory cap stopped the call, collects what
+/// it left behind, so the next call starts under the cap.
 static inline void clua_endcall(lua_State *L) {
     clua_context *ctx = clua_getcontext(L);
     ctx->enforcing = 0;
     lua_sethook(L, NULL, 0, 0);
+    if (ctx->stopped == 2) lua_gc(L, LUA_GCCOLLECT);
+    ctx->stopped = 0;
 }
 
 // ---- Rules ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import Testing
         #expect(result.stderr.split(separator: "\n").map(String.init) == (1...10).map { "toastscript: \(error) (input line \($0))" } + [
             "toastscript: (a complaint seen 10 times is counted from now on, not shown; --verbose shows every one)",
             "toastscript: … 990 more script errors like this: \(error)",
-            "toastscript: 1000 script calls failed (--stats counts them by stage)",
+            "toastscript: 1000 script calls failed (--stats counts them by rule, hook and timer)",
         ])
         // Every toast still went on, and ended once.
         let endings = result.stdout.split(separator: "\n").filter { $0.hasPrefix(#"{"event":"dismiss""#) || $0.hasPrefix(#"{"event":"drop""#) }
@@ -45,7 +45,7 @@ import Testing
         #expect(lines[10] == "toastscript: (a complaint seen 10 times is counted from now on, not shown; --verbose shows every one)")
         #expect(lines[11] == "toastscript: input line 31: missing message")
         #expect(lines[14] == "toastscript: … 20 more rejected lines like this: invalid JSON at column 5: unexpected 'o', expected a member name")
-        #expect(lines[15] == "toastscript: 33 input lines rejected (--dead-letter has every rejected line; --stats counts them by stage)")
+        #expect(lines[15] == "toastscript: 33 input lines rejected (--dead-letter has every rejected line; --stats counts them)")
         #expect(try String(contentsOfFile: directory + "/dead.jsonl", encoding: .utf8) == input)
     }
 
@@ -75,7 +75,7 @@ import Testing
             toastscript: input line 1: invalid JSON at column 1: unexpected 'B', expected a value
             toastscript: hint: the input does not look like JSON Lines (its first line is not a JSON object); --input text shows each line as a message
             toastscript: input line 2: invalid JSON at column 1: unexpected 'B', expected a value
-            toastscript: 2 input lines rejected (--dead-letter FILE keeps rejected lines; --stats counts them by stage)
+            toastscript: 2 input lines rejected (--dead-letter FILE keeps rejected lines; --stats counts them)
 
             """)
     }
@@ -116,7 +116,7 @@ import Testing
             toastscript: input line 1: unknown field "sorce"; did you mean "source"? (kept as an extra field)
             toastscript: input line 3: unknown field "mesage"; did you mean "message"? (kept as an extra field)
             toastscript: input line 3: missing message
-            toastscript: 1 input line rejected (--dead-letter FILE keeps rejected lines; --stats counts them by stage)
+            toastscript: 1 input line rejected (--dead-letter FILE keeps rejected lines; --stats counts them)
 
             """)
         #expect(result.stdout.contains(#""extra":{"sorce":"sync"}"#))

@@ -22,6 +22,8 @@ import Testing
         Example(name: "mute-noisy-source", arguments: ["--format", "json", "examples/app-session.lua", "examples/mute-noisy-source.lua"],
                 input: "app-session.jsonl"),
         Example(name: "quiet-hours", arguments: ["--format", "json", "examples/quiet-hours.lua"], input: "quiet-hours.jsonl"),
+        // A timer in Lua: a source that stayed quiet for 5 minutes after its errors recovered.
+        Example(name: "recovery", arguments: ["--format", "json", "examples/recovery.lua"], input: "recovery.jsonl"),
         Example(name: "escalate-warnings", arguments: ["--format", "json", "examples/escalate-warnings.lua"], input: "warnings.jsonl"),
         Example(name: "mask-emails", arguments: ["--format", "json", "examples/mask-emails.lua"], input: "support.jsonl"),
         Example(name: "critical-role", arguments: ["--format", "json", "examples/mask-emails.lua", "examples/critical-role.lua"],

@@ -102,7 +102,7 @@ import Testing
         let bad = try runBinary(["-q", "--format", "json"], stdin: #"{"mesage":"x","message":"y"}"# + "\n{oops\n")
         #expect(bad.stderr.hasPrefix(#"toastscript: input line 1: unknown field "mesage"; did you mean "message"?"#))
         #expect(bad.stderr.contains("toastscript: input line 2: invalid JSON at column 2: unexpected 'o', expected a member name\n"))
-        #expect(bad.stderr.hasSuffix("toastscript: 1 input line rejected (--dead-letter FILE keeps rejected lines; --stats counts them by stage)\n"))
+        #expect(bad.stderr.hasSuffix("toastscript: 1 input line rejected (--dead-letter FILE keeps rejected lines; --stats counts them)\n"))
     }
 
     // MARK: Local time
@@ -188,7 +188,7 @@ import Testing
         #expect(strict.stderr == """
             toastscript: rule "quiet debug": -e:1: attempt to index a nil value (field 'level') (input line 1)
             toastscript: stopped by --strict at the first failed script call; the rest of the input was not read
-            toastscript: 1 script call failed (--stats counts them by stage)
+            toastscript: 1 script call failed (--stats counts them by rule, hook and timer)
 
             """)
         let rejected = try runBinary(["--strict"], stdin: "{oops\n" + input)

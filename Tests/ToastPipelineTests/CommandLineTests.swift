@@ -13,7 +13,7 @@ import Testing
         #expect(result.stderr == [
             "toastscript: input line 3: invalid JSON at column 1: unexpected 'o', expected a value",
             "toastscript: input line 4: unknown role \"nope\" (known: error, info, success, warning)",
-            "toastscript: 2 input lines rejected (--dead-letter FILE keeps rejected lines; --stats counts them by stage)",
+            "toastscript: 2 input lines rejected (--dead-letter FILE keeps rejected lines; --stats counts them)",
         ])
         #expect(result.lines == [
             present("0", "t1", "A"),
@@ -33,7 +33,7 @@ import Testing
             "toastscript: input line 2: line of 5014 bytes is longer than --max-line-bytes (100)",
             "toastscript: input line 3: line of 600000 bytes is longer than --max-line-bytes (100)",
             "toastscript: input line 5: line of 300 bytes is longer than --max-line-bytes (100)",
-            "toastscript: 3 input lines rejected (--dead-letter FILE keeps rejected lines; --stats counts them by stage)",
+            "toastscript: 3 input lines rejected (--dead-letter FILE keeps rejected lines; --stats counts them)",
         ])
         #expect(result.lines.filter { $0.contains("present") }.count == 2)
     }
@@ -61,7 +61,7 @@ import Testing
         #expect(result.status == 65)
         #expect(result.stderr == ["toastscript: input line 3: invalid JSON at column 1: unexpected 'b', expected a value",
                                   "toastscript: stopped by --strict at the first rejected line; the rest of the input was not read",
-                                  "toastscript: 1 input line rejected (--dead-letter FILE keeps rejected lines; --stats counts them by stage)"])
+                                  "toastscript: 1 input line rejected (--dead-letter FILE keeps rejected lines; --stats counts them)"])
         #expect(result.lines == [
             present("0", "t1", "A"),
             dismiss("1", "t1", "host_removed", shown: "1"),

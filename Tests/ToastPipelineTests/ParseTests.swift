@@ -60,7 +60,7 @@ import Testing
         #expect(result.stderr == [
             "toastscript: input line 1: event 2 of 3 from parse: missing message",
             "toastscript: input line 1: event 3 of 3 from parse: unknown role \"nope\" (known: error, info, success, warning)",
-            "toastscript: 1 input line rejected (--dead-letter has every rejected line; --stats counts them by stage)",
+            "toastscript: 1 input line rejected (--dead-letter has every rejected line; --stats counts them)",
         ])
         #expect(result.lines.first == present("0", "t1", "hello"))
         #expect(try String(contentsOfFile: deadLetter, encoding: .utf8) == "hello\n")
@@ -87,7 +87,7 @@ import Testing
             "toastscript: input line 3: parse: rules.lua:1: returned boolean; expected an event table, a list of them, or nil",
             "toastscript: input line 4: invalid JSON at column 1: unexpected 'n', expected a value",
             "toastscript: input line 5: not a JSON object",
-            "toastscript: 5 input lines rejected (--dead-letter has every rejected line; --stats counts them by stage)",
+            "toastscript: 5 input lines rejected (--dead-letter has every rejected line; --stats counts them)",
         ])
         #expect(result.lines.first == present("0", "t1", "fine"))
         #expect(try String(contentsOfFile: deadLetter, encoding: .utf8) == input.split(separator: "\n").prefix(5).map { $0 + "\n" }.joined())

@@ -38,7 +38,7 @@ func runCLI(_ arguments: [String] = [], input: String, scripts: [String] = [],
 
 /// The closing line of a run where script calls failed (and no line was rejected).
 func scriptCallsFailed(_ count: Int) -> String {
-    "toastscript: \(count) script call\(count == 1 ? "" : "s") failed (--stats counts them by stage)"
+    "toastscript: \(count) script call\(count == 1 ? "" : "s") failed (--stats counts them by rule, hook and timer)"
 }
 
 /// JSON records of a run, one string per line.

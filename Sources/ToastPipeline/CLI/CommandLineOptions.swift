@@ -137,6 +137,12 @@ extension CommandLineOptions {
         OptionSpec(name: "--tz", value: "local|utc", help: "zone of times without an offset, and of dates shown (default local)") {
             $0.lua.timeZone = try choice($1, "--tz")
         },
+        OptionSpec(name: "--var", value: "NAME=VALUE", help: "scripts read VALUE as vars.NAME (repeatable)") {
+            guard let equals = $1.firstIndex(of: "="), equals != $1.startIndex else {
+                throw UsageError("--var takes NAME=VALUE, not '\($1)'")
+            }
+            $0.lua.variables[String($1[..<equals])] = String($1[$1.index(after: equals)...])
+        },
         OptionSpec(name: "--max-line-bytes", value: "N", help: "reject input lines longer than N bytes (default 1048576)") {
             $0.maxLineBytes = try count($1, "--max-line-bytes", minimum: 1)
         },

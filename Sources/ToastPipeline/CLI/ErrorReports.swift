@@ -20,6 +20,9 @@ final class ErrorReports {
     private var heldBack: [(kind: String, example: String, noun: String)] = []
     private(set) var rejectedLines = 0
     private(set) var failedCalls = 0
+    /// Script errors by what failed (`rule "x"`, `on present`, `timer FILE:LINE`, `parse`),
+    /// in the order first seen, for `--stats`.
+    private(set) var scriptErrorsBySource: [(source: String, count: Int)] = []
     /// Whether the run was told that repeated reports are counted from now on (said once).
     private var saidCounting = false
 
@@ -33,6 +36,7 @@ final class ErrorReports {
     /// A rejected line; `sameLineAsBefore` for a second event of one line that `parse` split.
     func rejected(_ rejection: InputRejection, sameLineAsBefore: Bool = false) {
         if !sameLineAsBefore { rejectedLines += 1 }
+        if rejection.byFailedParse { count("parse") }
         report(prefix + rejection.message, kind: "input: " + rejection.kind,
                example: rejection.reason, noun: "rejected lines")
     }
@@ -40,8 +44,8 @@ final class ErrorReports {
     /// A rule, hook or `emit` that failed.
     func scriptFailed(_ error: ScriptError) {
         failedCalls += 1
-        let named = error.origin.map { "\($0): \(error.message)" } ?? error.message
-        report(prefix + "\(error)", kind: "script: " + named, example: named, noun: "script errors")
+        count(error.source)
+        report(prefix + "\(error)", kind: "script: " + error.namedMessage, example: error.namedMessage, noun: "script errors")
     }
 
     /// Scripts that did not load again on SIGHUP: the run goes on with the old ones, and ends
@@ -49,6 +53,14 @@ final class ErrorReports {
     func reloadFailed(_ error: Error) {
         failedCalls += 1
         writeError(prefix + "reload failed, the scripts loaded before go on: \(error)")
+    }
+
+    private func count(_ source: String) {
+        if let index = scriptErrorsBySource.firstIndex(where: { $0.source == source }) {
+            scriptErrorsBySource[index].count += 1
+        } else {
+            scriptErrorsBySource.append((source, 1))
+        }
     }
 
     /// A warning or a hint about what went wrong: always written.
@@ -91,7 +103,7 @@ final class ErrorReports {
         if rejectedLines > 0 {
             pointers.append(deadLetter == nil ? "--dead-letter FILE keeps rejected lines" : "--dead-letter has every rejected line")
         }
-        if !stats { pointers.append("--stats counts them by stage") }
+        if !stats { pointers.append(failedCalls > 0 ? "--stats counts them by rule, hook and timer" : "--stats counts them") }
         let tail = pointers.isEmpty ? "" : " (" + pointers.joined(separator: "; ") + ")"
         writeError(prefix + totals.joined(separator: ", ") + tail)
     }

@@ -73,6 +73,11 @@ struct LineDecoding {
         case .rejected(let reason):
             keep(UnsafeRawBufferPointer(line))
             return .rejected(withTextHint(InputRejection(line: number, reason: reason), bytes, isFirstLine: isFirstLine))
+        case .failed(let reason):
+            keep(UnsafeRawBufferPointer(line))
+            var rejection = InputRejection(line: number, reason: reason)
+            rejection.byFailedParse = true
+            return .rejected(withTextHint(rejection, bytes, isFirstLine: isFirstLine))
         case .events(let events):
             objects = events
         }

@@ -246,6 +246,8 @@ struct RunLoop {
     // MARK: The end
 
     private mutating func finish() {
+        // The input ended (not a signal, not --strict): the scripts' on("end") hooks run first.
+        if stopReason == nil { pipeline.endOfInput() }
         let drain = setup.options.drain && stopReason == nil
         if drain && isWallClock {
             // Timers fire in real time, so a live run shows its last toasts for their duration.
@@ -288,7 +290,7 @@ struct RunLoop {
                                           blankLines: blankLines,
                                           skippedLines: setup.parser == nil ? nil : skippedLines,
                                           rejectedLines: setup.reports.rejectedLines,
-                                          scriptErrors: setup.reports.failedCalls,
+                                          scriptErrors: setup.reports.scriptErrorsBySource,
                                           linesWritten: setup.writer.linesWritten,
                                           elapsed: wallNow)
             for line in report.lines { setup.environment.writeError(line) }

@@ -7,7 +7,9 @@ struct StatisticsReport {
     /// Lines a `parse` function skipped; nil without one.
     let skippedLines: Int?
     let rejectedLines: Int
-    let scriptErrors: Int
+    /// Script errors by what failed: `rule "x"`, `on present`, `timer FILE:LINE`, `on end`,
+    /// `parse` (whose errors also rejected their lines).
+    let scriptErrors: [(source: String, count: Int)]
     let linesWritten: Int
     let elapsed: Microseconds
 
@@ -23,7 +25,9 @@ struct StatisticsReport {
         row("rejected lines", "\(rejectedLines)")
         if let skippedLines { row("skipped lines", "\(skippedLines)") }
         row("late events", "\(statistics.lateEvents)")
-        row("script errors", "\(scriptErrors)")
+        let errorCount = scriptErrors.reduce(0) { $0 + $1.count }
+        row("script errors", "\(errorCount)" + (scriptErrors.isEmpty ? ""
+            : " (" + scriptErrors.map { "\(TerminalText.escaped($0.source)) \($0.count)" }.joined(separator: ", ") + ")"))
         row("toasts in", "\(statistics.toastsIn)")
         for stage in statistics.stages {
             var text = "in \(stage.entered)"

@@ -15,6 +15,8 @@ public final class Pipeline: HostEnvironment {
     public private(set) var settings: PipelineSettings
     public let stageNames: [String]
     private let stages: [any ToastStage]
+    /// Where the rules stage is, which a toast a stage made goes through first.
+    private let rulesIndex: Int?
     private var contexts: [StageContext] = []
     private let output: any RecordWriter
     /// Run after each record is written (the scripts' hooks).
@@ -64,7 +66,13 @@ public final class Pipeline: HostEnvironment {
     enum PipelineTimer {
         case host(HostTimer)
         case stage(Int, token: Int)
+        /// A script's timer, of the scripts of `generation` (a reload starts a new one).
+        case script(token: Int, generation: Int)
     }
+
+    /// The scripts' timers and end-of-input hooks; replaced on a reload.
+    private var scriptClock: (any ScriptClock)?
+    private var scriptClockGeneration = 0
 
     /// A pipeline of `stages` (in order, named as in `config{ stages = ... }`) before the
     /// host, writing records to `output` and, when there is a `tracer`, every decision to it.
@@ -77,6 +85,7 @@ public final class Pipeline: HostEnvironment {
         self.observers = observers
         self.stageNames = stages.map(\.name)
         self.stages = stages.map(\.stage)
+        self.rulesIndex = stages.firstIndex { $0.name == BuiltInStage.rules }
         self.output = output
         self.statisticsCell = UncheckedCell(PipelineStatistics(stageNames: stages.map(\.name)))
         self.contexts = stages.enumerated().map { index, entry in
@@ -127,9 +136,10 @@ public final class Pipeline: HostEnvironment {
             time = now
             statisticsCell.value.lateEvents += 1
         }
+        // Timers this event's time fires run during its line (what they bring in names it).
+        currentLineCell.value = event.line
         advance(to: time)
         statisticsCell.value.events += 1
-        currentLineCell.value = event.line
         if var toast = event.kind.takeToast() {
             toast.atMicros = now
             statisticsCell.value.toastsIn += 1
@@ -137,6 +147,28 @@ public final class Pipeline: HostEnvironment {
         } else {
             host.interact(event.kind)
         }
+        runPending()
+    }
+
+    /// The scripts' clock (`after`, `on("end")`), and the timers they set while loading, each
+    /// `delay` from now. A clock attached before replaces it: its pending timers are dropped.
+    public func attach(scriptClock: any ScriptClock, timers: [(token: Int, delay: Microseconds)]) {
+        self.scriptClock = scriptClock
+        scriptClockGeneration += 1
+        for timer in timers { scheduleScriptTimer(token: timer.token, at: now + timer.delay) }
+    }
+
+    /// Calls the script clock's `scriptTimerFired(token:context:)` at `time`.
+    public func scheduleScriptTimer(token: Int, at time: Microseconds) {
+        timers.value.schedule(.script(token: token, generation: scriptClockGeneration), at: max(time, now))
+    }
+
+    /// The input has ended: the scripts' `on("end")` hooks run, and what they bring in enters,
+    /// before the drain (`finish`). Not on a signal.
+    public func endOfInput() {
+        stepDepth += 1
+        scriptClock?.inputEnded(context: entryContext)
+        stepDepth -= 1
         runPending()
     }
 
@@ -183,13 +215,18 @@ public final class Pipeline: HostEnvironment {
             host.timerFired(hostTimer)
         case .stage(let index, let token):
             stages[index].timerFired(token: token, context: contexts[index])
+        case .script(let token, _):
+            scriptClock?.scriptTimerFired(token: token, context: entryContext)
         }
         runPending()
     }
 
     private func isLive(_ payload: PipelineTimer) -> Bool {
-        if case .host(let hostTimer) = payload { return host.isLive(hostTimer) }
-        return true
+        switch payload {
+        case .host(let hostTimer): return host.isLive(hostTimer)
+        case .script(_, let generation): return generation == scriptClockGeneration
+        case .stage: return true
+        }
     }
 
     // MARK: Toasts
@@ -225,6 +262,25 @@ public final class Pipeline: HostEnvironment {
         }
         statisticsCell.value.countPasses(from: start, upTo: stages.count)
         host.admit(toast)
+    }
+
+    /// A toast a stage made, through the rules stage alone before it goes on after its maker:
+    /// whether the rules kept it (a drop is written).
+    private func passesRules(_ toast: inout Toast, at rules: Int) -> Bool {
+        let verdict = tracer != nil ? processTraced(&toast, at: rules) : stages[rules].process(&toast, context: contexts[rules])
+        statisticsCell.value.stages[rules].entered += 1
+        switch verdict {
+        case .pass:
+            statisticsCell.value.stages[rules].passed += 1
+            return true
+        case .drop(let drop):
+            statisticsCell.value.stages[rules].droppedCounts.add(drop.reason.rawValue)
+            if statisticsCell.value.stages[rules].dropRecordStage == nil {
+                statisticsCell.value.stages[rules].dropRecordStage = drop.stage
+            }
+            write(.drop(toast, at: now, drop))
+            return false
+        }
     }
 
     /// `process` at stage `index`, with a trace record of its decision unless the stage traced
@@ -287,6 +343,9 @@ public final class Pipeline: HostEnvironment {
             var (toast, stage) = pending.value[pendingStart]
             pendingStart += 1
             statisticsCell.value.toastsIn += 1
+            if toast.madeBy != nil, let rules = rulesIndex, rules < stage {
+                guard passesRules(&toast, at: rules) else { continue }
+            }
             run(&toast, from: stage)
         }
         pending.value.removeAll(keepingCapacity: true)

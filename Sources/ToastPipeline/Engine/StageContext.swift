@@ -38,10 +38,14 @@ public final class StageContext {
         pipeline.makeGeneratedToast(message: message, role: role)
     }
 
-    /// Brings a new toast in; it enters the pipeline just after this stage, once the
-    /// current step is done.
+    /// Brings a new toast in, once the current step is done: made by this stage (its
+    /// `madeBy`), it first goes through the rules, as every toast from input does, then on
+    /// from just after this stage.
     public func emit(_ toast: Toast) {
-        pipeline.emit(toast, atStage: position + 1)
+        guard position >= 0 else { return pipeline.emit(toast, atStage: 0) }
+        var made = toast
+        made.madeBy = stageName
+        pipeline.emit(made, atStage: position + 1)
     }
 
     /// Brings a new toast in at the first stage, as a show event would (a script's `emit`).
@@ -82,9 +86,11 @@ public final class StageContext {
     /// Traces one step inside this stage (the rules stage traces each rule this way). A stage
     /// that traces its own steps for a toast gets no trace record of its own for it.
     public func trace(_ toast: Toast, verdict: TraceVerdict, rule: String? = nil, changedFields: [String] = [],
-                      details: [JSONMember] = [], because: String? = nil) {
+                      details: [JSONMember] = [], because: String? = nil, messageBefore: String? = nil) {
         guard isTracing else { return }
-        pipeline.trace(TraceRecord(time: nowMicros, toast: toast, stage: stageName, verdict: verdict, rule: rule,
-                                   changedFields: changedFields, details: details, because: because))
+        var record = TraceRecord(time: nowMicros, toast: toast, stage: stageName, verdict: verdict, rule: rule,
+                                 changedFields: changedFields, details: details, because: because)
+        record.messageBefore = messageBefore
+        pipeline.trace(record)
     }
 }

@@ -12,6 +12,9 @@ public struct InputRejection: Error, Equatable, Sendable {
 
     /// A suggestion shown once after the message (`--input text` for a text file).
     public var hint: String?
+    /// Whether a script's `parse` function failed on the line (a script error, counted as
+    /// `parse` by `--stats`), rather than the line or what `parse` returned being bad.
+    public var byFailedParse = false
 
     /// The one line written to stderr.
     public var message: String { "input line \(line): \(reason)" }

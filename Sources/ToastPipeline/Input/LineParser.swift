@@ -16,4 +16,7 @@ enum ParsedLine {
     case events([EventFields])
     /// The line cannot be read: rejected like bad input.
     case rejected(String)
+    /// The parse function failed on it (raised an error, returned a value of another kind):
+    /// rejected like bad input, and counted as the function's script error.
+    case failed(String)
 }

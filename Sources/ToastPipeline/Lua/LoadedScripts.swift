@@ -17,6 +17,9 @@ public struct LoadedScripts {
     public let functions: any ScriptFunctionRunner
     let runtime: LuaRuntime
 
+    /// The scripts' timers and end-of-input hooks, for the pipeline's clock.
+    public var clock: any ScriptClock { runtime }
+
     /// The `parse` function in front of the decoder, running in `context` (the pipeline's
     /// entry context: its `emit` enters at the first stage); nil when no script set one.
     func parser(in context: StageContext) -> (any LineParser)? {
@@ -33,6 +36,7 @@ extension Pipeline {
                                              functions: scripts.functions)
         self.init(settings: scripts.settings, stages: stages, output: output, generatedIDs: scripts.generatedIDs,
                   tracer: tracer, observers: scripts.hooks.map { [$0] } ?? [])
+        attach(scriptClock: scripts.runtime, timers: scripts.runtime.timersWhileLoading)
         for toast in scripts.emittedWhileLoading { emit(toast) }
     }
 
@@ -44,6 +48,7 @@ extension Pipeline {
         let stages = try registry.makeStages(settings: scripts.settings, rules: RulesStage(rules: scripts.rules),
                                              functions: scripts.functions)
         let orderChanged = reload(settings: scripts.settings, stages: stages, observers: scripts.hooks.map { [$0] } ?? [])
+        attach(scriptClock: scripts.runtime, timers: scripts.runtime.timersWhileLoading)
         for toast in scripts.emittedWhileLoading { emit(toast) }
         return orderChanged
     }

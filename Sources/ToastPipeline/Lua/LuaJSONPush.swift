@@ -37,6 +37,24 @@ extension LuaState {
         return fields
     }
 
+    /// Pushes the one JSON value that `text` holds (strict JSON, as the input is read), or
+    /// pushes nothing and returns why not; `end` names the end in messages.
+    func pushJSON(_ text: UnsafeBufferPointer<UInt8>, end: String) -> String? {
+        guard isValidUTF8(text) else { return "not valid UTF-8" }
+        let top = self.top
+        var scanner = JSONScanner(text)
+        do {
+            try pushJSONValue(&scanner)
+            scanner.skipWhitespace()
+            guard scanner.isAtEnd else { throw scanner.unexpected(expecting: end) }
+            if let column = scanner.outOfRangeColumn { throw JSONSyntaxError(message: "number out of range at column \(column)") }
+            return nil
+        } catch {
+            lua_settop(L, top)
+            return (error as? JSONSyntaxError)?.message ?? "\(error)"
+        }
+    }
+
     /// Pushes the JSON value at the scanner's place straight into Lua, as `push(JSONValue)`
     /// would (null as nil, a later duplicate member winning), without building Swift values
     /// first: a `parse` function gets every input line this way.

@@ -35,14 +35,14 @@ extension LuaRuntime {
             return .rejected(reason)
         }
         if case .failure(let message) = state.call(argumentCount: 1, resultCount: 1, budget: budget, place: function.place) {
-            return .rejected("parse: \(message)")
+            return .failed("parse: \(message)")
         }
         do {
             return try events(returnedAt: top + 1)
         } catch let error as LuaBridgeError {
-            return .rejected("parse: \(function.place): \(error.message)")
+            return .failed("parse: \(function.place): \(error.message)")
         } catch {
-            return .rejected("parse: \(function.place): \(error)")
+            return .failed("parse: \(function.place): \(error)")
         }
     }
 
@@ -76,20 +76,8 @@ extension LuaRuntime {
     /// Pushes the line's JSON object as a table; nil when done, else why the line is not one
     /// (in the decoder's words).
     private func pushJSONObject(_ line: UnsafeBufferPointer<UInt8>) -> String? {
-        guard isValidUTF8(line) else { return "not valid UTF-8" }
-        var scanner = JSONScanner(line)
-        do {
-            scanner.skipWhitespace()
-            let isObject = scanner.current == UInt8(ascii: "{")
-            try state.pushJSONValue(&scanner)
-            scanner.skipWhitespace()
-            guard scanner.isAtEnd else { throw scanner.unexpected(expecting: "the end of the line") }
-            if let column = scanner.outOfRangeColumn { return "number out of range at column \(column)" }
-            return isObject ? nil : "not a JSON object"
-        } catch let error as JSONSyntaxError {
-            return error.message
-        } catch {
-            return "\(error)"
-        }
+        let opensObject = line.first { $0 != 0x20 && $0 != 0x09 } == UInt8(ascii: "{")
+        if let reason = state.pushJSON(line, end: "the end of the line") { return reason }
+        return opensObject ? nil : "not a JSON object"
     }
 }

@@ -8,6 +8,8 @@ public struct LuaOptions: Equatable, Sendable {
     public var memoryLimitMB = 256
     /// `--tz`: the zone `parse_time` reads times without an offset in (and dates are shown in).
     public var timeZone: TimeDisplay.Zone = .local
+    /// `--var NAME=VALUE`: what scripts read as `vars.NAME` (a later one of a name wins).
+    public var variables: [String: String] = [:]
 
     public init(unsafe: Bool = false, instructionBudget: Int = 10_000_000, memoryLimitMB: Int = 256,
                 timeZone: TimeDisplay.Zone = .local) {

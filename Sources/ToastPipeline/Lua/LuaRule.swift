@@ -10,8 +10,9 @@ struct LuaRule: GroupableRule {
 
     func apply(to toast: inout Toast, context: StageContext) -> RuleOutcome {
         let group = LuaRuleGroup(runtime: runtime, rules: [self])
-        guard let drop = runtime.runRules(group, on: &toast, context: context) else { return .keep }
-        return .drop(note: drop.note)
+        _ = runtime.takeRuleFailure()
+        if let drop = runtime.runRules(group, on: &toast, context: context) { return .drop(note: drop.note) }
+        return runtime.takeRuleFailure().map { .failed(message: $0) } ?? .keep
     }
 
     /// This rule and the Lua rules of the same state right after it, in one group.

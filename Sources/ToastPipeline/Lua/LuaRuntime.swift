@@ -17,14 +17,20 @@ public final class LuaRuntime {
     private var settingsBuilder: SettingsBuilder
     /// The rules the scripts registered, in order.
     private var ruleFunctions: [(name: String, reference: Int32, place: String)] = []
-    private var hooks: [String: [(reference: Int32, place: String)]] = [:]
+    /// `on(...)` functions by event: `present`, `dismiss`, `drop` and `end`.
+    var hooks: [String: [(reference: Int32, place: String)]] = [:]
     /// The script's `parse` function, if it set one (one a run).
     private(set) var parseFunction: (reference: Int32, place: String)?
     public let generatedIDs: GeneratedIDs
     /// Toasts emitted while the scripts loaded; they enter when the run starts.
     private var emittedWhileLoading: [Toast] = []
+    /// The scripts' pending timers (`after`), by token; and those set while loading, with
+    /// their delay, to be set when the run starts.
+    var scriptTimers: [Int: LuaTimer] = [:]
+    var nextTimerToken = 1
+    var timersWhileLoading: [(token: Int, delay: Microseconds)] = []
     /// The call running now: the context it runs in (nil while loading).
-    private var currentCall: ScriptCall?
+    private(set) var currentCall: ScriptCall?
     /// Receives each script call that failed.
     private let reportError: (ScriptError) -> Void
     /// Receives what `log` and `print` write.
@@ -62,7 +68,8 @@ public final class LuaRuntime {
 
     /// What the scripts set up, to build a run from (see `LoadedScripts`).
     public var loaded: LoadedScripts {
-        LoadedScripts(settings: settings, rules: rules, hooks: hooks.isEmpty ? nil : LuaHooks(runtime: self),
+        LoadedScripts(settings: settings, rules: rules,
+                      hooks: hooks.keys.contains(where: { $0 != "end" }) ? LuaHooks(runtime: self) : nil,
                       hasParseFunction: parseFunction != nil, emittedWhileLoading: emittedWhileLoading,
                       generatedIDs: generatedIDs, functions: self, runtime: self)
     }
@@ -120,6 +127,15 @@ public final class LuaRuntime {
         return body()
     }
 
+    /// The message of the last rule that failed in `runRules`, for the trace of a rule run
+    /// alone (`LuaRule.apply`); taken with `takeRuleFailure()`.
+    private var lastRuleFailure: String?
+
+    func takeRuleFailure() -> String? {
+        defer { lastRuleFailure = nil }
+        return lastRuleFailure
+    }
+
     /// Runs `rules` on `toast` in order until one drops it; returns that rule and its note,
     /// or nil when all kept it.
     func runRules(_ rules: LuaRuleGroup, on toast: inout Toast, context: StageContext) -> (rule: LuaRule, note: String?)? {
@@ -153,7 +169,9 @@ public final class LuaRuntime {
                 return nil
             case .failed(let position, let status):
                 let rule = group.rules[position]
-                report(state.failureMessage(status: status, place: rule.place), origin: ruleName(rule))
+                let message = state.failureMessage(status: status, place: rule.place)
+                lastRuleFailure = message
+                report(message, origin: ruleName(rule), source: ruleSource(rule))
                 next = position + 1
             case .returned(let position):
                 let rule = group.rules[position]
@@ -202,10 +220,11 @@ public final class LuaRuntime {
                 let second = lua_type(L, first + 1) == LUA_TNIL ? "" : ", \(state.typeName(at: first + 1))"
                 throw LuaBridgeError("rule returned \(state.typeName(at: first))\(second); expected nothing, true, false (and a reason) or a table")
             }
-        } catch let error as LuaBridgeError {
-            report("\(rule.place): \(ruleName(rule) == nil ? "rule: " : "")\(error.message)", origin: ruleName(rule))
         } catch {
-            report("\(rule.place): \(ruleName(rule) == nil ? "rule: " : "")\(error)", origin: ruleName(rule))
+            let reason = (error as? LuaBridgeError)?.message ?? "\(error)"
+            let message = "\(rule.place): \(ruleName(rule) == nil ? "rule: " : "")\(reason)"
+            lastRuleFailure = message
+            report(message, origin: ruleName(rule), source: ruleSource(rule))
         }
         return .keep
     }
@@ -214,6 +233,11 @@ public final class LuaRuntime {
     /// place (`FILE:LINE`, where the message starts) names.
     private func ruleName(_ rule: LuaRule) -> String? {
         rule.name == rule.place ? nil : "rule \(quoted(rule.name))"
+    }
+
+    /// How `--stats` counts a rule's errors: by its name, or its place.
+    private func ruleSource(_ rule: LuaRule) -> String {
+        ruleName(rule) ?? "rule \(rule.place)"
     }
 
     /// A kept toast's table holds every field it had, so a field that is gone was removed.
@@ -228,23 +252,28 @@ public final class LuaRuntime {
         settings.queue.show(id: "", message: "")
     }
 
-    /// Calls the function and arguments on the stack; reports a failure as a script error.
-    private func callFailing(argumentCount: Int32, resultCount: Int32, place: String) -> LuaCallResult {
+    /// Calls the function and arguments on the stack; reports a failure as a script error of
+    /// `source` (how `--stats` counts it).
+    func callFailing(argumentCount: Int32, resultCount: Int32, place: String, source: String) -> LuaCallResult {
         let result = state.call(argumentCount: argumentCount, resultCount: resultCount, budget: budget, place: place)
-        if case .failure(let message) = result { report(message) }
+        if case .failure(let message) = result { report(message, source: source) }
         return result
     }
 
-    /// Reports one script error, with the input line of the call it happened in; `origin` names
-    /// what failed (`rule "name"`) when the message's place alone does not.
-    private func report(_ message: String, origin: String? = nil) {
-        reportError(ScriptError(message: message, inputLine: currentCall?.inputLine ?? 0, origin: origin))
+    /// Reports one script error, with the input line of the call it happened in (or what it
+    /// ran for, `timer` or `end`); `origin` names what failed (`rule "name"`) when the
+    /// message's place alone does not, `source` is how `--stats` counts it.
+    func report(_ message: String, origin: String? = nil, source: String) {
+        reportError(ScriptError(message: message, inputLine: currentCall?.inputLine ?? 0, origin: origin, source: source,
+                                during: currentCall?.during))
     }
 
     /// Runs the hooks for a record (SPEC §5 `on`) in `context`.
     func runHooks(for record: Record, context: StageContext) {
         guard let functions = hooks[record.kindName], !functions.isEmpty else { return }
-        running(in: ScriptCall(context: context, inputLine: context.inputLine)) { runHooks(functions, for: record) }
+        // An error names the toast's input line (the line during which a made toast came in).
+        let line = record.toast.inputLine > 0 ? record.toast.inputLine : context.inputLine
+        running(in: ScriptCall(context: context, inputLine: line)) { runHooks(functions, for: record) }
     }
 
     private func runHooks(_ functions: [(reference: Int32, place: String)], for record: Record) {
@@ -256,7 +285,7 @@ public final class LuaRuntime {
             state.pushReference(function.reference)
             state.pushProxy(record.toast, roles: settings.roles)
             state.push(info)
-            _ = callFailing(argumentCount: 2, resultCount: 0, place: function.place)
+            _ = callFailing(argumentCount: 2, resultCount: 0, place: function.place, source: "on \(record.kindName)")
         }
     }
 
@@ -267,9 +296,11 @@ public final class LuaRuntime {
         defer { lua_settop(L, top) }
         state.pushReference(reference)
         state.pushProxy(toast, roles: settings.roles)
-        guard case .success = callFailing(argumentCount: 1, resultCount: 1, place: place) else { return nil }
+        guard case .success = callFailing(argumentCount: 1, resultCount: 1, place: place, source: "announce \(place)") else {
+            return nil
+        }
         guard let text = state.string(at: -1) else {
-            report("announce function at \(place) returned \(state.typeName(at: -1)), not a string")
+            report("announce function at \(place) returned \(state.typeName(at: -1)), not a string", source: "announce \(place)")
             return nil
         }
         return text
@@ -283,20 +314,51 @@ public final class LuaRuntime {
         state.setGlobalFunction("role", { L in LuaRuntime.from(L)?.role() ?? 0 })
         state.setGlobalFunction("on", { L in LuaRuntime.from(L)?.on() ?? 0 })
         state.setGlobalFunction("emit", { L in LuaRuntime.from(L)?.emit() ?? 0 })
+        state.setGlobalFunction("after", { L in LuaRuntime.from(L)?.after() ?? 0 })
         state.setGlobalFunction("now", { L in LuaRuntime.from(L)?.now() ?? 0 })
         state.setGlobalFunction("parse", { L in LuaRuntime.from(L)?.setParse() ?? 0 })
         state.setGlobalFunction("parse_time", { L in LuaRuntime.from(L)?.parseTime() ?? 0 })
         state.setGlobalFunction("__toastscript_log", { L in LuaRuntime.from(L)?.logLine() ?? 0 })
-        // log and print convert in Lua, so a failing __tostring stays a Lua error.
+        installJSONLibrary()
+        lua_createtable(state.L, 0, Int32(options.variables.count))
+        for (name, value) in options.variables {
+            state.push(value)
+            lua_setfield(state.L, -2, name)
+        }
+        lua_setglobal(state.L, "__toastscript_vars")
+        // log and print convert in Lua, so a failing __tostring stays a Lua error; a table is
+        // written as JSON when it is JSON. `vars` reads the --var values and cannot be written,
+        // nor can the global be replaced.
         let source = """
-            local write, tostring, select, concat = __toastscript_log, tostring, select, table.concat
-            __toastscript_log = nil
+            local write, tostring, select, concat, type = __toastscript_log, tostring, select, table.concat, type
+            local encode, pcall, error, rawset, setmetatable = json.encode, pcall, error, rawset, setmetatable
+            local values = __toastscript_vars
+            __toastscript_log, __toastscript_vars = nil, nil
             function log(...)
               local parts = {}
-              for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+              for i = 1, select("#", ...) do
+                local value = (select(i, ...))
+                local ok, text = false, nil
+                if type(value) == "table" then ok, text = pcall(encode, value) end
+                parts[i] = ok and text or tostring(value)
+              end
               write(concat(parts, "\\t"))
             end
             print = log
+            local readonly = "vars cannot be written: its values come from --var NAME=VALUE"
+            local vars = setmetatable({}, {
+              __index = values,
+              __newindex = function() error(readonly, 2) end,
+              __pairs = function() return next, values, nil end,
+              __metatable = "vars",
+            })
+            setmetatable(_G, {
+              __index = function(_, name) if name == "vars" then return vars end end,
+              __newindex = function(t, name, value)
+                if name == "vars" then error(readonly, 2) end
+                rawset(t, name, value)
+              end,
+            })
             """
         if luaL_loadstring(state.L, source) == LUA_OK {
             _ = state.call(argumentCount: 0, resultCount: 0, budget: 0, place: "toastscript")
@@ -372,9 +434,9 @@ public final class LuaRuntime {
     }
 
     private func on() -> Int32 {
-        guard let event = state.string(at: 1), ["present", "dismiss", "drop"].contains(event),
+        guard let event = state.string(at: 1), ["present", "dismiss", "drop", "end"].contains(event),
               state.type(at: 2) == LUA_TFUNCTION else {
-            return raise("on expects (\"present\" | \"dismiss\" | \"drop\", function)")
+            return raise("on expects (\"present\" | \"dismiss\" | \"drop\" | \"end\", function)")
         }
         let place = state.definitionPlace(ofFunctionAt: 2)
         lua_pushvalue(state.L, 2)
@@ -471,4 +533,6 @@ extension LuaRuntime: ScriptFunctionRunner {
 struct ScriptCall {
     let context: StageContext
     let inputLine: Int
+    /// What the call runs for, when not an input line: `timer`, `end`.
+    var during: String? = nil
 }

@@ -120,6 +120,7 @@ final class LuaState {
     /// The sandbox of SPEC §5: the base library without `dofile`, `loadfile` and binary
     /// chunks, plus `string`, `table`, `math`, `utf8`, and `os.time`, `os.date`, `os.clock`.
     func openSandboxedLibraries() {
+        isSandboxed = true
         for name in ["_G", "string", "table", "math", "utf8", "os"] { clua_openlib(L, name) }
         let top = self.top
         defer { lua_settop(L, top) }
@@ -197,7 +198,30 @@ final class LuaState {
     /// a memory error, which carries no place of its own.
     func failureMessage(status: Int32, place: String) -> String {
         if status == LUA_ERRMEM { return "\(place): not enough memory (the scripts' memory cap was reached)" }
-        return string(at: -1) ?? "(error object is not a string)"
+        let message = string(at: -1) ?? "(error object is not a string)"
+        return isSandboxed ? Self.withSandboxHint(message) : message
+    }
+
+    /// Whether the libraries are the sandbox's (not `--unsafe-lua`).
+    private(set) var isSandboxed = false
+
+    /// What the sandbox leaves out: globals, and the functions of `os`.
+    static let sandboxedGlobals = ["io", "debug", "package", "require", "dofile", "loadfile"]
+    static let sandboxedOSFunctions = ["execute", "getenv", "exit", "rename", "remove", "tmpname", "setlocale"]
+
+    /// `message`, with a word on the sandbox when it is Lua's complaint about indexing or
+    /// calling a global (or an `os` function) the sandbox leaves out.
+    static func withSandboxHint(_ message: String) -> String {
+        guard message.contains("attempt to index a nil value") || message.contains("attempt to call a nil value") else {
+            return message
+        }
+        for name in sandboxedGlobals where message.hasSuffix("(global '\(name)')") {
+            return message + ": \(name) is not available in the sandbox (--unsafe-lua opens every library)"
+        }
+        for name in sandboxedOSFunctions where message.hasSuffix("(field '\(name)')") {
+            return message + ": os.\(name) is not available in the sandbox (--unsafe-lua opens every library)"
+        }
+        return message
     }
 
     /// Runs the rules whose functions are in the registry at `references[first...]` on the
@@ -262,6 +286,20 @@ final class LuaState {
     /// Stores the value at the top in the registry; pops it.
     func makeReference() -> Int32 {
         luaL_ref(L, clua_registryindex())
+    }
+
+    /// Lets go of a reference `makeReference` made.
+    func release(_ reference: Int32) {
+        luaL_unref(L, clua_registryindex(), reference)
+    }
+
+    /// `FILE:LINE` of the Lua code that called the running function (`after`'s caller).
+    func callerPlace() -> String {
+        luaL_where(L, 1)
+        defer { clua_pop(L, 1) }
+        var place = string(at: -1) ?? ""
+        if place.hasSuffix(": ") { place.removeLast(2) }
+        return place.isEmpty ? "?" : place
     }
 
     func pushReference(_ reference: Int32) {

@@ -5,6 +5,10 @@ import CLua
 /// The table holds every field of SPEC §1 by name, extra fields included; `duration` is
 /// seconds or nil (no timeout); `priority` is the toast's own, else its role's.
 extension LuaState {
+    /// `toast.made_by`: the stage that made the toast (`Toast.madeBy`), read only, not a field.
+    static let madeByName = "made_by"
+    static let madeByIsNotAField = "made_by is not a field: it names the stage that made the toast, and a rule cannot set it"
+
     /// Pushes a new table holding every field of `toast` (what `pairs` on a proxy iterates).
     func pushToast(_ toast: Toast, roles: RoleTable) {
         lua_createtable(L, 0, Int32(ToastField.allCases.count + toast.extra.count))
@@ -79,6 +83,7 @@ extension LuaState {
         }
         var toast = defaults
         toast.id = original.id
+        toast.madeBy = original.madeBy
         toast.atMicros = original.atMicros
         toast.inputLine = original.inputLine
         toast.style = nil
@@ -105,6 +110,7 @@ extension LuaState {
                 }
             } else {
                 let name = string(at: -2) ?? ""
+                if name == Self.madeByName { throw LuaBridgeError(Self.madeByIsNotAField) }
                 newExtras.append(JSONMember(name, try jsonValue(at: -1, path: name)))
             }
         }
@@ -146,10 +152,10 @@ extension LuaState {
             }
             return value
         }
-        func seconds() throws -> Microseconds {
+        func seconds(orNamed: Bool = false) throws -> Microseconds {
             guard lua_type(L, -1) == LUA_TNUMBER,
                   let micros = StreamTime.microseconds(fromSeconds: clua_tonumber(L, -1, nil)), micros >= 0 else {
-                throw LuaBridgeError("field '\(name)' must be a number of seconds ≥ 0")
+                throw LuaBridgeError("field '\(name)' must be a number of seconds ≥ 0" + (orNamed ? ", \"short\" or \"long\"" : ""))
             }
             return micros
         }
@@ -169,7 +175,7 @@ extension LuaState {
             if let named = NamedDuration.allCases.first(where: { stringEquals(at: -1, $0.rawValue) }) {
                 toast.set(field, to: .time(named.microseconds))
             } else {
-                let micros = try seconds()
+                let micros = try seconds(orNamed: true)
                 toast.set(field, to: micros == 0 ? .absent : .time(micros))
             }
         case .delay:

@@ -249,6 +249,8 @@ extension LuaState {
                 } else {
                     try readField(field, into: &toast, original: original, roles: roles)
                 }
+            } else if name == Self.madeByName {
+                throw LuaBridgeError(Self.madeByIsNotAField)
             } else if let position = toast.extra.firstIndex(where: { $0.name == name }) {
                 if type == LUA_TNIL {
                     toast.extra.remove(at: position)
@@ -369,6 +371,11 @@ extension LuaRuntime {
             return false
         }
         let name = UnsafeRawBufferPointer(start: bytes, count: length)
+        if name.elementsEqual(LuaState.madeByName.utf8) {
+            // Not a field: the name of the stage that made the toast, read only.
+            if let madeBy = proxy.toast.madeBy { state.push(madeBy) } else { lua_pushnil(L) }
+            return false
+        }
         if !proxy.touched.isEmpty && proxy.touched.contains(where: { $0.field == nil && $0.name.utf8.elementsEqual(name) }) {
             lua_pushnil(L)
             return false

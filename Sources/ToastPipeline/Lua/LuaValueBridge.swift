@@ -75,7 +75,9 @@ extension LuaState {
 
     /// The value at `index` as JSON; throws a message for functions and other values JSON
     /// cannot hold.
-    func jsonValue(at index: Int32, path: String, depth: Int = 0) throws -> JSONValue {
+    /// `stringKeysOnly` (`json.encode`): a table that is not a list must have string keys
+    /// (else integer keys become names, as a field's value does).
+    func jsonValue(at index: Int32, path: String, depth: Int = 0, stringKeysOnly: Bool = false) throws -> JSONValue {
         let index = lua_absindex(L, index)
         switch lua_type(L, index) {
         case LUA_TNIL: return .null
@@ -95,7 +97,7 @@ extension LuaState {
                 let top = self.top
                 defer { lua_settop(L, top) }
                 pushMaterialized(proxyAt: index)
-                return try jsonValue(at: -1, path: path, depth: depth + 1)
+                return try jsonValue(at: -1, path: path, depth: depth + 1, stringKeysOnly: stringKeysOnly)
             }
             var members: [JSONMember] = []
             var listed: [Int64: JSONValue] = [:]
@@ -104,7 +106,7 @@ extension LuaState {
             defer { lua_settop(L, top) }
             lua_pushnil(L)
             while lua_next(L, index) != 0 {
-                let value = try jsonValue(at: -1, path: path, depth: depth + 1)
+                let value = try jsonValue(at: -1, path: path, depth: depth + 1, stringKeysOnly: stringKeysOnly)
                 switch lua_type(L, -2) {
                 case LUA_TSTRING:
                     onlyIntegerKeys = false
@@ -120,6 +122,10 @@ extension LuaState {
             }
             if onlyIntegerKeys && !listed.isEmpty && listed.keys.min() == 1 && listed.keys.max() == Int64(listed.count) {
                 return .array((1...Int64(listed.count)).map { listed[$0]! })
+            }
+            if stringKeysOnly && !listed.isEmpty {
+                throw LuaBridgeError("field '\(path)' is a table with number keys that are not 1 to n: "
+                                     + "only a list or a table with string keys is JSON")
             }
             members.sort { $0.name < $1.name }
             return .object(members)

@@ -52,7 +52,8 @@ extension LuaState {
                 }
             }
         }
-        guard ruleView.holdsExtra else { return }
+        // A made toast's `made_by` is not an extra field: C asks Swift for every other name.
+        guard ruleView.holdsExtra, toast.madeBy == nil else { return }
         let stored: Void? = toast.withExtraText { text in
             clua_view_setextra(context, Int32(CLUA_VALUE_STRING), text.baseAddress, text.count)
         }

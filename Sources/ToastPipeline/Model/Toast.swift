@@ -29,6 +29,8 @@ public struct Toast {
         var inputLine: Int
         var style: AppliedStyle?
         var announcement: Announcement?
+        /// The stage that made the toast (`rate_limit`'s summaries); nil for any other toast.
+        var madeBy: String? = nil
     }
 
     /// What the `announce` stage set: a text, or the standard announcement with its role's
@@ -221,6 +223,14 @@ public struct Toast {
     }
 
     /// The input line that brought it in (or whose handling emitted it); 0 for none.
+    /// The name of the stage that made this toast (`rate_limit` for its summaries, `digest`,
+    /// a plugin's name); nil for a toast from input, `emit` or `parse`. Rules see it as
+    /// `toast.made_by`; it is not a field, and no record carries it.
+    public var madeBy: String? {
+        get { storage.fields.madeBy }
+        set { uniqueFields.madeBy = newValue }
+    }
+
     public var inputLine: Int {
         get { storage.fields.inputLine }
         _modify { yield &uniqueFields.inputLine }

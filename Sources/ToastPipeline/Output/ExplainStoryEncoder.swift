@@ -6,10 +6,14 @@
 ///           2.4  dedup: drop (duplicate of t2): same message, subtitle and role as t2 at 2.1 s, …
 ///           2.4  dropped by dedup
 ///
-/// A toast's header comes before its first line; lines of several explained toasts keep
-/// time order, each starting with its id when more than one id is explained.
+/// A toast's header comes before its first line and shows its message as it came in, and as
+/// the rules left it when they changed it (the rules' lines wait until the rules are done);
+/// lines of several explained toasts keep time order, each starting with its id when more than
+/// one id is explained.
 public final class ExplainStoryEncoder: RecordEncoder {
     private let showsIDs: Bool
+    /// The toast whose rules are being told: its message as it came in, and its lines so far.
+    private var inRules: (identity: String, incoming: String, lines: [String])?
     /// How times are shown, as in the text format.
     private let time: TimeDisplay
     /// The toasts already introduced, by id and input line (an id may come back).
@@ -42,23 +46,53 @@ public final class ExplainStoryEncoder: RecordEncoder {
 
     public func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
         // The id is in the header (and in the margin when several toasts are explained).
-        line(TextRecordEncoder.sentence(for: trace, withID: false), toast: trace.toast, at: trace.time, into: &out)
+        line(TextRecordEncoder.sentence(for: trace, withID: false), toast: trace.toast, at: trace.time, into: &out,
+             rulesStep: trace.stage == BuiltInStage.rules ? trace.messageBefore ?? trace.toast.message : nil)
         return true
     }
 
-    private func line(_ text: String, toast: Toast, at moment: Microseconds, into out: inout ByteBuffer) {
+    /// One line of a toast's story. `rulesStep`: the line is a rule's, and the message before
+    /// it; such lines wait for the end of the rules, so the header can say what they made of
+    /// the message.
+    private func line(_ text: String, toast: Toast, at moment: Microseconds, into out: inout ByteBuffer,
+                      rulesStep: String? = nil) {
         let identity = "\(toast.id)\u{0}\(toast.inputLine)"
-        if !introduced.contains(identity) {
-            introduced.insert(identity)
-            var header = "\(safe(toast.id))  \(quoted(safe(toast.message))) (\(safe(toast.role))"
-            if let source = toast.source { header += ", from \(safe(source))" }
-            header += ")"
-            header += toast.inputLine > 0 ? ", input line \(toast.inputLine)" : ", brought in by a script or stage"
-            out.appendUTF8(header + "\n")
-        }
         let clock = time.clock(moment)
         let margin = showsIDs ? safe(toast.id) : ""
-        out.appendUTF8("  " + margin + String(repeating: " ", count: max(1, 10 - clock.count - margin.count)) + clock + "  " + text + "\n")
+        let line = "  " + margin + String(repeating: " ", count: max(1, 10 - clock.count - margin.count)) + clock + "  " + text + "\n"
+        if let pending = inRules, pending.identity == identity {
+            if rulesStep != nil {
+                inRules?.lines.append(line)
+                return
+            }
+            inRules = nil
+            out.appendUTF8(header(of: toast, incoming: pending.incoming))
+            for held in pending.lines { out.appendUTF8(held) }
+        } else if !introduced.contains(identity) {
+            introduced.insert(identity)
+            if let incoming = rulesStep {
+                inRules = (identity, incoming, [line])
+                return
+            }
+            out.appendUTF8(header(of: toast, incoming: toast.message))
+        }
+        out.appendUTF8(line)
+    }
+
+    /// `t5  "Saved" (success, from editor), input line 6`; a second line when the rules
+    /// changed the message; a made toast says which stage made it.
+    private func header(of toast: Toast, incoming: String) -> String {
+        var header = "\(safe(toast.id))  \(quoted(safe(incoming))) (\(safe(toast.role))"
+        if let source = toast.source { header += ", from \(safe(source))" }
+        header += ")"
+        if let madeBy = toast.madeBy {
+            header += ", made by \(safe(madeBy))" + (toast.inputLine > 0 ? " during input line \(toast.inputLine)" : "")
+        } else {
+            header += toast.inputLine > 0 ? ", input line \(toast.inputLine)" : ", brought in by a script"
+        }
+        header += "\n"
+        if toast.message != incoming { header += "    the rules made it \(quoted(safe(toast.message)))\n" }
+        return header
     }
 
     private func safe(_ text: String) -> String {

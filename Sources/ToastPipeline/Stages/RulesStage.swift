@@ -3,7 +3,7 @@ public protocol ToastRule {
     /// The name a `drop` record gives as `rule`.
     var name: String { get }
     /// Keeps (perhaps changing `toast`) or drops one toast. A rule that fails reports its own
-    /// error, leaves `toast` as it was and returns `.keep` (SPEC §5).
+    /// error, leaves `toast` as it was and returns `.failed` with the error's message.
     func apply(to toast: inout Toast, context: StageContext) -> RuleOutcome
 }
 
@@ -11,6 +11,9 @@ public enum RuleOutcome: Equatable, Sendable {
     case keep
     /// Drop the toast; `note` says why.
     case drop(note: String?)
+    /// The rule failed (and reported it); the toast goes on as it was before the rule ran.
+    /// The trace says `error`, with the message.
+    case failed(message: String)
 }
 
 /// A rule that runs faster together with the rules after it that are of its kind (Lua rules
@@ -100,13 +103,18 @@ public final class RulesStage: ToastStage {
     private func processTraced(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         for rule in rules {
             let before = toast
-            if case .drop(let note) = rule.apply(to: &toast, context: context) {
+            switch rule.apply(to: &toast, context: context) {
+            case .drop(let note):
                 let drop = Drop(stage: "rule", reason: .rule, rule: rule.name, note: note)
                 context.trace(toast, verdict: .drop, rule: rule.name, details: drop.traceDetails)
                 return .drop(drop)
+            case .failed(let message):
+                context.trace(toast, verdict: .error, rule: rule.name, because: message)
+            case .keep:
+                let changed = toast.changedFields(since: before)
+                context.trace(toast, verdict: changed.isEmpty ? .pass : .change, rule: rule.name, changedFields: changed,
+                              messageBefore: changed.contains("message") ? before.message : nil)
             }
-            let changed = toast.changedFields(since: before)
-            context.trace(toast, verdict: changed.isEmpty ? .pass : .change, rule: rule.name, changedFields: changed)
         }
         return .pass
     }

@@ -20,8 +20,10 @@ public struct TraceRecord {
     /// length of the waiting line after them).
     public var details: [JSONMember]
     /// The decision in words, with the settings that caused it ("same message and role as t1
-    /// at 2 s, within the 3 s window"); nil when the verdict says it all.
+    /// at 2 s, within the 3 s window"), or a failed rule's error; nil when the verdict says it all.
     public var because: String?
+    /// The message before a rule changed it (the `--explain` header shows it as it came in).
+    public var messageBefore: String?
 
     public init(time: Microseconds, toast: Toast, stage: String, verdict: TraceVerdict, rule: String? = nil,
                 changedFields: [String] = [], details: [JSONMember] = [], because: String? = nil) {
@@ -41,10 +43,11 @@ public struct TraceRecord {
     }
 }
 
-/// What a traced decision was. Stages and rules: `pass`, `change`, `drop`. The host: the rest,
-/// and `drop` for the toasts it drops (a repeat, a cancelled or removed one).
+/// What a traced decision was. Stages and rules: `pass`, `change`, `drop`, and `error` for a
+/// rule that failed (the toast went on as it was). The host: the rest, and `drop` for the
+/// toasts it drops (a repeat, a cancelled or removed one).
 public enum TraceVerdict: String, Sendable, CaseIterable {
-    case pass, change, drop
+    case pass, change, drop, error
     case queued, evicted, delayed, presented, paused, resumed, replaced, dismissed
 }
 
