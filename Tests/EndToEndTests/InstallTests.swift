@@ -71,7 +71,8 @@ import Testing
     @Test func theLuaPageNamesEveryGlobalAScriptCanCall() throws {
         let text = try String(contentsOfFile: root + "/man/toastscript-lua.7", encoding: .utf8)
         for global in ["config{...}", "rule(fn), rule(name, fn)", "role(name, spec)", "on(event, fn)", "emit(table)", "now()", "log(...)",
-                       "parse(fn)", "parse_time(text [, format])"] {
+                       "parse(fn)", "parse_time(text [, format])", "after(seconds, fn)", "vars",
+                       "json.encode(value), json.decode(text)"] {
             #expect(text.contains(".SS " + global), "\(global)")
         }
     }
