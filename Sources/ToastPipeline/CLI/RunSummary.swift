@@ -15,7 +15,7 @@ struct RunSummary {
         for stage in statistics.stages {
             let count = stage.dropped.values.reduce(0, +)
             guard count > 0 else { continue }
-            let name = stage.dropRecordStage ?? stage.name
+            let name = stage.dropRecordStage
             if let index = byStage.firstIndex(where: { $0.stage == name }) {
                 byStage[index].count += count
             } else {

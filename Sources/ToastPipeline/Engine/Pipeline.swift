@@ -12,7 +12,13 @@
 /// then enter at their stage. At the end, `finish` drains the clock so every toast ends.
 public final class Pipeline: HostEnvironment {
     /// The run's settings; replaced by `reload`, all but the stages' order.
-    public private(set) var settings: PipelineSettings
+    public private(set) var settings: PipelineSettings {
+        get { settingsCell.value }
+        set { settingsCell.value = newValue }
+    }
+    // Settings, observers and the script clock are kept in unchecked cells (`UncheckedCell`):
+    // read in every step, replaced only by a reload between events.
+    private let settingsCell: UncheckedCell<PipelineSettings>
     public let stageNames: [String]
     private let stages: [any ToastStage]
     /// Where the rules stage is, which a toast a stage made goes through first.
@@ -20,7 +26,11 @@ public final class Pipeline: HostEnvironment {
     private var contexts: [StageContext] = []
     private let output: any RecordWriter
     /// Run after each record is written (the scripts' hooks).
-    private var observers: [any RecordObserver]
+    private var observers: [any RecordObserver] {
+        get { observersCell.value }
+        set { observersCell.value = newValue }
+    }
+    private let observersCell: UncheckedCell<[any RecordObserver]>
     /// The context of code outside the stages (hooks, a `parse` function): its `emit` brings a
     /// toast in at the first stage.
     public private(set) var entryContext: StageContext!
@@ -70,19 +80,21 @@ public final class Pipeline: HostEnvironment {
         case script(token: Int, generation: Int)
     }
 
-    /// The scripts' timers and end-of-input hooks; replaced on a reload.
-    private var scriptClock: (any ScriptClock)?
-    private var scriptClockGeneration = 0
+    /// The scripts' timers and end-of-input hooks, and how many were attached (a reload
+    /// attaches new ones, and the old ones' timers go stale).
+    private let scriptClockCell = UncheckedCell<(clock: (any ScriptClock)?, generation: Int)>((nil, 0))
+    private var scriptClock: (any ScriptClock)? { scriptClockCell.value.clock }
+    private var scriptClockGeneration: Int { scriptClockCell.value.generation }
 
     /// A pipeline of `stages` (in order, named as in `config{ stages = ... }`) before the
     /// host, writing records to `output` and, when there is a `tracer`, every decision to it.
     public init(settings: PipelineSettings, stages: [(name: String, stage: any ToastStage)],
                 output: any RecordWriter, generatedIDs: GeneratedIDs = GeneratedIDs(),
                 tracer: (any TraceWriter)? = nil, observers: [any RecordObserver] = []) {
-        self.settings = settings
+        self.settingsCell = UncheckedCell(settings)
         self.generatedIDs = generatedIDs
         self.tracer = tracer
-        self.observers = observers
+        self.observersCell = UncheckedCell(observers)
         self.stageNames = stages.map(\.name)
         self.stages = stages.map(\.stage)
         self.rulesIndex = stages.firstIndex { $0.name == BuiltInStage.rules }
@@ -153,8 +165,7 @@ public final class Pipeline: HostEnvironment {
     /// The scripts' clock (`after`, `on("end")`), and the timers they set while loading, each
     /// `delay` from now. A clock attached before replaces it: its pending timers are dropped.
     public func attach(scriptClock: any ScriptClock, timers: [(token: Int, delay: Microseconds)]) {
-        self.scriptClock = scriptClock
-        scriptClockGeneration += 1
+        scriptClockCell.value = (scriptClock, scriptClockGeneration + 1)
         for timer in timers { scheduleScriptTimer(token: timer.token, at: now + timer.delay) }
     }
 
@@ -253,9 +264,6 @@ public final class Pipeline: HostEnvironment {
             case .drop(let drop):
                 statisticsCell.value.countPasses(from: start, upTo: index)
                 statisticsCell.value.stages[index].droppedCounts.add(drop.reason.rawValue)
-                if statisticsCell.value.stages[index].dropRecordStage == nil {
-                    statisticsCell.value.stages[index].dropRecordStage = drop.stage
-                }
                 write(.drop(toast, at: now, drop))
                 return
             }
@@ -275,9 +283,6 @@ public final class Pipeline: HostEnvironment {
             return true
         case .drop(let drop):
             statisticsCell.value.stages[rules].droppedCounts.add(drop.reason.rawValue)
-            if statisticsCell.value.stages[rules].dropRecordStage == nil {
-                statisticsCell.value.stages[rules].dropRecordStage = drop.stage
-            }
             write(.drop(toast, at: now, drop))
             return false
         }
@@ -387,7 +392,6 @@ public final class Pipeline: HostEnvironment {
             statisticsCell.value.stages[hostIndex].dismissedCounts.add(reason.rawValue)
         case .drop(_, _, let drop) where drop.stage == "host":
             statisticsCell.value.stages[hostIndex].droppedCounts.add(drop.reason.rawValue)
-            statisticsCell.value.stages[hostIndex].dropRecordStage = "host"
         case .drop:
             break
         }

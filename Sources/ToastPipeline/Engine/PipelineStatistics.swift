@@ -11,8 +11,9 @@ public struct PipelineStatistics: Equatable, Sendable {
         public var dismissed: [String: Int] { dismissedCounts.byReason }
         /// Presentations (the host only).
         public var presented = 0
-        /// The `stage` its drop records carry (`rule` for the rules stage), once it dropped one.
-        public internal(set) var dropRecordStage: String?
+        /// The `stage` its drop records carry: `rule` for the rules stage, else its name (the
+        /// built-in stages' records, and a plugin's that drops as `context.stageName`).
+        public var dropRecordStage: String { name == BuiltInStage.rules ? "rule" : name }
         var droppedCounts = ReasonCounts()
         var dismissedCounts = ReasonCounts()
 

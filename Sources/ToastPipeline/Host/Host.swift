@@ -7,7 +7,13 @@
 /// the lowest-priority, oldest toast. Visible toasts leave by timeout or interaction.
 public final class Host {
     /// Replaced when the scripts are reloaded (`Pipeline.reload`); what the host holds stays.
-    public internal(set) var settings: QueueSettings
+    public internal(set) var settings: QueueSettings {
+        get { settingsCell.value }
+        set { settingsCell.value = newValue }
+    }
+    // In an unchecked cell (`UncheckedCell`): read in every step, written only by a reload,
+    // between events.
+    private let settingsCell: UncheckedCell<QueueSettings>
     /// Where records go and timers are set: the pipeline that owns this host, or whatever a
     /// caller of the public initializer passed. Read without a reference count on every record
     /// and timer (`unowned(unsafe)`); safe because it cannot go away while the host runs: the
@@ -62,7 +68,7 @@ public final class Host {
 
     /// `keepingEnvironment: false` only for an owner that is itself the environment (the pipeline).
     init(settings: QueueSettings, environment: any HostEnvironment, keepingEnvironment: Bool) {
-        self.settings = settings
+        self.settingsCell = UncheckedCell(settings)
         self.environment = environment
         keptEnvironment = keepingEnvironment ? environment : nil
     }

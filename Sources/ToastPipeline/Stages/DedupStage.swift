@@ -3,8 +3,11 @@
 /// The window counts from the last toast that passed, so a steady flood passes once per
 /// window. At most `cache` keys are remembered, the least recently passed forgotten first.
 public final class DedupStage: ToastStage {
-    public private(set) var settings: DedupSettings
-    private var fields: [FieldReference]
+    public var settings: DedupSettings { configuration.value.settings }
+    private var fields: [FieldReference] { configuration.value.fields }
+    // The settings and the fields they name, in an unchecked cell (`UncheckedCell`): read for
+    // every toast, replaced only by a reload, between events.
+    private let configuration: UncheckedCell<(settings: DedupSettings, fields: [FieldReference])>
     // `cache` and `scratch` are kept in unchecked cells (`UncheckedCell`): each access is one
     // step of `process` that calls out to nothing that could reach this stage.
     private let cacheCell: UncheckedCell<RecencyCache<PassedToast>>
@@ -27,8 +30,7 @@ public final class DedupStage: ToastStage {
     }
 
     public init(settings: DedupSettings) {
-        self.settings = settings
-        self.fields = settings.fields.map(FieldReference.init(name:))
+        self.configuration = UncheckedCell((settings, settings.fields.map(FieldReference.init(name:))))
         self.cacheCell = UncheckedCell(RecencyCache(capacity: settings.cache))
     }
 
@@ -36,9 +38,9 @@ public final class DedupStage: ToastStage {
     /// new `cache` takes effect at the next start).
     public func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? DedupStage else { return }
-        settings = replacement.settings
+        var settings = replacement.settings
         settings.cache = cache.capacity
-        fields = replacement.fields
+        configuration.value = (settings, replacement.fields)
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {

@@ -2,8 +2,11 @@
 /// (SPEC §3 rate_limit). With `summary`, each run of drops of a group ends in one
 /// "N more" toast, `window` after the run's first drop.
 public final class RateLimitStage: ToastStage {
-    public private(set) var settings: RateLimitSettings
-    private var key: FieldReference
+    public var settings: RateLimitSettings { configuration.value.settings }
+    private var key: FieldReference { configuration.value.key }
+    // The settings and the field they group by, in an unchecked cell (`UncheckedCell`): read
+    // for every toast, replaced only by a reload, between events.
+    private let configuration: UncheckedCell<(settings: RateLimitSettings, key: FieldReference)>
     // `groups` and `scratch` are kept in unchecked cells (`UncheckedCell`): while a group is
     // being changed the stage reads only `scratch` and sets a timer, which fires later.
     private let groupsCell = UncheckedCell(ByteKeyTable<GroupState>())
@@ -34,15 +37,13 @@ public final class RateLimitStage: ToastStage {
     }
 
     public init(settings: RateLimitSettings) {
-        self.settings = settings
-        self.key = FieldReference(name: settings.key)
+        self.configuration = UncheckedCell((settings, FieldReference(name: settings.key)))
     }
 
     /// New settings; the groups' windows and pending summaries stay.
     public func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? RateLimitStage else { return }
-        settings = replacement.settings
-        key = replacement.key
+        configuration.value = (replacement.settings, replacement.key)
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
