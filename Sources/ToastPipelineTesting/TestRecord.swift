@@ -22,8 +22,9 @@ public struct TestRecord: Equatable, CustomStringConvertible, Sendable {
     public let waited, shown: Duration?
     /// Why it was dismissed or dropped.
     public let reason: String?
-    /// For a `drop`: the stage, the rule, the toast it repeats, the note.
-    public let stage, rule, of, note: String?
+    /// For a `drop`: the stage, the rule, the toast it repeats, the toast that took its place
+    /// (`by`, debounce) or that it went into (`into`, digest), the note.
+    public let stage, rule, of, by, into, note: String?
 
     public init(_ record: Record) {
         let toast = record.toast
@@ -33,7 +34,7 @@ public struct TestRecord: Equatable, CustomStringConvertible, Sendable {
                      source: String?, priority: Int?, duration: Duration?, waited: Duration?) =
             (nil, nil, nil, nil, nil, nil, nil, nil, nil)
         var shown: Duration?
-        var reason, stage, rule, of, note: String?
+        var reason, stage, rule, of, by, into, note: String?
         switch record {
         case .present(let toast, _, let waited):
             kind = .present
@@ -46,9 +47,11 @@ public struct TestRecord: Equatable, CustomStringConvertible, Sendable {
         case .drop(_, _, let drop):
             kind = .drop
             (stage, reason, rule, of, note) = (drop.stage, drop.reason.rawValue, drop.rule, drop.of, drop.note)
+            (by, into) = (drop.by, drop.into)
         }
         (message, subtitle, role, placement, policy, source, priority, duration, waited) = fields
         (self.shown, self.reason, self.stage, self.rule, self.of, self.note) = (shown, reason, stage, rule, of, note)
+        (self.by, self.into) = (by, into)
     }
 
     /// One line: `t=…`, the kind, then each field that has a value, texts quoted as JSON.
@@ -73,6 +76,8 @@ public struct TestRecord: Equatable, CustomStringConvertible, Sendable {
         add("reason", word: reason)
         add("rule", rule)
         add("of", of)
+        add("by", word: by)
+        add("into", word: into)
         add("note", note)
         add("shown", word: shown.map(Self.seconds))
         return parts.joined(separator: " ")

@@ -223,8 +223,9 @@ extension CommandLineOptions {
         NameSuggestion.closest(to: name, among: specs.map(\.name), maximumEdits: max(2, name.count / 3))
     }
 
-    /// `--help`: the usage line and one line per option.
-    public static func helpText(programName name: String = "toastscript") -> String {
+    /// `--help`: the usage line, one line per option, and the stages `config{ stages = ... }`
+    /// can place (a custom build's own among them).
+    public static func helpText(programName name: String = "toastscript", stages: [String] = BuiltInStage.defaultOrder) -> String {
         var lines = [
             "\(name): run toast events through Lua rules and a toast host, and print what users would see.",
             "",
@@ -242,6 +243,9 @@ extension CommandLineOptions {
             lines.append("  " + left + String(repeating: " ", count: width - left.count + 2) + spec.help)
         }
         lines += [
+            "",
+            "Stages (config{ stages = {...} } places them; the built-in ones in their default order):",
+            "  " + (stages + [BuiltInStage.host]).joined(separator: " "),
             "",
             "Examples:",
             "  \(name) rules.lua < events.jsonl                  what users would see, as text",

@@ -37,6 +37,7 @@ struct StatisticsReport {
             } else {
                 text += ", passed \(stage.passed)"
             }
+            if stage.held > 0 { text += ", held \(stage.held), released \(stage.released)" }
             if !stage.dropped.isEmpty { text += ", dropped " + Self.counts(stage.dropped) }
             row("stage " + stage.name, text)
         }

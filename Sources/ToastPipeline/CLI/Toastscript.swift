@@ -49,7 +49,9 @@ public enum Toastscript {
             return ExitStatus.usage
         }
         if options.help {
-            writeText(CommandLineOptions.helpText(programName: environment.programName), to: environment.standardOutput)
+            writeText(CommandLineOptions.helpText(programName: environment.programName,
+                                                  stages: BuiltInStage.defaultOrder + registry.pluginNames),
+                      to: environment.standardOutput)
             return ExitStatus.success
         }
         if options.version {

@@ -2,6 +2,9 @@
 public struct PipelineSettings {
     /// nil: the stage is removed (`dedup = false`).
     public var dedup: DedupSettings? = DedupSettings()
+    /// Off unless a script gives them a table (`true`: on, with the defaults).
+    public var debounce: DebounceSettings?
+    public var digest: DigestSettings?
     public var rateLimit: RateLimitSettings? = RateLimitSettings()
     public var queue = QueueSettings()
     public var roles = RoleTable.builtIn
@@ -17,14 +20,17 @@ public struct PipelineSettings {
 public enum BuiltInStage {
     public static let rules = "rules"
     public static let dedup = "dedup"
+    public static let debounce = "debounce"
+    public static let digest = "digest"
     public static let rateLimit = "rate_limit"
     public static let priority = "priority"
     public static let style = "style"
     public static let announce = "announce"
     public static let host = "host"
 
-    /// `rules → dedup → rate_limit → priority → style → announce`, then the host.
-    public static let defaultOrder = [rules, dedup, rateLimit, priority, style, announce]
+    /// `rules → debounce → dedup → digest → rate_limit → priority → style → announce`, then
+    /// the host (debounce and digest run only when a script turns them on).
+    public static let defaultOrder = [rules, debounce, dedup, digest, rateLimit, priority, style, announce]
 }
 
 /// What the settings need to know of the stages beyond the built-in ones (a stage registry,
@@ -52,7 +58,7 @@ public struct SettingsBuilder {
 
     private var pluginStages: [String] { plugins.pluginNames }
 
-    static let topLevelNames = ["dedup", "rate_limit", "queue", "roles", "stages"]
+    static let topLevelNames = ["dedup", "rate_limit", "debounce", "digest", "queue", "roles", "stages"]
 
     /// Merges one `config{...}` table; on error nothing changes.
     public mutating func apply(_ table: ConfigTable) throws {
@@ -80,6 +86,16 @@ public struct SettingsBuilder {
         }
         settings.rateLimit = try Self.optionalStage(tree["rate_limit"], name: "rate_limit", RateLimitSettings()) {
             value, reader in try value.apply(reader)
+        }
+        if tree["debounce"] != nil {
+            settings.debounce = try Self.optionalStage(tree["debounce"], name: "debounce", DebounceSettings()) {
+                value, reader in try value.apply(reader)
+            }
+        }
+        if tree["digest"] != nil {
+            settings.digest = try Self.optionalStage(tree["digest"], name: "digest", DigestSettings()) {
+                value, reader in try value.apply(reader)
+            }
         }
         switch tree["queue"] {
         case nil, .bool(true)?: break

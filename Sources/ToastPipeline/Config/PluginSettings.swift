@@ -19,6 +19,9 @@ public protocol PluginSettings {
     /// Checks that one field cannot make alone (two fields together, a role that must
     /// exist); throw a `ConfigError` naming the setting. The default checks nothing.
     func check(roles: RoleTable, path: String) throws
+    /// The settings a `config{ <path> = {...} }` table gives. The default reads `fields` over
+    /// the defaults and then `check`s; a type may read its table its own way instead.
+    static func read(from table: ConfigTable, path: String, roles: RoleTable) throws -> Self
 }
 
 extension PluginSettings {
@@ -149,6 +152,77 @@ public struct SettingField<Settings>: Sendable {
         }
     }
 
+    /// A kind of the stage's own: `read` turns the script's value into the setting, or throws
+    /// a `ConfigError` (`SettingField.mismatch` words it as the built-in kinds do).
+    public static func custom<Value>(_ name: String, _ keyPath: any WritableKeyPath<Settings, Value> & Sendable,
+                                     read: @escaping @Sendable (_ value: ConfigValue, _ path: String, _ roles: RoleTable) throws -> Value)
+        -> Self {
+        Self(name: name) { settings, value, path, roles in
+            settings[keyPath: keyPath] = try read(value, path, roles)
+        }
+    }
+
+    /// A table of names to strings, `{ ci = "error", backup = "warning" }`.
+    public static func stringMap(_ name: String, _ keyPath: any WritableKeyPath<Settings, [String: String]> & Sendable) -> Self {
+        custom(name, keyPath) { value, path, _ in
+            guard case .table(let table) = value, table.list.isEmpty else { throw mismatch(path, "a table of names to strings", value) }
+            return try table.fields.mapValues { element in
+                guard case .string(let text) = element else { throw mismatch(path, "a table of names to strings", value) }
+                return text
+            }
+        }
+    }
+
+    /// A list of roles the run knows, `{ "error", "warning" }`.
+    public static func roles(_ name: String, _ keyPath: any WritableKeyPath<Settings, [String]> & Sendable) -> Self {
+        custom(name, keyPath) { value, path, roles in
+            guard case .table(let table) = value, table.fields.isEmpty else { throw mismatch(path, "a list of roles", value) }
+            return try table.list.map { element in
+                guard case .string(let role) = element else { throw mismatch(path, "a list of roles", value) }
+                guard roles.contains(role) else {
+                    throw ConfigError("\(path): unknown role \(quoted(role)) (known: \(roles.names.joined(separator: ", ")); "
+                                      + "a role of your own is defined before this config call)")
+                }
+                return role
+            }
+        }
+    }
+
+    /// A time span in seconds (> 0) that may be left out: nil unless the script sets it.
+    public static func optionalDuration(_ name: String, _ keyPath: any WritableKeyPath<Settings, Duration?> & Sendable) -> Self {
+        custom(name, keyPath) { value, path, _ in
+            guard let seconds = finiteNumber(value), seconds > 0, let micros = StreamTime.microseconds(fromSeconds: seconds) else {
+                throw mismatch(path, "a number of seconds > 0", value)
+            }
+            return Duration.microseconds(micros)
+        }
+    }
+
+    /// A whole number that may be left out: nil unless the script sets it.
+    public static func optionalInteger(_ name: String, _ keyPath: any WritableKeyPath<Settings, Int?> & Sendable,
+                                       atLeast minimum: Int? = nil) -> Self {
+        custom(name, keyPath) { value, path, _ in
+            let number: Int?
+            switch value {
+            case .integer(let integer): number = Int(exactly: integer)
+            case .number(let double): number = Int(exactly: double)
+            default: number = nil
+            }
+            guard let number, number >= (minimum ?? .min) else {
+                throw mismatch(path, "a whole number" + bounds(minimum.map { "≥ \($0)" }), value)
+            }
+            return number
+        }
+    }
+
+    /// A string that may be left out: nil unless the script sets it.
+    public static func optionalString(_ name: String, _ keyPath: any WritableKeyPath<Settings, String?> & Sendable) -> Self {
+        custom(name, keyPath) { value, path, _ in
+            guard case .string(let text) = value else { throw mismatch(path, "a string", value) }
+            return text
+        }
+    }
+
     /// true or false.
     public static func flag(_ name: String, _ keyPath: any WritableKeyPath<Settings, Bool> & Sendable) -> Self {
         Self(name: name) { settings, value, path, _ in
@@ -172,7 +246,7 @@ public struct SettingField<Settings>: Sendable {
     }
 
     /// `limit must be a whole number ≥ 1, not 2.5`: a number is shown, other values by type.
-    private static func mismatch(_ path: String, _ expected: String, _ value: ConfigValue) -> ConfigError {
+    public static func mismatch(_ path: String, _ expected: String, _ value: ConfigValue) -> ConfigError {
         let shown: String
         switch value {
         case .integer(let integer): shown = String(integer)

@@ -89,3 +89,73 @@ public struct QueueSettings: Equatable, Sendable {
         if let value = try reader.bool("drop_repeats") { dropRepeats = value }
     }
 }
+
+/// Settings of `debounce`: a burst of toasts with one key ends in its last toast, shown once
+/// the burst settles (`window` after its last toast, or `maxWait` after its first).
+public struct DebounceSettings: Equatable, Sendable {
+    public var window: Microseconds = StreamTime.perSecond
+    /// nil: a burst may go on for as long as its toasts keep coming.
+    public var maxWait: Microseconds?
+    /// The fields that make a toast's key when it has no `key` of its own (as dedup's).
+    public var fields: [String] = ["message", "subtitle", "role"]
+
+    public init() {}
+
+    static let names = ["window", "max_wait", "fields"]
+
+    mutating func apply(_ reader: SettingsReader) throws {
+        try reader.rejectUnknown(allowed: Self.names)
+        if let value = try reader.seconds("window", minimum: 0, exclusive: true) { window = value }
+        if let value = try reader.seconds("max_wait", minimum: 0, exclusive: true) { maxWait = value }
+        if let value = try reader.stringList("fields") { fields = value }
+    }
+}
+
+/// Settings of `digest`: the toasts of a group within `window` of its first become one toast
+/// that stands for them ("40 more from ci"), when at least `min` were held.
+public struct DigestSettings: Equatable, Sendable {
+    /// The digest's message: a template with `{count}`, `{group}`, `{first}`, `{last}`, or a
+    /// script's function of the held toasts.
+    public enum Message: Equatable, Sendable {
+        case template(String)
+        case function(ScriptFunction)
+    }
+
+    public var window: Microseconds = 10 * StreamTime.perSecond
+    /// The field whose value groups toasts; toasts without it share one group.
+    public var key: String = "source"
+    public var min: Int = 2
+    /// Whether the toast that opens a window goes on at once (true) or is held with the rest.
+    public var leading: Bool = true
+    /// nil: the default template for `leading` and the group.
+    public var message: Message?
+
+    public init() {}
+
+    static let names = ["window", "key", "min", "leading", "message"]
+
+    mutating func apply(_ reader: SettingsReader) throws {
+        try reader.rejectUnknown(allowed: Self.names)
+        if let value = try reader.seconds("window", minimum: 0, exclusive: true) { window = value }
+        if let value = try reader.string("key") { key = value }
+        if let value = try reader.integer("min", minimum: 1) { min = value }
+        if let value = try reader.bool("leading") { leading = value }
+        switch reader.table["message"] {
+        case nil: break
+        case .string(let template)?: message = .template(template)
+        case .function(let function)?: message = .function(function)
+        case let value?:
+            throw ConfigError("\(reader.path).message must be a template string or a function, not \(value.typeName)")
+        }
+    }
+
+    /// The template a digest's message comes from when none is set.
+    func defaultTemplate(sharedGroup: Bool) -> String {
+        switch (leading, sharedGroup) {
+        case (true, false): "{count} more from {group}"
+        case (true, true): "{count} more notifications"
+        case (false, false): "{count} notifications from {group}"
+        case (false, true): "{count} notifications"
+        }
+    }
+}

@@ -39,8 +39,13 @@ public final class Pipeline: HostEnvironment {
     // host or writer while it lasts (a timer is popped, then fired; a pending toast is copied
     // out, then run), so no two accesses overlap.
     private let timers = UncheckedCell(TimerQueue<PipelineTimer>())
-    /// Toasts brought in during a step, with the stage each enters at.
-    private let pending = UncheckedCell<[(toast: Toast, stage: Int)]>([])
+    /// Toasts brought in during a step, with the stage each enters at; `isNew` is false for
+    /// a held toast that a stage released (it came in before).
+    private let pending = UncheckedCell<[(toast: Toast, stage: Int, isNew: Bool)]>([])
+    /// Toasts the stages hold, by serial (the order they were held), with their stage and
+    /// when they were held.
+    private var held: [Int: (toast: Toast, stage: Int, since: Microseconds)] = [:]
+    private var nextHoldSerial = 0
     private var pendingStart = 0
     private var isRunningPending = false
     /// How deep inside `handle`, a timer or `finish` we are: toasts emitted there wait.
@@ -76,6 +81,8 @@ public final class Pipeline: HostEnvironment {
     enum PipelineTimer {
         case host(HostTimer)
         case stage(Int, token: Int)
+        /// A stage's timer that carries a value (`StageContext.setTimer(at:value:)`).
+        case stageValue(Int, id: Int)
         /// A script's timer, of the scripts of `generation` (a reload starts a new one).
         case script(token: Int, generation: Int)
     }
@@ -157,7 +164,18 @@ public final class Pipeline: HostEnvironment {
             statisticsCell.value.toastsIn += 1
             run(&toast, from: 0)
         } else {
-            host.interact(event.kind)
+            let found = host.interact(event.kind)
+            switch event.kind {
+            case .dismiss(let target?) where !found:
+                // An explicit id finds a held toast after visible, waiting and delayed ones.
+                if let serial = held.filter({ $0.value.toast.id == target }).keys.max() {
+                    endHeld(serial, reason: .cancelled, because: "a dismiss for it came while it was held")
+                }
+            case .dismissAll:
+                endAllHeld(reason: .cancelled, because: "dismiss_all came while it was held")
+            default:
+                break
+            }
         }
         runPending()
     }
@@ -214,6 +232,8 @@ public final class Pipeline: HostEnvironment {
             host.removeAll()
             runPending()
         } while !host.isEmpty || (drain && !timers.value.isEmpty)
+        // After the host's own endings, the toasts still held, in the order they were held.
+        endAllHeld(reason: .hostRemoved, because: "the run ended while it was held")
     }
 
     private func fire(_ timer: TimerQueue<PipelineTimer>.Timer) {
@@ -226,6 +246,10 @@ public final class Pipeline: HostEnvironment {
             host.timerFired(hostTimer)
         case .stage(let index, let token):
             stages[index].timerFired(token: token, context: contexts[index])
+        case .stageValue(let index, let id):
+            if let value = stageTimerValues.removeValue(forKey: id) {
+                stages[index].timerFired(StageTimer(id: id, value: value), context: contexts[index])
+            }
         case .script(let token, _):
             scriptClock?.scriptTimerFired(token: token, context: entryContext)
         }
@@ -236,6 +260,7 @@ public final class Pipeline: HostEnvironment {
         switch payload {
         case .host(let hostTimer): return host.isLive(hostTimer)
         case .script(_, let generation): return generation == scriptClockGeneration
+        case .stageValue(_, let id): return stageTimerValues[id] != nil
         case .stage: return true
         }
     }
@@ -266,6 +291,11 @@ public final class Pipeline: HostEnvironment {
                 statisticsCell.value.stages[index].droppedCounts.add(drop.reason.rawValue)
                 write(.drop(toast, at: now, drop))
                 return
+            case .hold(let handle):
+                statisticsCell.value.countPasses(from: start, upTo: index)
+                statisticsCell.value.stages[index].held += 1
+                held[handle.serial] = (toast, index, now)
+                return
             }
         }
         statisticsCell.value.countPasses(from: start, upTo: stages.count)
@@ -284,6 +314,11 @@ public final class Pipeline: HostEnvironment {
         case .drop(let drop):
             statisticsCell.value.stages[rules].droppedCounts.add(drop.reason.rawValue)
             write(.drop(toast, at: now, drop))
+            return false
+        case .hold(let handle):
+            // The rules stage holds nothing; should a plugin in its place, the toast waits there.
+            statisticsCell.value.stages[rules].held += 1
+            held[handle.serial] = (toast, rules, now)
             return false
         }
     }
@@ -305,15 +340,19 @@ public final class Pipeline: HostEnvironment {
         case .drop(let drop):
             trace = TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: .drop, rule: drop.rule,
                                 details: drop.traceDetails, because: stageBecause)
+        case .hold:
+            trace = TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: .held, because: stageBecause)
         }
         self.trace(trace)
         return verdict
     }
 
-    /// Writes a trace record, when tracing.
-    func trace(_ record: TraceRecord) {
+    /// Writes a trace record, when tracing. `aboutToastInHand`: a stage's own step for the
+    /// toast it is deciding (then the pipeline adds no record of its own for that decision);
+    /// false for what a stage does to another, held toast.
+    func trace(_ record: TraceRecord, aboutToastInHand: Bool = true) {
         guard let tracer else { return }
-        tracesWritten += 1
+        if aboutToastInHand { tracesWritten += 1 }
         tracer.write(record)
     }
 
@@ -338,18 +377,71 @@ public final class Pipeline: HostEnvironment {
         var toast = toast
         toast.atMicros = now
         if toast.inputLine == 0 { toast.inputLine = currentLine }
-        pending.value.append((toast, stage))
+        pending.value.append((toast, stage, true))
+    }
+
+    // MARK: Held toasts
+
+    func newHold() -> HoldHandle {
+        nextHoldSerial += 1
+        return HoldHandle(serial: nextHoldSerial)
+    }
+
+    func heldToast(_ handle: HoldHandle) -> Toast? {
+        held[handle.serial]?.toast
+    }
+
+    /// A held toast goes on from the stage after its holder, now.
+    func release(_ handle: HoldHandle) -> Bool {
+        guard let entry = held.removeValue(forKey: handle.serial) else { return false }
+        statisticsCell.value.stages[entry.stage].released += 1
+        statisticsCell.value.stages[entry.stage].passed += 1
+        trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .released,
+                          details: [JSONMember("held", .number(StreamTime.seconds(now - entry.since)))],
+                          because: "held for \(StreamTime.format(now - entry.since)) s, since \(timeDisplay.moment(entry.since))"),
+              aboutToastInHand: false)
+        pending.value.append((entry.toast, entry.stage + 1, false))
+        if stepDepth == 0 { runPending() }
+        return true
+    }
+
+    /// A held toast ends with a drop record of its stage's `drop`.
+    func dropHeld(_ handle: HoldHandle, _ drop: Drop) -> Bool {
+        guard let entry = held.removeValue(forKey: handle.serial) else { return false }
+        statisticsCell.value.stages[entry.stage].droppedCounts.add(drop.reason.rawValue)
+        trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
+                          details: drop.traceDetails, because: "held for \(StreamTime.format(now - entry.since)) s"),
+              aboutToastInHand: false)
+        write(.drop(entry.toast, at: now, drop))
+        return true
+    }
+
+    /// Ends a held toast for the pipeline (a dismiss, the end of the run): a drop of its stage.
+    private func endHeld(_ serial: Int, reason: DropReason, because: String) {
+        guard let entry = held.removeValue(forKey: serial) else { return }
+        let drop = Drop(stage: stageNames[entry.stage], reason: reason)
+        statisticsCell.value.stages[entry.stage].droppedCounts.add(reason.rawValue)
+        trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
+                          details: drop.traceDetails, because: because), aboutToastInHand: false)
+        write(.drop(entry.toast, at: now, drop))
+    }
+
+    /// Ends every held toast, in the order they were held.
+    private func endAllHeld(reason: DropReason, because: String) {
+        for serial in held.keys.sorted() { endHeld(serial, reason: reason, because: because) }
     }
 
     private func runPending() {
         guard !isRunningPending else { return }
         isRunningPending = true
         while pendingStart < pending.value.count {
-            var (toast, stage) = pending.value[pendingStart]
+            var (toast, stage, isNew) = pending.value[pendingStart]
             pendingStart += 1
-            statisticsCell.value.toastsIn += 1
-            if toast.madeBy != nil, let rules = rulesIndex, rules < stage {
-                guard passesRules(&toast, at: rules) else { continue }
+            if isNew {
+                statisticsCell.value.toastsIn += 1
+                if toast.madeBy != nil, let rules = rulesIndex, rules < stage {
+                    guard passesRules(&toast, at: rules) else { continue }
+                }
             }
             run(&toast, from: stage)
         }
@@ -374,6 +466,22 @@ public final class Pipeline: HostEnvironment {
 
     func scheduleStageTimer(stage: Int, token: Int, at time: Microseconds) {
         timers.value.schedule(.stage(stage, token: token), at: max(time, now))
+    }
+
+    /// The values of the timers stages set with a value, by id, until they fire or are
+    /// cancelled.
+    private var stageTimerValues: [Int: any Sendable] = [:]
+    private var nextStageTimer = 0
+
+    func scheduleStageTimer(stage: Int, value: any Sendable, at time: Microseconds) -> StageTimer {
+        nextStageTimer += 1
+        stageTimerValues[nextStageTimer] = value
+        timers.value.schedule(.stageValue(stage, id: nextStageTimer), at: max(time, now))
+        return StageTimer(id: nextStageTimer, value: value)
+    }
+
+    func cancelStageTimer(_ timer: StageTimer) {
+        stageTimerValues[timer.id] = nil
     }
 
     // MARK: HostEnvironment

@@ -11,6 +11,10 @@ public struct PipelineStatistics: Equatable, Sendable {
         public var dismissed: [String: Int] { dismissedCounts.byReason }
         /// Presentations (the host only).
         public var presented = 0
+        /// Toasts the stage held, and those of them it released (the rest it dropped, or a
+        /// dismiss or the end of the run did).
+        public var held = 0
+        public var released = 0
         /// The `stage` its drop records carry: `rule` for the rules stage, else its name (the
         /// built-in stages' records, and a plugin's that drops as `context.stageName`).
         public var dropRecordStage: String { name == BuiltInStage.rules ? "rule" : name }

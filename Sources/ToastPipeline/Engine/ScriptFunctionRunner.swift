@@ -5,4 +5,15 @@ public protocol ScriptFunctionRunner: AnyObject {
     /// the text it returns, or nil when the call failed or returned no string (the runtime
     /// reports why).
     func text(calling function: ScriptFunction, with toast: Toast, context: StageContext) -> String?
+
+    /// Calls `function` with the list of `toasts` (a digest's `message` function): `base` with
+    /// the message it returned, or with the fields of the table it returned; nil when the
+    /// call failed or returned neither (the runtime reports why).
+    func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast?
+}
+
+extension ScriptFunctionRunner {
+    public func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast? {
+        nil
+    }
 }

@@ -34,8 +34,13 @@ public final class StageContext {
     public var inputLine: Int { pipeline.currentLine }
 
     /// A new toast with the defaults of a show event, the next `e<N>` id and the current time.
-    public func makeToast(message: String, role: String = "info") -> Toast {
-        pipeline.makeGeneratedToast(message: message, role: role)
+    /// A new toast with the next `e<N>` id, the defaults of a show (the queue's duration and
+    /// policy) and the fields given; set any other field on it before `emit`.
+    public func makeToast(message: String, role: String = "info", subtitle: String? = nil, source: String? = nil) -> Toast {
+        var toast = pipeline.makeGeneratedToast(message: message, role: role)
+        toast.subtitle = subtitle
+        toast.source = source
+        return toast
     }
 
     /// Brings a new toast in, once the current step is done: made by this stage (its
@@ -53,6 +58,54 @@ public final class StageContext {
         pipeline.emit(toast, atStage: 0)
     }
 
+    /// Calls this stage's `timerFired(_:context:)` at `time` on the stream clock with the
+    /// timer, which carries `value`, unless it is cancelled first.
+    @discardableResult
+    public func setTimer(at time: Duration, value: any Sendable) -> StageTimer {
+        pipeline.scheduleStageTimer(stage: position, value: value, at: StreamTime.microseconds(time))
+    }
+
+    /// The timer does not fire; cancelling twice, or after it fired, does nothing.
+    public func cancel(_ timer: StageTimer) {
+        pipeline.cancelStageTimer(timer)
+    }
+
+    // MARK: Holding
+
+    /// A handle for the toast in hand, to return as `.hold(handle)` and keep: the toast waits
+    /// in this stage (same id) until the stage releases or drops it.
+    public func hold() -> HoldHandle {
+        pipeline.newHold()
+    }
+
+    /// The held toast goes on from the next stage, now (once the current step is done).
+    /// False when it is no longer held.
+    @discardableResult
+    public func release(_ handle: HoldHandle) -> Bool {
+        pipeline.release(handle)
+    }
+
+    /// The held toast ends with a `drop` record of `drop`. False when it is no longer held.
+    @discardableResult
+    public func drop(_ handle: HoldHandle, _ drop: Drop) -> Bool {
+        pipeline.dropHeld(handle, drop)
+    }
+
+    /// Whether the toast is still held (a `dismiss` may have cancelled it).
+    public func isHeld(_ handle: HoldHandle) -> Bool {
+        pipeline.heldToast(handle) != nil
+    }
+
+    /// The held toast, as it was held; nil when it is no longer held.
+    public func heldToast(_ handle: HoldHandle) -> Toast? {
+        pipeline.heldToast(handle)
+    }
+
+    /// The next `e<N>` id, for a toast this stage makes.
+    public func nextGeneratedID() -> String {
+        pipeline.nextGeneratedID()
+    }
+
     /// Calls this stage's `timerFired(token:context:)` at `time` on the stream clock.
     public func setTimer(at time: Duration, token: Int) {
         setTimer(atMicros: StreamTime.microseconds(time), token: token)
@@ -68,6 +121,11 @@ public final class StageContext {
     /// `time` as an explanation says it: `6.5 s`, or the date and time of a log's own timestamp.
     public func describe(_ time: Microseconds) -> String {
         pipeline.timeDisplay.moment(time)
+    }
+
+    /// `time` (on the stream clock) as an explanation says it.
+    public func describe(_ time: Duration) -> String {
+        describe(StreamTime.microseconds(time))
     }
 
     /// Whether decisions are traced (`--trace`, `--explain`, `--format html`). A stage that

@@ -281,12 +281,19 @@ public final class Host {
 
     // MARK: Interactions
 
-    /// Applies an interaction event (SPEC §1); an interaction whose target is not visible
-    /// changes nothing, except that `dismiss` also cancels waiting and delayed toasts.
-    public func interact(_ kind: Event.Kind) {
+    /// Applies an interaction event; an interaction whose target is not visible changes
+    /// nothing, except that `dismiss` also cancels waiting and delayed toasts. Returns false
+    /// for a `dismiss` that found no toast (the pipeline then looks among the held ones).
+    @discardableResult
+    public func interact(_ kind: Event.Kind) -> Bool {
+        switch kind {
+        case .show, .tick: return true
+        default: break
+        }
+        defer { settle() }
         switch kind {
         case .show, .tick:
-            return
+            return true
         case .dismissAll:
             endAll(visibleReason: .programmatic, hiddenReason: .cancelled)
         case .dismiss(let target):
@@ -300,6 +307,8 @@ public final class Host {
                 let slot = delayed.remove(at: index)
                 if isTraced { traceCancel(slot, "a dismiss for it came during its after delay") }
                 drop(slot, reason: .cancelled)
+            } else {
+                return false
             }
         case .tap(let target):
             if let index = visibleIndex(target), slots.toast(visible[index]).dismissOnTap {
@@ -318,7 +327,7 @@ public final class Host {
                 dismiss(at: index, reason: .swipe)
             }
         case .drag(let target, let phase, let dy):
-            guard let index = visibleIndex(target) else { return }
+            guard let index = visibleIndex(target) else { return true }
             let slot = visible[index]
             let toast = slots.toast(slot)
             switch phase {
@@ -339,7 +348,7 @@ public final class Host {
                 }
             }
         }
-        settle()
+        return true
     }
 
     /// The drag distance that dismisses: 30 points towards the toast's edge.

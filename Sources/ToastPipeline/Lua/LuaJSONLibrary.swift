@@ -25,7 +25,7 @@ extension LuaRuntime {
             let value = try state.jsonValue(at: 1, path: "value", stringKeysOnly: true)
             var out = ByteBuffer(capacity: 64)
             JSONText.appendValue(value, to: &out)
-            out.withBytes { lua_pushlstring(state.L, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+            _ = out.withBytes { lua_pushlstring(state.L, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
             return 1
         } catch let error as LuaBridgeError {
             return raise("json.encode: \(error.message)")

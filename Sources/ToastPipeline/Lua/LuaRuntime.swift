@@ -526,6 +526,47 @@ extension LuaRuntime: ScriptFunctionRunner {
             callForText(function.number, place: function.place, toast: toast)
         }
     }
+
+    /// A digest's `message` function, given the list of the held toasts' tables: a string is
+    /// the message; a table gives the digest's fields (`message` among them) over `base`.
+    public func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast? {
+        running(in: ScriptCall(context: context, inputLine: context.inputLine)) {
+            let L = state.L
+            let top = state.top
+            defer { lua_settop(L, top) }
+            let source = "digest message \(function.place)"
+            guard state.reserve(Int32(toasts.count) + 4) else { return nil }
+            state.pushReference(function.number)
+            lua_createtable(L, Int32(toasts.count), 0)
+            for (index, toast) in toasts.enumerated() {
+                state.pushProxy(toast, roles: settings.roles)
+                lua_rawseti(L, -2, lua_Integer(index + 1))
+            }
+            guard case .success = callFailing(argumentCount: 1, resultCount: 1, place: function.place, source: source) else {
+                return nil
+            }
+            if lua_type(L, -1) == LUA_TSTRING, let message = state.string(at: -1), !message.isEmpty {
+                var digest = base
+                digest.message = message
+                return digest
+            }
+            if lua_type(L, -1) == LUA_TTABLE {
+                do {
+                    var digest = try state.toast(fromTableAt: -1, original: base, defaults: base, roles: settings.roles)
+                    for member in base.extra where !digest.extra.contains(where: { $0.name == member.name }) {
+                        digest.extra.append(member)
+                    }
+                    return digest
+                } catch {
+                    report("\(function.place): digest message: \((error as? LuaBridgeError)?.message ?? "\(error)")", source: source)
+                    return nil
+                }
+            }
+            report("\(function.place): digest message returned \(state.typeName(at: -1)); expected a non-empty string or a table",
+                   source: source)
+            return nil
+        }
+    }
 }
 
 /// What a script call may see of the run: the pipeline's clock and its way in for emitted

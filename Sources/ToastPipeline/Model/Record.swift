@@ -67,6 +67,8 @@ public struct DropReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let evicted = DropReason("evicted")
     public static let cancelled = DropReason("cancelled")
     public static let hostRemoved = DropReason("host_removed")
+    public static let debounced = DropReason("debounced")
+    public static let digested = DropReason("digested")
 }
 
 /// A stage's decision to drop a toast, with what the `drop` record says about it.
@@ -76,15 +78,22 @@ public struct Drop: Equatable, Sendable {
     public var reason: DropReason
     /// The earlier toast this one duplicates.
     public var of: String?
+    /// The later toast that took this one's place (`debounced`).
+    public var by: String?
+    /// The toast this one went into (`digested`: the digest's id).
+    public var into: String?
     /// The name of the rule that dropped it.
     public var rule: String?
     /// Free text, e.g. a rule's "why".
     public var note: String?
 
-    public init(stage: String, reason: DropReason, of: String? = nil, rule: String? = nil, note: String? = nil) {
+    public init(stage: String, reason: DropReason, of: String? = nil, by: String? = nil, into: String? = nil,
+                rule: String? = nil, note: String? = nil) {
         self.stage = stage
         self.reason = reason
         self.of = of
+        self.by = by
+        self.into = into
         self.rule = rule
         self.note = note
     }

@@ -32,6 +32,8 @@ extension Record {
             add("reason", .string(drop.reason.rawValue))
             add("rule", drop.rule.map(JSONValue.string))
             add("of", drop.of.map(JSONValue.string))
+            add("by", drop.by.map(JSONValue.string))
+            add("into", drop.into.map(JSONValue.string))
             add("note", drop.note.map(JSONValue.string))
         }
         return members

@@ -36,7 +36,8 @@ public final class ExplainStoryEncoder: RecordEncoder {
             text = "off screen: \(reason.rawValue) after \(StreamTime.format(shown)) s"
         case .drop(_, _, let drop):
             var dropped = "dropped by " + (drop.rule.map { "rule \(quoted(safe($0)))" } ?? safe(drop.stage))
-            dropped += " (\(drop.reason.rawValue)\(drop.of.map { " of \(safe($0))" } ?? ""))"
+            dropped += " (\(drop.reason.rawValue)\(drop.of.map { " of \(safe($0))" } ?? "")"
+                + "\(drop.by.map { " by \(safe($0))" } ?? "")\(drop.into.map { " into \(safe($0))" } ?? ""))"
             if let note = drop.note { dropped += ": \(safe(note))" }
             text = dropped + " — the end"
         }

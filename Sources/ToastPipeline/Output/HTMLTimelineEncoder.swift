@@ -37,6 +37,9 @@ public final class HTMLTimelineEncoder: RecordEncoder {
     }
 
     private var bars: [Bar] = []
+    /// Toasts a stage held: from when, by which stage; closed when released or dropped.
+    private var holding: [String: (since: Microseconds, stage: String)] = [:]
+    private var holds: [(id: String, stage: String, start: Microseconds, end: Microseconds, released: Bool)] = []
     /// Bars still on screen, by id (the latest presented with that id last).
     private var openBars: [String: [Int]] = [:]
     private var marks: [Mark] = []
@@ -85,12 +88,17 @@ public final class HTMLTimelineEncoder: RecordEncoder {
                 if openBars[toast.id]?.isEmpty == true { openBars[toast.id] = nil }
             }
         case .drop(_, _, let drop):
+            if let hold = holding.removeValue(forKey: toast.id), windowEnd == nil {
+                holds.append((toast.id, hold.stage, hold.since, time, false))
+            }
             count(&dropCounts, drop.stage)
             let trace = pendingTrace.removeValue(forKey: toast.id) ?? []
             if windowEnd == nil && marks.count >= limit { windowEnd = time }
             guard windowEnd == nil else { return false }
             var label = drop.rule.map { "rule \(quoted($0))" } ?? "\(drop.stage): \(drop.reason.rawValue)"
             if let of = drop.of { label += " of \(of)" }
+            if let by = drop.by { label += " by \(by)" }
+            if let into = drop.into { label += " into \(into)" }
             if let note = drop.note { label += ": \(note)" }
             marks.append(Mark(toast: toast, time: time, stage: drop.stage, label: label, trace: trace))
         }
@@ -99,6 +107,14 @@ public final class HTMLTimelineEncoder: RecordEncoder {
 
     public func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
         see(trace.time)
+        switch trace.verdict {
+        case .held: holding[trace.toast.id] = (trace.time, trace.stage)
+        case .released:
+            if let hold = holding.removeValue(forKey: trace.toast.id), windowEnd == nil {
+                holds.append((trace.toast.id, hold.stage, hold.since, trace.time, true))
+            }
+        default: break
+        }
         if trace.stage == "host", windowEnd == nil, case .integer(let waiting)? = trace.detail("waiting") {
             if let last = depth.last, last.time == trace.time {
                 depth[depth.count - 1].waiting = Int(waiting)
@@ -182,6 +198,13 @@ public final class HTMLTimelineEncoder: RecordEncoder {
             labels += "<text class=\"lane\" x=\"8\" y=\"\(y + 17)\">drops: \(html(stage))</text>"
             y += Self.laneHeight
         }
+        let holdStages = holds.reduce(into: [String]()) { if !$0.contains($1.stage) { $0.append($1.stage) } }
+        var holdTop: [String: Int] = [:]
+        for stage in holdStages {
+            holdTop[stage] = y
+            labels += "<text class=\"lane\" x=\"8\" y=\"\(y + 17)\">held: \(html(stage))</text>"
+            y += Self.laneHeight
+        }
         let depthTop = y + 8
         let height = depthTop + Self.depthHeight + 8
 
@@ -229,6 +252,15 @@ public final class HTMLTimelineEncoder: RecordEncoder {
             let top = dropTop[cluster.stage] ?? 0
             svg += "<text class=\"count\" x=\"\(cluster.x + 7)\" y=\"\(top + 11)\">\(cluster.count)</text>"
         }
+        for hold in holds {
+            let top = holdTop[hold.stage] ?? 0
+            let left = x(hold.start)
+            let right = max(left + 3, x(hold.end))
+            let outcome = hold.released ? "released" : "dropped"
+            let title = "\(hold.id) held by \(hold.stage) for \(StreamTime.format(hold.end - hold.start)) s, then \(outcome)"
+            svg += "<g class=\"held\" data-id=\"\(html(hold.id))\"><title>\(html(title))</title>"
+            svg += "<rect x=\"\(left)\" y=\"\(top + 8)\" width=\"\(right - left)\" height=\"10\" rx=\"3\"/></g>"
+        }
         svg += depthChart(top: depthTop, end: end, x: x)
         svg += "</svg>"
 
@@ -249,6 +281,7 @@ public final class HTMLTimelineEncoder: RecordEncoder {
     /// The stretches in which something is drawn: bars, drops, and a waiting line.
     private func busyStretches(end: Microseconds) -> [(start: Microseconds, end: Microseconds)] {
         var stretches = bars.map { ($0.start, $0.end ?? end) } + marks.map { ($0.time, $0.time) }
+            + holds.map { ($0.start, $0.end) }
         var waitingSince: Microseconds?
         for point in depth {
             if point.waiting > 0, waitingSince == nil { waitingSince = point.time }
@@ -449,7 +482,7 @@ public final class HTMLTimelineEncoder: RecordEncoder {
         .toast rect{stroke:#fff}.toast text.message{fill:#fff;pointer-events:none}
         .toast text.reason{fill:#fff;opacity:.85;text-anchor:end;font-size:10px;font-style:italic}
         .toast:hover rect,.toast:focus rect,.drop:hover path,.drop:focus path{stroke:#000;stroke-width:2}
-        .drop path{fill:#c33}.depth{fill:none;stroke:#36c;stroke-width:1.5}text.count{fill:#c33;font-size:10px;font-weight:bold}
+        .held rect{fill:#bbb}.drop path{fill:#c33}.depth{fill:none;stroke:#36c;stroke-width:1.5}text.count{fill:#c33;font-size:10px;font-weight:bold}
         .break rect{fill:#f2f2f2}.break text{fill:#888;font-size:11px}line.grid{stroke:#ddd;stroke-dasharray:3 3}
         text.scale{fill:#777;font-size:10px;text-anchor:end}.cut{display:inline-block;width:14px;height:14px;background:#e6e6e6;vertical-align:middle}
         .legend{list-style:none;padding:0;display:flex;gap:16px;flex-wrap:wrap}

@@ -57,6 +57,8 @@ public struct JSONRecordEncoder: RecordEncoder {
             field(#","reason":""#, drop.reason.rawValue, &out)
             if let rule = drop.rule { field(#","rule":""#, rule, &out) }
             if let of = drop.of { field(#","of":""#, of, &out) }
+            if let by = drop.by { field(#","by":""#, by, &out) }
+            if let into = drop.into { field(#","into":""#, into, &out) }
             if let note = drop.note { field(#","note":""#, note, &out) }
         }
         out.appendLiteral("}\n")

@@ -40,6 +40,8 @@ public struct TextRecordEncoder: RecordEncoder {
             } else {
                 text += "\(safe(drop.stage)): \(drop.reason.rawValue)"
                 if let of = drop.of { text += " of \(safe(of))" }
+                if let by = drop.by { text += " by \(safe(by))" }
+                if let into = drop.into { text += " into \(safe(into))" }
             }
             if let note = drop.note { text += ": \(safe(note))" }
             text += " — \(quoted(safe(toast.message)))"
@@ -69,7 +71,9 @@ public struct TextRecordEncoder: RecordEncoder {
         if !trace.changedFields.isEmpty { text += " (" + trace.changedFields.map(safe).joined(separator: ", ") + ")" }
         if case .string(let reason)? = trace.detail("reason"), trace.verdict == .drop || trace.verdict == .evicted {
             text += " (\(safe(reason))"
-            if case .string(let of)? = trace.detail("of") { text += " of \(safe(of))" }
+            for link in ["of", "by", "into"] {
+                if case .string(let id)? = trace.detail(link) { text += " \(link) \(safe(id))" }
+            }
             text += ")"
         }
         if case .string(let note)? = trace.detail("note") { text += ": \(safe(note))" }

@@ -77,21 +77,10 @@ public final class DedupStage: ToastStage {
         return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " and " + last
     }
 
-    /// Builds in `scratch` the toast's identity: its key, or a tuple of its fields. The two
-    /// never collide, an absent field differs from `""` (SPEC §8 "Dedup"), and values compare
-    /// byte for byte.
+    /// Builds in `scratch` the toast's identity (`Toast.appendIdentity`).
     private func buildIdentity(of toast: Toast, roles: RoleTable) {
         scratch.removeAll()
-        if let key = toast.key {
-            scratch.append(UInt8(ascii: "K"))
-            scratch.appendUTF8(key)
-        } else {
-            scratch.append(UInt8(ascii: "F"))
-            for field in fields {
-                scratch.append(UInt8(ascii: "|"))
-                toast.appendKey(of: field, roles: roles, to: &scratch)
-            }
-        }
+        toast.appendIdentity(fields: fields, roles: roles, to: &scratch)
     }
 }
 

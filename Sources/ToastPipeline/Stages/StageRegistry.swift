@@ -27,7 +27,9 @@ public struct StageRegistry: PluginStageCatalog {
         var registry = StageRegistry()
         registry.factories = [
             BuiltInStage.rules: { $0.rules },
+            BuiltInStage.debounce: { input in input.settings.debounce.map { DebounceStage(settings: $0) } },
             BuiltInStage.dedup: { input in input.settings.dedup.map { DedupStage(settings: $0) } },
+            BuiltInStage.digest: { input in input.settings.digest.map { DigestStage(settings: $0, functions: input.functions) } },
             BuiltInStage.rateLimit: { input in input.settings.rateLimit.map { RateLimitStage(settings: $0) } },
             BuiltInStage.priority: { _ in PriorityStage() },
             BuiltInStage.style: { _ in StyleStage() },

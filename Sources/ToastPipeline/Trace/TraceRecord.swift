@@ -48,6 +48,8 @@ public struct TraceRecord {
 /// toasts it drops (a repeat, a cancelled or removed one).
 public enum TraceVerdict: String, Sendable, CaseIterable {
     case pass, change, drop, error
+    /// A stage holds the toast, and later lets it go on.
+    case held, released
     case queued, evicted, delayed, presented, paused, resumed, replaced, dismissed
 }
 
@@ -63,6 +65,8 @@ extension Drop {
     public var traceDetails: [JSONMember] {
         var details = [JSONMember("reason", .string(reason.rawValue))]
         if let of { details.append(JSONMember("of", .string(of))) }
+        if let by { details.append(JSONMember("by", .string(by))) }
+        if let into { details.append(JSONMember("into", .string(into))) }
         if let note { details.append(JSONMember("note", .string(note))) }
         return details
     }

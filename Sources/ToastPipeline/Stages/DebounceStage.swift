@@ -1,0 +1,59 @@
+/// The `debounce` stage: a burst of toasts with one key ends in its last toast. A toast whose
+/// key holds nothing is held and starts a burst; a later one of the key drops the held one
+/// (`debounced`, `by` the newcomer) and is held in its place. The held toast goes on at
+/// `last + window` (`last`: when it arrived), or at `first + max_wait` when that is sooner.
+///
+/// A progress line every 200 ms ("Saving 10 %", "Saving 20 %", …, with one `key`) shows once,
+/// the last one, when the progress settles.
+public final class DebounceStage: ToastStage {
+    public let settings: DebounceSettings
+    private let fields: [FieldReference]
+    private var bursts: [[UInt8]: Burst] = [:]
+    /// The key each pending release timer is for; a burst's timer is the one it names.
+    private var timerKeys: [Int: [UInt8]] = [:]
+    private var nextToken = 0
+    private var scratch = ByteBuffer(capacity: 256)
+
+    private struct Burst {
+        var held: HoldHandle
+        var first: Microseconds
+        var timer: Int
+    }
+
+    public init(settings: DebounceSettings) {
+        self.settings = settings
+        self.fields = settings.fields.map(FieldReference.init(name:))
+    }
+
+    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+        scratch.removeAll()
+        toast.appendIdentity(fields: fields, roles: context.roles, to: &scratch)
+        let key = scratch.bytes
+        let now = context.nowMicros
+        var first = now
+        if let burst = bursts[key], context.isHeld(burst.held) {
+            first = burst.first
+            context.drop(burst.held, Drop(stage: context.stageName, reason: .debounced, by: toast.id))
+        }
+        var release = now + settings.window
+        if let maxWait = settings.maxWait { release = min(release, first + maxWait) }
+        nextToken += 1
+        let handle = context.hold()
+        bursts[key] = Burst(held: handle, first: first, timer: nextToken)
+        timerKeys[nextToken] = key
+        context.setTimer(atMicros: release, token: nextToken)
+        context.explain(first == now
+            ? "a burst starts: held until \(context.describe(release)), unless a toast of its key comes first"
+            : "the burst since \(context.describe(first)) goes on: held until \(context.describe(release))")
+        return .hold(handle)
+    }
+
+    public func timerFired(token: Int, context: StageContext) {
+        guard let key = timerKeys.removeValue(forKey: token), let burst = bursts[key], burst.timer == token else { return }
+        bursts[key] = nil
+        context.release(burst.held)
+    }
+
+    /// Bursts still open (memory stays bounded: a settled burst is forgotten).
+    var openBursts: Int { bursts.count }
+}

@@ -1,0 +1,149 @@
+/// The `digest` stage: the toasts of a group (by the value of the field `key`) within
+/// `window` of the first become one toast that stands for them. The first toast of a group
+/// opens a window: with `leading` it goes on at once, else it is held; the others that come
+/// before the window ends are held. When it ends, fewer than `min` held toasts go on as they
+/// were; otherwise each is dropped (`digested`, `into` the digest's id) and one digest toast
+/// comes in, made by this stage: "40 more from ci".
+public final class DigestStage: ToastStage {
+    public let settings: DigestSettings
+    private let key: FieldReference
+    /// Runs a `message` function (the scripts' runtime).
+    private var functions: (any ScriptFunctionRunner)?
+    private var windows: [[UInt8]: Window] = [:]
+    private var timerKeys: [Int: [UInt8]] = [:]
+    private var nextToken = 0
+    private var scratch = ByteBuffer(capacity: 256)
+
+    private struct Window {
+        /// The group's value (nil: the shared group of toasts without one).
+        var value: JSONValue?
+        var timer: Int
+        var held: [HoldHandle] = []
+    }
+
+    public init(settings: DigestSettings, functions: (any ScriptFunctionRunner)? = nil) {
+        self.settings = settings
+        self.key = FieldReference(name: settings.key)
+        self.functions = functions
+    }
+
+    public func reload(from replacement: any ToastStage) {
+        guard let replacement = replacement as? DigestStage else { return }
+        functions = replacement.functions
+    }
+
+    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+        scratch.removeAll()
+        toast.appendKey(of: key, roles: context.roles, to: &scratch)
+        let group = scratch.bytes
+        if var window = windows[group] {
+            let handle = context.hold()
+            window.held.append(handle)
+            windows[group] = window
+            context.explain("held in the open window of its \(settings.key), until it ends")
+            return .hold(handle)
+        }
+        // A new window; its timer is set before the toast goes on.
+        nextToken += 1
+        let end = context.nowMicros + settings.window
+        var window = Window(value: groupValue(of: toast, roles: context.roles), timer: nextToken)
+        timerKeys[nextToken] = group
+        context.setTimer(atMicros: end, token: nextToken)
+        if settings.leading {
+            windows[group] = window
+            context.explain("opens a window of its \(settings.key) until \(context.describe(end)), and goes on")
+            return .pass
+        }
+        let handle = context.hold()
+        window.held.append(handle)
+        windows[group] = window
+        context.explain("opens a window of its \(settings.key) until \(context.describe(end)), held in it")
+        return .hold(handle)
+    }
+
+    public func timerFired(token: Int, context: StageContext) {
+        guard let group = timerKeys.removeValue(forKey: token), let window = windows.removeValue(forKey: group) else { return }
+        // Cancelled toasts (a dismiss) left the window; what is left is told in arrival order.
+        let held = window.held.compactMap { handle in context.heldToast(handle).map { (handle, $0) } }
+        guard !held.isEmpty else { return }
+        guard held.count >= settings.min else {
+            for (handle, _) in held { context.release(handle) }
+            return
+        }
+        let id = context.nextGeneratedID()
+        for (handle, _) in held {
+            context.drop(handle, Drop(stage: context.stageName, reason: .digested, into: id))
+        }
+        context.emit(digest(id: id, of: held.map(\.1), group: window.value, context: context))
+    }
+
+    /// The toast that stands for `toasts`: the role of the one with the highest priority (the
+    /// latest among equals), the group as its source, `count` and `ids` as extra fields.
+    private func digest(id: String, of toasts: [Toast], group: JSONValue?, context: StageContext) -> Toast {
+        let roles = context.roles
+        func priority(_ toast: Toast) -> Int { toast.priority ?? roles.priority(of: toast.role) ?? 0 }
+        var leader = toasts[0]
+        for toast in toasts.dropFirst() where priority(toast) >= priority(leader) { leader = toast }
+        let label = group.map(Self.text(of:))
+        var digest = context.settings.queue.show(id: id, message: "-", role: leader.role)
+        digest.atMicros = context.nowMicros
+        digest.inputLine = context.inputLine
+        digest.source = label
+        digest.priority = roles.priority(of: leader.role) ?? 0
+        digest.extra = [JSONMember("count", .integer(Int64(toasts.count))),
+                        JSONMember("ids", .array(toasts.map { .string($0.id) }))]
+        switch settings.message {
+        case .function(let function)?:
+            if let made = functions?.digest(calling: function, with: toasts, base: digest, context: context) {
+                return made
+            }
+            digest.message = render(settings.defaultTemplate(sharedGroup: label == nil), toasts: toasts, group: label)
+        case .template(let template)?:
+            digest.message = render(template, toasts: toasts, group: label)
+        case nil:
+            digest.message = render(settings.defaultTemplate(sharedGroup: label == nil), toasts: toasts, group: label)
+        }
+        return digest
+    }
+
+    /// Fills `{count}`, `{group}`, `{first}` and `{last}`; other text stays as written.
+    private func render(_ template: String, toasts: [Toast], group: String?) -> String {
+        var text = template
+        for (name, value) in [("count", String(toasts.count)), ("group", group ?? ""),
+                              ("first", toasts.first?.message ?? ""), ("last", toasts.last?.message ?? "")] {
+            text = text.replacingAll("{\(name)}", with: value)
+        }
+        return text.isEmpty ? "\(toasts.count) notifications" : text
+    }
+
+    /// The group's value: absent or null is "no value", the shared group.
+    private func groupValue(of toast: Toast, roles: RoleTable) -> JSONValue? {
+        switch toast.value(of: key, roles: roles) {
+        case nil, .null?: nil
+        case let value?: value
+        }
+    }
+
+    private static func text(of value: JSONValue) -> String {
+        if case .string(let text) = value { return text }
+        return JSONText.encode(value)
+    }
+
+    /// Windows still open (memory stays bounded: a closed window is forgotten).
+    var openWindows: Int { windows.count }
+}
+
+private extension String {
+    /// Every `target` replaced by `replacement` (no Foundation here).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var result = ""
+        var rest = self[...]
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound]
+            result += replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
+    }
+}
