@@ -24,6 +24,10 @@ import Testing
         Example(name: "quiet-hours", arguments: ["--format", "json", "examples/quiet-hours.lua"], input: "quiet-hours.jsonl"),
         // A timer in Lua: a source that stayed quiet for 5 minutes after its errors recovered.
         Example(name: "recovery", arguments: ["--format", "json", "examples/recovery.lua"], input: "recovery.jsonl"),
+        // Holding toasts: a progress flood debounced, and a burst of CI failures in one digest.
+        Example(name: "progress", arguments: ["--format", "json", "examples/progress.lua"], input: "progress.jsonl"),
+        Example(name: "ci-failures", arguments: ["--input", "text", "--verbose", "examples/ci-failures.lua"], input: "ci-failures.log",
+                environment: ["TZ": "UTC"]),
         Example(name: "escalate-warnings", arguments: ["--format", "json", "examples/escalate-warnings.lua"], input: "warnings.jsonl"),
         Example(name: "mask-emails", arguments: ["--format", "json", "examples/mask-emails.lua"], input: "support.jsonl"),
         Example(name: "critical-role", arguments: ["--format", "json", "examples/mask-emails.lua", "examples/critical-role.lua"],

@@ -66,7 +66,7 @@ import ToastPipelineTesting
             ("config{ busy = { every = 0 } }", "toastscript: rules.lua:1: config: busy.every must be a whole number ≥ 1, not 0"),
             ("config{ busy = { evry = 3 } }", "toastscript: rules.lua:1: config: unknown setting busy.evry (known: every)"),
             ("config{ busy = true }", "toastscript: rules.lua:1: config: busy must be a table of settings, not a boolean"),
-            ("config{ stages = { 'bussy' } }", "toastscript: rules.lua:1: config: stages: unknown stage \"bussy\" (known: rules, dedup, rate_limit, priority, style, announce, busy, host)"),
+            ("config{ stages = { 'bussy' } }", "toastscript: rules.lua:1: config: stages: unknown stage \"bussy\" (known: rules, debounce, dedup, digest, rate_limit, priority, style, announce, busy, host)"),
         ]
         for (script, message) in cases {
             let result = runCLI([], input: "", scripts: [script], registry: registry)
@@ -75,16 +75,19 @@ import ToastPipelineTesting
         }
         // Without the registration the name is unknown.
         #expect(runCLI([], input: "", scripts: ["config{ busy = {} }"]).stderr
-                == [loadError("rules.lua:1: config: unknown setting busy (known: dedup, rate_limit, queue, roles, stages)",
+                == [loadError("rules.lua:1: config: unknown setting busy (known: dedup, rate_limit, debounce, digest, queue, roles, stages)",
                               source: "config{ busy = {} }")])
     }
 
-    @Test(arguments: 0...6)
+    @Test(arguments: 0...8)
     func aPluginAnywhereKeepsTheInvariant(position: Int) throws {
         var order = BuiltInStage.defaultOrder
         order.insert("busy", at: position)
         var settings = PipelineSettings()
         settings.stages = order
+        // The holding stages too: every toast they hold must end once as well.
+        settings.debounce = DebounceSettings()
+        settings.digest = DigestSettings()
         settings.rateLimit?.summary = true
         settings.rateLimit?.limit = 3
         let registry = try Self.registry()

@@ -2,9 +2,8 @@ import ToastPipeline
 
 /// `quiet_hours`: between `from` and `to` o'clock on the stream clock (read as Unix time,
 /// UTC), toasts of roles other than `keep` are dropped, or with `mode = "downgrade"` let
-/// through quietly (bottom, short, lowest priority); when the quiet time ends, one summary
-/// toast says how many. With `mode = "hold"` they are held instead, and go on, in the order
-/// they came, when the quiet time ends: nothing is lost, and a `dismiss` still reaches them.
+/// through quietly (bottom, short, lowest priority). When the quiet time ends, one summary
+/// toast says how many toasts it held back.
 ///
 ///     config{ quiet_hours = { from = 22, to = 7, keep = { "error" }, mode = "drop" },
 ///             stages = { "rules", "quiet_hours", "dedup", "rate_limit", "priority", "style", "announce" } }
@@ -23,20 +22,15 @@ public final class QuietHoursStage: PluginStage {
             .integer("from", \.from, atLeast: 0, atMost: 23),
             .integer("to", \.to, atLeast: 0, atMost: 23),
             .strings("keep", \.keep),
-            .string("mode", \.mode, oneOf: ["drop", "downgrade", "hold"]),
+            .string("mode", \.mode, oneOf: ["drop", "downgrade"]),
         ]
 
         var downgrade: Bool { mode == "downgrade" }
     }
 
-    /// What the timer at the end of a quiet time carries: the toasts it holds.
-    private struct QuietTimeEnds: Sendable {}
-
     public let settings: Settings
     /// Toasts held back since the quiet time began; nil when no summary is due.
     private var heldBack: Int?
-    /// With `mode = "hold"`: the toasts held until the quiet time ends, in the order they came.
-    private var held: [HoldHandle] = []
 
     public init(settings: Settings) {
         self.settings = settings
@@ -44,14 +38,6 @@ public final class QuietHoursStage: PluginStage {
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         guard !settings.keep.contains(toast.role), isQuiet(at: context.now) else { return .pass }
-        if settings.mode == "hold" {
-            let end = endOfQuietTime(after: context.now)
-            if held.isEmpty { context.setTimer(at: end, value: QuietTimeEnds()) }
-            context.explain("quiet hours: held until \(context.describe(end))")
-            let handle = context.hold()
-            held.append(handle)
-            return .hold(handle)
-        }
         if heldBack == nil {
             context.setTimer(at: endOfQuietTime(after: context.now), token: 0)
         }
@@ -63,13 +49,6 @@ public final class QuietHoursStage: PluginStage {
         toast.duration = .seconds(2)
         toast.priority = Int.min
         return .pass
-    }
-
-    /// The quiet time is over: what it held goes on, in order (a toast a dismiss cancelled
-    /// is no longer held, and `release` passes over it).
-    public func timerFired(_ timer: StageTimer, context: StageContext) {
-        for handle in held { context.release(handle) }
-        held.removeAll()
     }
 
     public func timerFired(token: Int, context: StageContext) {

@@ -32,6 +32,36 @@ import ToastPipelineTesting
         ])
     }
 
+    /// A stage that holds, through the harness alone: night_hold holds toasts until the night
+    /// ends; a dismiss cancels a held one; the end of a run without the drain ends the rest.
+    @Test func nightHoldKeepsToastsUntilMorning() throws {
+        let harness = try StageHarness(registry: .withCustomStages, script: """
+            config{ night_hold = { from = 22, to = 7 }, stages = { "night_hold" } }
+            """)
+        harness.show(Toast(id: "n1", message: "Like"), at: Self.midnight + Self.hour * 23)
+        harness.show(Toast(id: "n2", message: "Comment"), at: Self.midnight + Self.hour * 24)
+        harness.show(Toast(id: "n3", message: "Share"), at: Self.midnight + Self.hour * 25)
+        harness.send(.dismiss(target: "n2"), at: Self.midnight + Self.hour * 26)
+        #expect(harness.finish() == [])
+        let shown = "placement=top policy=enqueue priority=0 duration=3"
+        // Released at 07:00, in the order they came; n2 was cancelled while held.
+        #expect(harness.lines == [
+            "t=1764381600 drop id=n2 stage=night_hold reason=cancelled",
+            "t=1764399600 present id=n1 message=\"Like\" role=info \(shown) waited=0",
+            "t=1764399603 dismiss id=n1 reason=timeout shown=3",
+            "t=1764399603 present id=n3 message=\"Share\" role=info \(shown) waited=3",
+            "t=1764399606 dismiss id=n3 reason=timeout shown=3",
+        ])
+        #expect(harness.statistics.stages.first { $0.name == "night_hold" }.map { ($0.held, $0.released) } ?? (0, 0) == (3, 2))
+
+        let cut = try StageHarness(registry: .withCustomStages, script: """
+            config{ night_hold = { from = 22, to = 7 }, stages = { "night_hold" } }
+            """)
+        cut.show(Toast(id: "n1", message: "Like"), at: Self.midnight + Self.hour * 23)
+        #expect(cut.finish(drain: false) == [])
+        #expect(cut.lines == ["t=1764370800 drop id=n1 stage=night_hold reason=host_removed"])
+    }
+
     @Test func downgradeLetsToastsThroughQuietly() {
         var settings = QuietHoursStage.Settings()
         (settings.from, settings.to, settings.mode) = (1, 2, "downgrade")
@@ -84,6 +114,23 @@ import ToastPipelineTesting
         }
         harness.finish(drain: false)
         #expect(stage.sourcesRemembered <= 2 * 61)
+    }
+
+    /// The custom command, as `my-toastscript` runs it: its --help lists its stages, and
+    /// night_hold lets the night's toast go on at seven.
+    @Test func theCustomCommandHoldsAndListsItsStages() throws {
+        func run(_ arguments: [String], input: String = "") -> (status: Int32, output: String) {
+            let output = MemorySink()
+            let environment = CommandEnvironment(standardInput: MemorySource(Array(input.utf8)), standardOutput: output,
+                                                 writeError: { _ in }, programName: "my-toastscript")
+            return (Toastscript.run(arguments: arguments, environment: environment, registry: .withCustomStages), output.text)
+        }
+        #expect(run(["--help"]).output.contains(
+            "  rules debounce dedup digest rate_limit priority style announce per_source_cap shout quiet_hours escalate night_hold host\n"))
+        let script = #"config{ stages = { "rules", "night_hold", "dedup", "priority", "style", "announce" } }"#
+        let night = run(["--format", "json", "-e", script], input: #"{"at":1764370800,"message":"Like"}"# + "\n")
+        #expect(night.status == 0)
+        #expect(night.output.hasPrefix(#"{"event":"present","t":1764399600,"id":"t1","message":"Like""#))
     }
 
     @Test func theCustomCommandRunsTheExampleAsExpected() throws {
