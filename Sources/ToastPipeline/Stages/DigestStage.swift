@@ -106,14 +106,28 @@ public final class DigestStage: ToastStage {
         return digest
     }
 
-    /// Fills `{count}`, `{group}`, `{first}` and `{last}`; other text stays as written.
+    /// Fills `{count}`, `{group}`, `{first}` and `{last}`; other text, and a `{` without a
+    /// closing `}`, stays as written.
     private func render(_ template: String, toasts: [Toast], group: String?) -> String {
-        var text = template
-        for (name, value) in [("count", String(toasts.count)), ("group", group ?? ""),
-                              ("first", toasts.first?.message ?? ""), ("last", toasts.last?.message ?? "")] {
-            text = text.replacingAll("{\(name)}", with: value)
+        var result = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                rest = rest[open...]
+                break
+            }
+            switch rest[rest.index(after: open)..<close] {
+            case "count": result += String(toasts.count)
+            case "group": result += group ?? ""
+            case "first": result += toasts.first?.message ?? ""
+            case "last": result += toasts.last?.message ?? ""
+            default: result += rest[open...close]
+            }
+            rest = rest[rest.index(after: close)...]
         }
-        return text.isEmpty ? "\(toasts.count) notifications" : text
+        result += rest
+        return result.isEmpty ? "\(toasts.count) notifications" : result
     }
 
     /// The group's value: absent or null is "no value", the shared group.
@@ -131,19 +145,4 @@ public final class DigestStage: ToastStage {
 
     /// Windows still open (memory stays bounded: a closed window is forgotten).
     var openWindows: Int { windows.count }
-}
-
-private extension String {
-    /// Every `target` replaced by `replacement` (no Foundation here).
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var result = ""
-        var rest = self[...]
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound]
-            result += replacement
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
-    }
 }
