@@ -6,8 +6,8 @@
 /// A progress line every 200 ms ("Saving 10 %", "Saving 20 %", …, with one `key`) shows once,
 /// the last one, when the progress settles.
 public final class DebounceStage: ToastStage {
-    public let settings: DebounceSettings
-    private let fields: [FieldReference]
+    public private(set) var settings: DebounceSettings
+    private var fields: [FieldReference]
     private var bursts: [[UInt8]: Burst] = [:]
     /// The key each pending release timer is for; a burst's timer is the one it names.
     private var timerKeys: [Int: [UInt8]] = [:]
@@ -23,6 +23,12 @@ public final class DebounceStage: ToastStage {
     public init(settings: DebounceSettings) {
         self.settings = settings
         self.fields = settings.fields.map(FieldReference.init(name:))
+    }
+
+    /// New settings; the bursts held now go on as they were set.
+    public func reload(from replacement: any ToastStage) {
+        guard let replacement = replacement as? DebounceStage else { return }
+        (settings, fields) = (replacement.settings, replacement.fields)
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {

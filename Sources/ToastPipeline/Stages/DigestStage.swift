@@ -5,8 +5,8 @@
 /// were; otherwise each is dropped (`digested`, `into` the digest's id) and one digest toast
 /// comes in, made by this stage: "40 more from ci".
 public final class DigestStage: ToastStage {
-    public let settings: DigestSettings
-    private let key: FieldReference
+    public private(set) var settings: DigestSettings
+    private var key: FieldReference
     /// Runs a `message` function (the scripts' runtime).
     private var functions: (any ScriptFunctionRunner)?
     private var windows: [[UInt8]: Window] = [:]
@@ -27,9 +27,10 @@ public final class DigestStage: ToastStage {
         self.functions = functions
     }
 
+    /// New settings and message function; the open windows close as they were set.
     public func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? DigestStage else { return }
-        functions = replacement.functions
+        (settings, key, functions) = (replacement.settings, replacement.key, replacement.functions)
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
