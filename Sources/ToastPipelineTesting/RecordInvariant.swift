@@ -1,6 +1,6 @@
 import ToastPipeline
 
-/// Checks SPEC §4's promise on a run's records: every toast that came in ends in exactly
+/// Checks docs/events.md, "Records"'s promise on a run's records: every toast that came in ends in exactly
 /// one `drop`, or in one `present` followed by one `dismiss`; and records are in time order.
 public enum RecordInvariant {
     /// The problems found (empty: the records keep the promise). `toastsIn` counts, per id,

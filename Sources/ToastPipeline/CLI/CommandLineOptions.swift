@@ -1,4 +1,4 @@
-/// Everything the command line says (SPEC §7).
+/// Everything the command line says (toastscript(1)).
 public struct CommandLineOptions: Equatable, Sendable {
     public enum InputFormat: String, Sendable, CaseIterable { case json, text }
     public enum ClockMode: String, Sendable, CaseIterable { case stream, wall, replay }

@@ -1,5 +1,5 @@
 /// What a run says on stderr about rejected lines and failed script calls, without flooding
-/// it (SPEC §9.2 "Error reports").
+/// it (docs/events.md).
 ///
 /// The first ten reports of a kind are written as they happen; later ones of that kind are
 /// counted, and each count is written once at the end (`… 990 more like this`). A kind is an

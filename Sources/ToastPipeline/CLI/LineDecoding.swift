@@ -1,4 +1,4 @@
-/// One input line as the run loop sees it: blank, an event, or a rejection (SPEC §1, §8);
+/// One input line as the run loop sees it: blank, an event, or a rejection (docs/events.md);
 /// with a `parse` function also skipped, or several events (some perhaps rejected).
 enum DecodedLine {
     case blank

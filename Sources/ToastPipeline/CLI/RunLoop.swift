@@ -274,7 +274,7 @@ struct RunLoop {
             if Signals.received != 0 && stopReason == nil { stopReason = .signal(Signals.received) }
         }
         if isWallClock, case .signal? = stopReason {
-            // The ending happens when the signal came, not at the last event (SPEC §9.2).
+            // The ending happens when the signal came, not at the last event (docs/events.md).
             pipeline.advance(to: wallNow)
         }
         pipeline.finish(drain: drain && stopReason == nil)

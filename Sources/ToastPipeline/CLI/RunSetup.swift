@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// Everything a run needs, built before any input is read: scripts loaded, files opened,
-/// the pipeline assembled. Any failure here is exit 1 (SPEC §8 "Files").
+/// the pipeline assembled. Any failure here is exit 1 (docs/events.md).
 struct RunSetup {
     let options: CommandLineOptions
     let environment: CommandEnvironment

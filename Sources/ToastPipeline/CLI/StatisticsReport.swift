@@ -1,4 +1,4 @@
-/// `--stats`: what the run did, for a person, on stderr (SPEC §4).
+/// `--stats`: what the run did, for a person, on stderr (docs/events.md, "Records").
 struct StatisticsReport {
     let programName: String
     let statistics: PipelineStatistics

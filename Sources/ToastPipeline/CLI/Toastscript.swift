@@ -26,7 +26,7 @@ public enum Toastscript {
     }
 
     /// One run: parse, load the scripts, build the pipeline, stream the input through it.
-    /// Returns the exit status of SPEC §4.
+    /// Returns the exit status of docs/events.md, "Records".
     public static func run(arguments: [String], environment: CommandEnvironment,
                            registry: StageRegistry = .builtIn) -> Int32 {
         do {
@@ -84,7 +84,7 @@ public enum Toastscript {
     }
 }
 
-/// The exit statuses of SPEC §4.
+/// The exit statuses of docs/events.md, "Records".
 public enum ExitStatus {
     public static let success: Int32 = 0
     public static let failure: Int32 = 1

@@ -37,7 +37,7 @@ public struct ConfigTable {
     }
 
     /// `other` merged into this one key by key; lists and non-table values replace whole
-    /// (SPEC §8 "Config merging").
+    /// (docs/events.md).
     public func merging(_ other: ConfigTable) -> ConfigTable {
         var merged = self
         for (name, value) in other.fields {

@@ -8,7 +8,7 @@ public struct PipelineSettings {
     public var rateLimit: RateLimitSettings? = RateLimitSettings()
     public var queue = QueueSettings()
     public var roles = RoleTable.builtIn
-    /// The stages before the host, in order (SPEC §3).
+    /// The stages before the host, in order (docs/lua.md, "config").
     public var stages: [String] = BuiltInStage.defaultOrder
     /// The tables set for stages that are not built in (plugins), by stage name.
     public var stageTables: [String: ConfigTable] = [:]
@@ -43,7 +43,7 @@ public protocol PluginStageCatalog {
 }
 
 /// Collects the `config{...}` calls of all scripts: each call merges into the earlier ones
-/// (SPEC §8 "Config merging") and is checked at once, so a bad setting is reported at the
+/// (docs/events.md) and is checked at once, so a bad setting is reported at the
 /// call that made it, before any input is read.
 public struct SettingsBuilder {
     /// The plugin stages a `stages` list may name besides the built-in ones; they check their

@@ -1,4 +1,4 @@
-/// Settings of `dedup` (SPEC §3): a toast whose key passed less than `window` ago is dropped.
+/// Settings of `dedup` (docs/lua.md, "config"): a toast whose key passed less than `window` ago is dropped.
 public struct DedupSettings: Equatable, Sendable {
     /// 0: no time limit; a remembered key is a duplicate for as long as it is remembered.
     public var window: Microseconds = 5 * StreamTime.perSecond
@@ -19,7 +19,7 @@ public struct DedupSettings: Equatable, Sendable {
     }
 }
 
-/// Settings of `rate_limit` (SPEC §3): at most `limit` toasts per group in `window`.
+/// Settings of `rate_limit` (docs/lua.md, "config"): at most `limit` toasts per group in `window`.
 public struct RateLimitSettings: Equatable, Sendable {
     public var limit: Int = 10
     public var window: Microseconds = 10 * StreamTime.perSecond
@@ -41,7 +41,7 @@ public struct RateLimitSettings: Equatable, Sendable {
     }
 }
 
-/// Settings of the host's queue (SPEC §3 host).
+/// Settings of the host's queue (docs/lua.md, "config").
 public struct QueueSettings: Equatable, Sendable {
     /// The policy of a toast that sets none.
     public var policy: Policy = .enqueue
@@ -56,8 +56,8 @@ public struct QueueSettings: Equatable, Sendable {
 
     public init() {}
 
-    /// A show with only an id, a message and a role: every other field at its default (SPEC
-    /// §1), the duration and policy these settings give. Toasts that scripts and stages bring
+    /// A show with only an id, a message and a role: every other field at its default
+    /// (docs/events.md), the duration and policy these settings give. Toasts that scripts and stages bring
     /// in start from it, as a show line does in the decoder (`Toast.showFields`).
     public func show(id: String, message: String, role: String = "info") -> Toast {
         var toast = Toast(fields: Toast.showFields(id: id, message: .string(message), duration: duration,

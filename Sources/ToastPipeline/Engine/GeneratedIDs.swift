@@ -1,4 +1,4 @@
-/// The `e<N>` ids of toasts that `emit` and summaries bring in (SPEC §5): one counter
+/// The `e<N>` ids of toasts that `emit` and summaries bring in (docs/lua.md): one counter
 /// per run, shared by the scripts and the stages.
 public final class GeneratedIDs {
     public private(set) var count = 0

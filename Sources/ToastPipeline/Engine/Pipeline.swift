@@ -219,7 +219,7 @@ public final class Pipeline: HostEnvironment {
     }
 
     /// Ends the run: with `drain`, the clock runs on through every timer; then every toast
-    /// still in the host ends with `host_removed` (SPEC §2).
+    /// still in the host ends with `host_removed` (docs/events.md, "The clock").
     public func finish(drain: Bool) {
         stepDepth += 1
         defer { stepDepth -= 1 }
@@ -455,7 +455,7 @@ public final class Pipeline: HostEnvironment {
         generatedIDs.next()
     }
 
-    /// A toast with the defaults of a show event (SPEC §8 "Summaries"), the next `e<N>` id
+    /// A toast with the defaults of a show event (docs/events.md), the next `e<N>` id
     /// and the current time.
     public func makeGeneratedToast(message: String, role: String = "info") -> Toast {
         var toast = settings.queue.show(id: nextGeneratedID(), message: message, role: role)

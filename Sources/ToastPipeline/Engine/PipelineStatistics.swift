@@ -1,4 +1,4 @@
-/// Counts of what happened in a run, per stage (SPEC §4 `--stats`).
+/// Counts of what happened in a run, per stage (docs/events.md, "Records").
 public struct PipelineStatistics: Equatable, Sendable {
     public struct StageCounts: Equatable, Sendable {
         public var name: String

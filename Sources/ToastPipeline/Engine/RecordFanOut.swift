@@ -1,5 +1,5 @@
 /// Writes each record to several writers in order: the output first, then the scripts'
-/// hooks (SPEC §8: a hook runs after its record is written).
+/// hooks (docs/events.md: a hook runs after its record is written).
 public final class RecordFanOut: RecordWriter {
     public let writers: [any RecordWriter]
 

@@ -1,5 +1,5 @@
 /// Timers on the stream clock: a binary heap ordered by due time, then by the order they
-/// were set (SPEC §2: timers due at the same time fire in the order they were set).
+/// were set (docs/events.md, "The clock": timers due at the same time fire in the order they were set).
 public struct TimerQueue<Payload> {
     public struct Timer {
         public var due: Microseconds

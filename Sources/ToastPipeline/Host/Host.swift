@@ -1,4 +1,4 @@
-/// The last stage: the waiting line and the screen (SPEC §3 host).
+/// The last stage: the waiting line and the screen (docs/lua.md, "config").
 ///
 /// A toast that reaches the host is first checked against the newest toast in the host
 /// (repeats), then placed by its policy: `replace` is shown at once, `enqueue` and `stack`
@@ -157,7 +157,7 @@ public final class Host {
     }
 
     /// The newest toast in the host (an arriving one is in no line yet): the waiting toast that
-    /// reached the host last, else the most recently presented visible one (SPEC §8 "Host").
+    /// reached the host last, else the most recently presented visible one (docs/events.md).
     private func newestSlot() -> Int? {
         guard var latest = waiting.first else { return visible.last }
         for slot in waiting where slots[slot].arrivalOrder > slots[latest].arrivalOrder { latest = slot }
@@ -259,7 +259,7 @@ public final class Host {
 
     /// Ends every toast in one step: visible ones (dismissed with `visibleReason`) in the
     /// order presented, then waiting ones in line order, then delayed ones in the order
-    /// admitted (dropped with `hiddenReason`), per SPEC §8 "Bulk endings".
+    /// admitted (dropped with `hiddenReason`), per docs/events.md.
     private func endAll(visibleReason: DismissReason, hiddenReason: DropReason) {
         endVisible(reason: visibleReason)
         let hidden = waiting + delayed

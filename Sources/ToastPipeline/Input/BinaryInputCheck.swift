@@ -1,5 +1,5 @@
 /// Tells a binary file from text by its opening bytes, so `toastscript < image.png` stops with
-/// one message instead of thousands of rejected "lines" (SPEC §9.2 "Hints").
+/// one message instead of thousands of rejected "lines" (docs/events.md).
 ///
 /// Bytes that no text holds count against it: NUL, the C0 controls other than tab, newline,
 /// vertical tab, form feed, carriage return and escape, and every byte of an invalid UTF-8

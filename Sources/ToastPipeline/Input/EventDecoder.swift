@@ -1,4 +1,4 @@
-/// Turns input lines into events: JSON Lines (SPEC §1) or plain text (`--input text`).
+/// Turns input lines into events: JSON Lines (docs/events.md) or plain text (`--input text`).
 ///
 /// It checks every field a type owns, fills in defaults, and numbers the shows without an
 /// `id` (`t<N>`, counting rejected shows too). One decoder reads one stream.
@@ -30,7 +30,7 @@ public struct EventDecoder {
         self.defaultDuration = defaultDuration
     }
 
-    /// Whether a line holds nothing but spaces, tabs and `\r` (SPEC §8 "Lines").
+    /// Whether a line holds nothing but spaces, tabs and `\r` (docs/events.md).
     public static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
     }
@@ -218,7 +218,7 @@ public struct EventDecoder {
     }
 
     /// A show field's value from an input line, checked by the field's kind; nil leaves the
-    /// default (null is absent, SPEC §8 "Null").
+    /// default (null is absent, docs/events.md).
     private func checkedValue(of field: ToastField, _ value: JSONValue, microseconds: Microseconds?) throws -> Toast.FieldValue? {
         let name = field.rawValue
         switch field.kind {
@@ -302,8 +302,8 @@ func quoted(_ text: String) -> String {
     "\"\(text)\""
 }
 
-/// The members of one event object, sorted into the fields SPEC §1 names and the rest.
-/// Values are checked only once the event's type is known (SPEC §8 "Fields of other types").
+/// The members of one event object, sorted into the fields docs/events.md names and the rest.
+/// Values are checked only once the event's type is known (docs/events.md).
 struct EventFields {
     var type, at, id: JSONValue?
     var message, subtitle, role, duration, after, placement, policy, priority, source, key: JSONValue?
@@ -480,7 +480,7 @@ struct EventFields {
         return (try scanner.parseValue(depth: 1), nil)
     }
 
-    // MARK: Typed access (null is absent, SPEC §8 "Null")
+    // MARK: Typed access (null is absent, docs/events.md)
 
     static func string(_ name: String, _ value: JSONValue?) throws -> String? {
         switch value {
@@ -532,7 +532,7 @@ struct EventFields {
     }
 }
 
-/// The member names an event object gives meaning to (SPEC §1), matched on their bytes.
+/// The member names an event object gives meaning to (docs/events.md), matched on their bytes.
 enum EventFieldName: String, CaseIterable {
     case type, at, id, message, subtitle, role, duration, after, placement, policy, priority, source, key
     case dismissOnTap = "dismiss_on_tap"

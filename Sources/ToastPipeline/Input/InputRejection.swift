@@ -1,5 +1,5 @@
 /// An input line that is not an event, and why: reported as
-/// `toastscript: input line N: <reason>` and never silently lost (SPEC §1 "Bad input").
+/// `toastscript: input line N: <reason>` and never silently lost (docs/events.md).
 public struct InputRejection: Error, Equatable, Sendable {
     /// The physical line number, from 1.
     public var line: Int

@@ -1,4 +1,4 @@
-/// How scripts run: sandboxed or not, and their limits (SPEC §5).
+/// How scripts run: sandboxed or not, and their limits (docs/lua.md).
 public struct LuaOptions: Equatable, Sendable {
     /// `--unsafe-lua`: all standard libraries, binary chunks allowed.
     public var unsafe = false

@@ -4,7 +4,7 @@ import CLua
 /// loader: `load`, then `loaded` gives the value a run is built from) and then runs their
 /// functions for the run's adapters: `LuaRule` in the rules stage, `LuaHooks` after each
 /// record, `LuaParseFunction` in front of the decoder, and role `announce` functions for the
-/// announce stage (SPEC §5). It holds no pipeline: each call gets the context it runs in.
+/// announce stage (docs/lua.md). It holds no pipeline: each call gets the context it runs in.
 ///
 /// Scripts talk to it through globals (`config`, `rule`, `role`, `on`, `emit`, `now`,
 /// `log`). Swift functions behind them never raise a Lua error themselves: they hand the
@@ -268,7 +268,7 @@ public final class LuaRuntime {
                                 during: currentCall?.during))
     }
 
-    /// Runs the hooks for a record (SPEC §5 `on`) in `context`.
+    /// Runs the hooks for a record (docs/lua.md) in `context`.
     func runHooks(for record: Record, context: StageContext) {
         guard let functions = hooks[record.kindName], !functions.isEmpty else { return }
         // An error names the toast's input line (the line during which a made toast came in).

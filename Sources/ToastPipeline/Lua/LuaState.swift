@@ -117,7 +117,7 @@ final class LuaState {
 
     // MARK: Libraries
 
-    /// The sandbox of SPEC §5: the base library without `dofile`, `loadfile` and binary
+    /// The sandbox of docs/lua.md: the base library without `dofile`, `loadfile` and binary
     /// chunks, plus `string`, `table`, `math`, `utf8`, and `os.time`, `os.date`, `os.clock`.
     func openSandboxedLibraries() {
         isSandboxed = true

@@ -1,8 +1,8 @@
 import CLua
 
-/// The toast ↔ table bridge: what a rule, hook or `emit` sees and hands back (SPEC §5).
+/// The toast ↔ table bridge: what a rule, hook or `emit` sees and hands back (docs/lua.md).
 ///
-/// The table holds every field of SPEC §1 by name, extra fields included; `duration` is
+/// The table holds every field of docs/events.md by name, extra fields included; `duration` is
 /// seconds or nil (no timeout); `priority` is the toast's own, else its role's.
 extension LuaState {
     /// `toast.made_by`: the stage that made the toast (`Toast.madeBy`), read only, not a field.

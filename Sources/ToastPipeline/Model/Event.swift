@@ -12,7 +12,7 @@ public struct Event {
         self.line = line
     }
 
-    /// What the event does (SPEC §1). A nil target means the most recently presented toast
+    /// What the event does (docs/events.md). A nil target means the most recently presented toast
     /// that is still visible.
     public enum Kind {
         case show(Toast)

@@ -3,7 +3,7 @@ public enum Placement: String, Sendable, CaseIterable {
     case top, center, bottom
 }
 
-/// What a toast does to the toasts already on screen when it reaches the host (SPEC §3 host).
+/// What a toast does to the toasts already on screen when it reaches the host (docs/lua.md, "config").
 public enum Policy: String, Sendable, CaseIterable {
     /// Wait in line until nothing is visible.
     case enqueue

@@ -1,4 +1,4 @@
-/// One output line: what happened to a toast, and when (SPEC §4).
+/// One output line: what happened to a toast, and when (docs/events.md, "Records").
 ///
 /// Every toast that comes in ends in exactly one `drop`, or in one `present` followed by
 /// one `dismiss`.

@@ -30,7 +30,7 @@ public enum AnnouncementFormat: Equatable {
     case function(ScriptFunction)
 }
 
-/// The roles a run knows: the four built-in ones plus those a script defines (SPEC §3 style).
+/// The roles a run knows: the four built-in ones plus those a script defines (docs/lua.md, "config").
 ///
 /// A handful of roles, looked up for every toast by several stages: a short list searched
 /// in order is cheaper than hashing the name each time.
@@ -98,7 +98,7 @@ public struct RoleTable {
         }
     }
 
-    /// The style a new role starts from: `info`'s values (SPEC §8 "Roles in config").
+    /// The style a new role starts from: `info`'s values (docs/events.md).
     public var newRoleBase: RoleStyle {
         self["info"] ?? RoleTable.builtIn.entries[0].style
     }

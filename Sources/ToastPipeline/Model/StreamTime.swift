@@ -1,6 +1,6 @@
 /// Time on the stream clock, and spans of it, in whole microseconds.
 ///
-/// SPEC §8 "Numbers": times are rounded to the microsecond when read and all arithmetic is
+/// docs/events.md: times are rounded to the microsecond when read and all arithmetic is
 /// exact from there, which an `Int64` gives and a `Double` of seconds does not
 /// (0.1 + 0.2 is not 0.3). One alias keeps the arithmetic plain.
 public typealias Microseconds = Int64

@@ -1,4 +1,4 @@
-/// One toast on its way through the pipeline: every field of a show event (SPEC §1) after
+/// One toast on its way through the pipeline: every field of a show event (docs/events.md) after
 /// defaults, plus what the stages add (style, announcement).
 ///
 /// A value type: a stage changes its own copy, and a record keeps the toast as it was. The
@@ -43,7 +43,7 @@ public struct Toast {
     }
 
     /// The fields of a show that set only its id and message: every other field at its
-    /// default (SPEC §1), `duration` and `policy` as the queue settings give them.
+    /// default (docs/events.md), `duration` and `policy` as the queue settings give them.
     static func showFields(id: String, message: ToastText, duration: Microseconds?, policy: Policy,
                            inputLine: Int) -> Fields {
         Fields(id: id, message: message, subtitle: nil, role: "info", duration: duration, after: 0, placement: .top,
@@ -198,7 +198,7 @@ public struct Toast {
         return storage.withBytes(range, body)
     }
 
-    /// Fields that SPEC §1 does not name, in input order; they come back in `present.extra`.
+    /// Fields that docs/events.md does not name, in input order; they come back in `present.extra`.
     public var extra: [JSONMember] {
         get {
             switch storage.fields.extra {
@@ -291,7 +291,7 @@ public struct Toast {
         priority ?? roles.priority(of: role) ?? 0
     }
 
-    /// The value of a field by its SPEC §1 name (extra fields included), after defaults;
+    /// The value of a field by its docs/events.md name (extra fields included), after defaults;
     /// nil when the toast has no value for it. Dedup keys, rate-limit groups and announcement
     /// templates read fields this way.
     public func fieldValue(_ name: String, roles: RoleTable) -> JSONValue? {

@@ -1,4 +1,4 @@
-/// The fields of a show event by their SPEC §1 names, and the schema that every part reads
+/// The fields of a show event by their docs/events.md names, and the schema that every part reads
 /// them through: the decoder checks a field's JSON value by its `kind`, the Lua bridge pushes
 /// and reads it by its `kind`, and dedup keys, templates and traces read it with
 /// `Toast.withValue(of:_:)`. A new field is a case here, its kind, and its line in
@@ -65,7 +65,7 @@ public enum ToastField: String, CaseIterable, Sendable {
 }
 
 /// A field as settings name it (dedup `fields`, the rate-limit `key`, announce templates):
-/// one of SPEC §1, else an extra field. Resolved once from its name, so a stage does not
+/// one of docs/events.md, else an extra field. Resolved once from its name, so a stage does not
 /// compare names for every toast.
 public enum FieldReference: Hashable, Sendable {
     case field(ToastField)

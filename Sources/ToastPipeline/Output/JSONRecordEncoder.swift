@@ -1,4 +1,4 @@
-/// `--format json`: one JSON object per record, fields in the order of SPEC §4, optional
+/// `--format json`: one JSON object per record, fields in the order of docs/events.md, "Records", optional
 /// fields left out when they have no value.
 public struct JSONRecordEncoder: RecordEncoder {
     public init() {}

@@ -1,4 +1,4 @@
-/// Text from the input made safe to put in front of a person (SPEC §9.2 "Terminal safety").
+/// Text from the input made safe to put in front of a person (docs/events.md).
 ///
 /// Anyone who can write one line into a watched log must not be able to move the cursor, clear
 /// the screen, ring the bell, change the window title or reorder what the reader sees. So every

@@ -1,4 +1,4 @@
-/// The `announce` stage: the text a screen reader would say (SPEC §3 announce):
+/// The `announce` stage: the text a screen reader would say (docs/lua.md, "config"):
 /// `<label>: <message>`, or just the message for an empty label, then `, <subtitle>` for a
 /// non-empty subtitle. A role's own `announce` template or function replaces it.
 public final class AnnounceStage: ToastStage {
@@ -38,29 +38,15 @@ public final class AnnounceStage: ToastStage {
     }
 
     /// Fills `{name}` with the field's value (`{label}`: the role's label); a missing field
-    /// is `""` (SPEC §8). A `{` without a closing `}` stays as written.
+    /// is `""` (docs/events.md). A `{` without a closing `}` stays as written.
     static func render(_ template: String, toast: Toast, style: RoleStyle, roles: RoleTable) -> String {
-        var result = ""
-        var rest = template[...]
-        while let open = rest.firstIndex(of: "{") {
-            result += rest[..<open]
-            guard let close = rest[open...].firstIndex(of: "}") else {
-                rest = rest[open...]
-                break
+        Template.fill(template) { name in
+            if name == "label" { return style.label }
+            switch toast.fieldValue(String(name), roles: roles) {
+            case nil, .null?: return ""
+            case .string(let text)?: return text
+            case let value?: return JSONText.encode(value)
             }
-            let name = String(rest[rest.index(after: open)..<close])
-            if name == "label" {
-                result += style.label
-            } else {
-                switch toast.fieldValue(name, roles: roles) {
-                case nil, .null?: break
-                case .string(let text)?: result += text
-                case let value?: result += JSONText.encode(value)
-                }
-            }
-            rest = rest[rest.index(after: close)...]
         }
-        result += rest
-        return result
     }
 }

@@ -1,4 +1,4 @@
-/// The `dedup` stage: drops a toast whose key passed less than `window` ago (SPEC §3 dedup).
+/// The `dedup` stage: drops a toast whose key passed less than `window` ago (docs/lua.md, "config").
 ///
 /// The window counts from the last toast that passed, so a steady flood passes once per
 /// window. At most `cache` keys are remembered, the least recently passed forgotten first.

@@ -107,28 +107,18 @@ public final class DigestStage: ToastStage {
         return digest
     }
 
-    /// Fills `{count}`, `{group}`, `{first}` and `{last}`; other text, and a `{` without a
-    /// closing `}`, stays as written.
+    /// Fills `{count}`, `{group}`, `{first}` and `{last}`; other text stays as written.
     private func render(_ template: String, toasts: [Toast], group: String?) -> String {
-        var result = ""
-        var rest = template[...]
-        while let open = rest.firstIndex(of: "{") {
-            result += rest[..<open]
-            guard let close = rest[open...].firstIndex(of: "}") else {
-                rest = rest[open...]
-                break
+        let text = Template.fill(template) { name in
+            switch name {
+            case "count": String(toasts.count)
+            case "group": group ?? ""
+            case "first": toasts.first?.message ?? ""
+            case "last": toasts.last?.message ?? ""
+            default: nil
             }
-            switch rest[rest.index(after: open)..<close] {
-            case "count": result += String(toasts.count)
-            case "group": result += group ?? ""
-            case "first": result += toasts.first?.message ?? ""
-            case "last": result += toasts.last?.message ?? ""
-            default: result += rest[open...close]
-            }
-            rest = rest[rest.index(after: close)...]
         }
-        result += rest
-        return result.isEmpty ? "\(toasts.count) notifications" : result
+        return text.isEmpty ? "\(toasts.count) notifications" : text
     }
 
     /// The group's value: absent or null is "no value", the shared group.

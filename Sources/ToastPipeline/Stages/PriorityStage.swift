@@ -1,5 +1,5 @@
 /// The `priority` stage: a toast without a priority of its own takes its role's
-/// (SPEC §3 priority). The host orders its waiting line by it.
+/// (docs/lua.md, "config"). The host orders its waiting line by it.
 public final class PriorityStage: ToastStage {
     public init() {}
 

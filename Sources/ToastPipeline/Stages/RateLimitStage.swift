@@ -1,5 +1,5 @@
 /// The `rate_limit` stage: at most `limit` toasts of a group pass in any `window`
-/// (SPEC §3 rate_limit). With `summary`, each run of drops of a group ends in one
+/// (docs/lua.md, "config"). With `summary`, each run of drops of a group ends in one
 /// "N more" toast, `window` after the run's first drop.
 public final class RateLimitStage: ToastStage {
     public var settings: RateLimitSettings { configuration.value.settings }
@@ -92,7 +92,7 @@ public final class RateLimitStage: ToastStage {
         context.emit(summary)
     }
 
-    /// The group's value: absent or null is "no value", one shared group (SPEC §8).
+    /// The group's value: absent or null is "no value", one shared group (docs/events.md).
     private func groupValue(of toast: Toast, roles: RoleTable) -> JSONValue? {
         switch toast.value(of: key, roles: roles) {
         case nil, .null?: return nil

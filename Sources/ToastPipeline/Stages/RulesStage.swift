@@ -33,7 +33,7 @@ protocol ToastRuleGroup {
     func apply(to toast: inout Toast, context: StageContext) -> (rule: String, note: String?)?
 }
 
-/// The `rules` stage: the rules in the order they were registered (SPEC §3 rules).
+/// The `rules` stage: the rules in the order they were registered (docs/lua.md, "config").
 /// A dropped toast reaches no later rule.
 public final class RulesStage: ToastStage {
     public private(set) var rules: [any ToastRule] {
@@ -99,7 +99,7 @@ public final class RulesStage: ToastStage {
         return .pass
     }
 
-    /// `process`, tracing each rule's decision (SPEC: the rules stage is traced once per rule).
+    /// `process`, tracing each rule's decision (the rules stage is traced once per rule).
     private func processTraced(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         for rule in rules {
             let before = toast

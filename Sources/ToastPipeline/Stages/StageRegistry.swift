@@ -22,7 +22,7 @@ public struct StageRegistry: PluginStageCatalog {
     /// such a registry stops before it reads anything (`check()`).
     public private(set) var problems: [String] = []
 
-    /// The built-in stages of SPEC §3, but the host.
+    /// The built-in stages of docs/lua.md, "config", but the host.
     public static var builtIn: StageRegistry {
         var registry = StageRegistry()
         registry.factories = [

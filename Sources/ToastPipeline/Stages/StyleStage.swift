@@ -1,4 +1,4 @@
-/// The `style` stage: the role's symbol, glyph and color (SPEC §3 style).
+/// The `style` stage: the role's symbol, glyph and color (docs/lua.md, "config").
 public final class StyleStage: ToastStage {
     public init() {}
 

@@ -1,5 +1,5 @@
 extension Toast {
-    /// The names of the fields that differ from `earlier`, in record order (the SPEC fields,
+    /// The names of the fields that differ from `earlier`, in record order (the fields of a show,
     /// then extra fields by name, then `symbol`, `glyph`, `color` and `announcement`): what a
     /// trace's `change` verdict lists. Read only when tracing.
     public func changedFields(since earlier: Toast) -> [String] {

@@ -1,7 +1,7 @@
 /// Whether `bytes` are well-formed UTF-8 (no overlongs, no surrogates, nothing past U+10FFFF).
 ///
 /// Every input line is checked once, so the JSON scanner can build strings without checking again
-/// (SPEC §8 "Lines": a line that is not valid UTF-8 is rejected).
+/// (docs/events.md: a line that is not valid UTF-8 is rejected).
 ///
 /// Safe to use: a word is loaded only where eight bytes remain, and every other read is an
 /// index checked against `count`.

@@ -15,7 +15,7 @@ struct JSONNumber {
     /// The value, when it was written without fraction or exponent and fits `Int64`.
     var integer: Int64?
     /// The value in whole microseconds, rounded half to even from the exact decimal
-    /// (SPEC §8 "Numbers"); nil when out of range.
+    /// (docs/events.md); nil when out of range.
     var microseconds: Microseconds?
 
     var jsonValue: JSONValue {

@@ -1,5 +1,5 @@
 /// A JSON value as the event decoder reads it: the extra fields of a show event
-/// (SPEC §1: "any other field is kept") and the values scripts hand back.
+/// (docs/events.md: "any other field is kept") and the values scripts hand back.
 public enum JSONValue: Equatable, Hashable, Sendable {
     case null
     case bool(Bool)
