@@ -77,11 +77,26 @@ public struct Drop: Equatable, Sendable {
     public var stage: String
     public var reason: DropReason
     /// The earlier toast this one duplicates.
-    public var of: String?
+    public var of: String? {
+        get { if case .of(let id)? = link { id } else { nil } }
+        set { link = newValue.map(Link.of) }
+    }
     /// The later toast that took this one's place (`debounced`).
-    public var by: String?
+    public var by: String? {
+        get { if case .by(let id)? = link { id } else { nil } }
+        set { link = newValue.map(Link.by) }
+    }
     /// The toast this one went into (`digested`: the digest's id).
-    public var into: String?
+    public var into: String? {
+        get { if case .into(let id)? = link { id } else { nil } }
+        set { link = newValue.map(Link.into) }
+    }
+    /// The one other toast a drop names, if any: kept as one field, so a drop (written for
+    /// most toasts of a flood) stays as small as it was before `by` and `into`.
+    private var link: Link?
+    private enum Link: Equatable, Sendable {
+        case of(String), by(String), into(String)
+    }
     /// The name of the rule that dropped it.
     public var rule: String?
     /// Free text, e.g. a rule's "why".
@@ -91,9 +106,7 @@ public struct Drop: Equatable, Sendable {
                 rule: String? = nil, note: String? = nil) {
         self.stage = stage
         self.reason = reason
-        self.of = of
-        self.by = by
-        self.into = into
+        self.link = of.map(Link.of) ?? by.map(Link.by) ?? into.map(Link.into)
         self.rule = rule
         self.note = note
     }
