@@ -34,8 +34,8 @@ public final class Pipeline: HostEnvironment {
     /// The context of code outside the stages (hooks, a `parse` function): its `emit` brings a
     /// toast in at the first stage.
     public private(set) var entryContext: StageContext!
-    // The hot state below is kept in unchecked cells (`UncheckedCell`; 2,900 instructions a
-    // toast with Swift's run-time check): each access is one step that calls out to no stage,
+    // The hot state below is kept in unchecked cells (`UncheckedCell`: Swift's run-time check
+    // on every access would cost more than a stage): each access is one step that calls out to no stage,
     // host or writer while it lasts (a timer is popped, then fired; a pending toast is copied
     // out, then run), so no two accesses overlap.
     private let timers = UncheckedCell(TimerQueue<PipelineTimer>())

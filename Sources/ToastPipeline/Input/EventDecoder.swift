@@ -252,7 +252,7 @@ public struct EventDecoder {
     }
 
     /// `t<N>`, the id of the `count`th show without one, made from its bytes: `String(count)`
-    /// goes through a generic `description` (about 240 instructions a line).
+    /// goes through a generic `description`, slower than writing the digits.
     static func implicitID(_ count: Int) -> String {
         var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for "t" and 20 digits
         return withUnsafeMutableBytes(of: &bytes) { buffer in

@@ -1,7 +1,7 @@
 /// The `String`s of values that repeat from line to line (`type`, `role`, `source`,
 /// `placement`, `policy`, extra field names), kept so that a line naming one again gets the
 /// same `String` back for a comparison of its bytes instead of a new one (made and checked
-/// for valid UTF-8 again: about 300 instructions a value).
+/// for valid UTF-8 again for every line).
 ///
 /// A small table with one `String` a slot, found by the value's length and a few of its bytes;
 /// a value that finds its slot holding another one takes it over. Work and memory stay bounded

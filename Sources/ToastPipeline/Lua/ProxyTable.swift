@@ -1,6 +1,6 @@
 /// The live toast proxies by their Lua table's address: every toast's rules make one entry and
 /// Lua's collector removes it, so both must be cheap. A `Dictionary` hashes each address with a
-/// seeded SipHash (about 400 instructions for an insert and a removal together with their probes);
+/// seeded SipHash, several times the work of an insert and a removal here;
 /// here an address is spread by one multiplication (Fibonacci hashing). Addresses come from the
 /// allocator, not from input, so nothing needs the seed's protection.
 ///

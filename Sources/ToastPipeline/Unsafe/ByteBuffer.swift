@@ -2,7 +2,7 @@
 /// where dedup builds its keys.
 ///
 /// Why not `[UInt8]`: every `append` to an array checks uniqueness and capacity through a
-/// generic path (about 70 instructions for a short run of bytes), and a record is a dozen short
+/// generic path, which costs more than the copy for a short run of bytes, and a record is a dozen short
 /// runs. Here an append is a capacity check and a copy.
 ///
 /// Safe to use: the buffer is noncopyable, so exactly one owner can write to or free its memory;

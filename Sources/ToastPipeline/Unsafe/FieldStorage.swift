@@ -53,8 +53,8 @@ final class FieldStorage<Fields>: ManagedBuffer<FieldStorageHeader<Fields>, UInt
     }
 
     /// The fields, read and changed in place through the header's address: `header` itself
-    /// would check exclusive access at run time on every use (a stored class property), which
-    /// cost a tenth of the pipeline's instructions. The address is fixed for the object's life
+    /// would check exclusive access at run time on every use (a stored class property), on
+    /// every field read of every toast. The address is fixed for the object's life
     /// and used only while `self` is held; the pipeline is single-threaded, so no two accesses
     /// overlap.
     var fields: Fields {
