@@ -205,6 +205,32 @@ import Testing
         let failing = try runBinary([directory + "/fails.lua"], stdin: "")
         #expect(failing.stderr == "toastscript: \(directory)/fails.lua:2: no limits set\n    2 | error(\"no limits set\")\n")
     }
+
+    // MARK: Text that is not UTF-8
+
+    @Test func textThatIsNotUTF8IsKeptWithReplacementCharactersAndOneWarning() throws {
+        let path = NSTemporaryDirectory() + "toastscript-latin1-\(UUID().uuidString.prefix(8)).log"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // "café" and "naïve" written in Latin-1, between plain lines.
+        let bytes: [UInt8] = Array("caf".utf8) + [0xE9] + Array(" ok\nplain\nna".utf8) + [0xEF] + Array("ve\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let text = try runBinary(["--input", "text", "--format", "json", "--events", path])
+        #expect(text.status == 0)
+        let messages = try jsonRecords(text.stdout).compactMap { $0["message"] as? String }
+        #expect(messages == ["caf\u{FFFD} ok", "plain", "na\u{FFFD}ve"])
+        #expect(text.stderr == "toastscript: warning: 2 text lines were not valid UTF-8; their bad bytes are shown as U+FFFD (\u{FFFD})\n")
+        // A parse function gets the line the same way.
+        let parsed = try runBinary(["--input", "text", "--format", "json", "--events", path,
+                                    "-e", "parse(function(l) return { message = '>' .. l } end)"])
+        #expect(try jsonRecords(parsed.stdout).compactMap { $0["message"] as? String } == [">caf\u{FFFD} ok", ">plain", ">na\u{FFFD}ve"])
+        // JSON must be UTF-8: such a line is still rejected.
+        let json = try runBinary(["--format", "json"], stdin: "{\"message\":\"x\"}\n")
+        #expect(json.status == 0)
+        try Data(Array(#"{"message":"caf"#.utf8) + [0xE9] + Array(#""}"#.utf8) + [0x0A]).write(to: URL(fileURLWithPath: path))
+        let rejected = try runBinary(["--format", "json", "--events", path])
+        #expect(rejected.status == 65)
+        #expect(rejected.stderr.hasPrefix("toastscript: input line 1: not valid UTF-8\n"))
+    }
 }
 
 /// The records of a `--format json` run, as dictionaries.

@@ -26,6 +26,15 @@ struct LineDecoding {
     private var arena = TextArena()
     /// An arena this full is left to the shows made from it, and a new one started.
     private static let arenaLimit = 1 << 20
+    /// Text lines that were not valid UTF-8 and were kept with U+FFFD in place of their bad
+    /// bytes: a count the run reports once, at its end. Shared with the copy a reading thread
+    /// decodes with (read only after that thread has ended).
+    let repairedLines = RepairedLineCount()
+
+    /// How many text lines had bytes that are not UTF-8.
+    final class RepairedLineCount: @unchecked Sendable {
+        var count = 0
+    }
 
     init(decoder: EventDecoder, input: CommandLineOptions.InputFormat, deadLetter: FileDescriptorSink?,
          parser: (any LineParser)? = nil) {
@@ -47,6 +56,19 @@ struct LineDecoding {
         if EventDecoder.isBlank(bytes) { return .blank }
         let isFirstLine = !sawFirstLine
         sawFirstLine = true
+        // Text that is not UTF-8 (a Latin-1 log, a stray byte) is kept, each bad sequence
+        // shown as U+FFFD; JSON input is rejected for it, as JSON must be UTF-8.
+        if input == .text && !isValidUTF8(bytes) {
+            repairedLines.count += 1
+            let repaired = Array(String(decoding: bytes, as: UTF8.self).utf8)
+            return repaired.withUnsafeBufferPointer { decodeValid($0, original: line, number: number, isFirstLine: isFirstLine) }
+        }
+        return decodeValid(bytes, original: line, number: number, isFirstLine: isFirstLine)
+    }
+
+    /// A non-blank line, valid UTF-8 when it is text; `original` is what the dead-letter file gets.
+    private mutating func decodeValid(_ bytes: UnsafeBufferPointer<UInt8>, original line: UnsafeBufferPointer<UInt8>,
+                                      number: Int, isFirstLine: Bool) -> DecodedLine {
         if let parser { return decode(bytes, through: parser, original: line, number: number, isFirstLine: isFirstLine) }
         if arena.count > Self.arenaLimit { startNewArena() }
         let result = input == .text ? decoder.decodeText(bytes, number: number, arena: arena)

@@ -295,6 +295,11 @@ struct RunLoop {
                                           elapsed: wallNow)
             for line in report.lines { setup.environment.writeError(line) }
         }
+        let repaired = decoding.repairedLines.count
+        if repaired > 0 {
+            setup.reports.warning("warning: \(repaired) text line\(repaired == 1 ? " was" : "s were") not valid UTF-8; "
+                                  + "\(repaired == 1 ? "its" : "their") bad bytes are shown as U+FFFD (\u{FFFD})")
+        }
         if stopReason == .strict {
             setup.reports.warning("stopped by --strict at the first "
                                   + (setup.reports.rejectedLines > 0 ? "rejected line" : "failed script call")
