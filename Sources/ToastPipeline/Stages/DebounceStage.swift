@@ -37,8 +37,9 @@ public final class DebounceStage: ToastStage {
         let key = scratch.bytes
         let now = context.nowMicros
         var first = now
+        var continues = false
         if let burst = bursts[key], context.isHeld(burst.held) {
-            first = burst.first
+            (first, continues) = (burst.first, true)
             context.drop(burst.held, Drop(stage: context.stageName, reason: .debounced, by: toast.id))
         }
         var release = now + settings.window
@@ -48,7 +49,7 @@ public final class DebounceStage: ToastStage {
         bursts[key] = Burst(held: handle, first: first, timer: nextToken)
         timerKeys[nextToken] = key
         context.setTimer(atMicros: release, token: nextToken)
-        context.explain(first == now
+        context.explain(!continues
             ? "a burst starts: held until \(context.describe(release)), unless a toast of its key comes first"
             : "the burst since \(context.describe(first)) goes on: held until \(context.describe(release))")
         return .hold(handle)
@@ -59,7 +60,4 @@ public final class DebounceStage: ToastStage {
         bursts[key] = nil
         context.release(burst.held)
     }
-
-    /// Bursts still open (memory stays bounded: a settled burst is forgotten).
-    var openBursts: Int { bursts.count }
 }

@@ -133,7 +133,4 @@ public final class DigestStage: ToastStage {
         if case .string(let text) = value { return text }
         return JSONText.encode(value)
     }
-
-    /// Windows still open (memory stays bounded: a closed window is forgotten).
-    var openWindows: Int { windows.count }
 }
