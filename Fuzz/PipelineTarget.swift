@@ -4,7 +4,8 @@
 
 /// The runs each input goes through: JSON in, every format out (traced, explained, the html
 /// page), with and without drain, a rule that sends every field of every toast through Lua and
-/// back, a rule that reads every field by name and checks it, and two `parse` functions; then
+/// back, a rule that reads every field by name and checks it, two `parse` functions, and the
+/// stages that hold with the scripts' timers (hold-everything.lua); then
 /// `diff` of two rule sets. (An in-memory input stands
 /// for a pipe, so text input names the stream clock.)
 private let runs: [[String]] = [
@@ -18,6 +19,8 @@ private let runs: [[String]] = [
     ["--format", "json", "--trace", "examples/flaky-sync.lua", "examples/summary-hook.lua", "Fuzz/touch-everything.lua"],
     ["--format", "text", "--explain", "t2", "--explain", "e1", "examples/flaky-sync.lua"],
     ["--format", "html", "examples/app-session.lua", "examples/mask-emails.lua"],
+    ["--format", "json", "Fuzz/hold-everything.lua"],
+    ["--format", "json", "--trace", "--no-drain", "Fuzz/hold-everything.lua"],
 ]
 
 /// `toastscript diff`: two runs of the same bytes; the fates differ or not, nothing else.
