@@ -74,32 +74,32 @@ enum Signals {
         sigaddset(&handled, SIGTERM)
         sigaddset(&handled, SIGHUP)
         sigprocmask(SIG_UNBLOCK, &handled, nil)
-        var reload = sigaction()
-        reload.__sigaction_handler.sa_handler = { _ in
+        // Only async-signal-safe steps in the handlers: an atomic store and a write(2).
+        handle([SIGHUP]) { _ in
             Signals.reloadPending.store(true, ordering: .relaxed)
-            let descriptor = Signals.reloadWrite.load(ordering: .relaxed)
-            if descriptor >= 0 {
-                var byte: UInt8 = 1
-                _ = write(descriptor, &byte, 1)
-            }
+            Signals.wake(Signals.reloadWrite.load(ordering: .relaxed))
         }
-        sigemptyset(&reload.sa_mask)
-        reload.sa_flags = 0
-        sigaction(SIGHUP, &reload, nil)
-        for number in [SIGINT, SIGTERM] {
+        handle([SIGINT, SIGTERM]) { number in
+            Signals.stopSignal.store(number, ordering: .relaxed)
+            Signals.wake(Signals.wakeWrite.load(ordering: .relaxed))
+        }
+    }
+
+    /// Installs `handler` for `numbers`, without `SA_RESTART`.
+    private static func handle(_ numbers: [Int32], _ handler: @convention(c) (Int32) -> Void) {
+        for number in numbers {
             var action = sigaction()
-            action.__sigaction_handler.sa_handler = { number in
-                // Only async-signal-safe steps: an atomic store and a write(2).
-                Signals.stopSignal.store(number, ordering: .relaxed)
-                let descriptor = Signals.wakeWrite.load(ordering: .relaxed)
-                if descriptor >= 0 {
-                    var byte: UInt8 = 1
-                    _ = write(descriptor, &byte, 1)
-                }
-            }
+            action.__sigaction_handler.sa_handler = handler
             sigemptyset(&action.sa_mask)
             action.sa_flags = 0
             sigaction(number, &action, nil)
         }
+    }
+
+    /// Writes one byte to a wake pipe's write end (-1: none), so a wait polling it ends.
+    private static func wake(_ descriptor: Int32) {
+        guard descriptor >= 0 else { return }
+        var byte: UInt8 = 1
+        _ = write(descriptor, &byte, 1)
     }
 }
