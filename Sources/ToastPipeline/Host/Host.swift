@@ -287,11 +287,6 @@ public final class Host {
     @discardableResult
     public func interact(_ kind: Event.Kind) -> Bool {
         switch kind {
-        case .show, .tick: return true
-        default: break
-        }
-        defer { settle() }
-        switch kind {
         case .show, .tick:
             return true
         case .dismissAll:
@@ -348,6 +343,7 @@ public final class Host {
                 }
             }
         }
+        settle()
         return true
     }
 

@@ -47,7 +47,7 @@ public final class DigestStage: ToastStage {
         // A new window; its timer is set before the toast goes on.
         nextToken += 1
         let end = context.nowMicros + settings.window
-        var window = Window(value: groupValue(of: toast, roles: context.roles), timer: nextToken)
+        var window = Window(value: toast.groupValue(of: key, roles: context.roles), timer: nextToken)
         timerKeys[nextToken] = group
         context.setTimer(atMicros: end, token: nextToken)
         if settings.leading {
@@ -85,7 +85,7 @@ public final class DigestStage: ToastStage {
         func priority(_ toast: Toast) -> Int { toast.priority ?? roles.priority(of: toast.role) ?? 0 }
         var leader = toasts[0]
         for toast in toasts.dropFirst() where priority(toast) >= priority(leader) { leader = toast }
-        let label = group.map(Self.text(of:))
+        let label = group.map(\.groupLabel)
         var digest = context.settings.queue.show(id: id, message: "-", role: leader.role)
         digest.atMicros = context.nowMicros
         digest.inputLine = context.inputLine
@@ -121,16 +121,4 @@ public final class DigestStage: ToastStage {
         return text.isEmpty ? "\(toasts.count) notifications" : text
     }
 
-    /// The group's value: absent or null is "no value", the shared group.
-    private func groupValue(of toast: Toast, roles: RoleTable) -> JSONValue? {
-        switch toast.value(of: key, roles: roles) {
-        case nil, .null?: nil
-        case let value?: value
-        }
-    }
-
-    private static func text(of value: JSONValue) -> String {
-        if case .string(let text) = value { return text }
-        return JSONText.encode(value)
-    }
 }

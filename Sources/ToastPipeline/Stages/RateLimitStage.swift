@@ -52,7 +52,7 @@ public final class RateLimitStage: ToastStage {
         let group = scratch.withBytes { key in
             let hash = ByteKeyTable<GroupState>.hash(key)
             return groups.number(of: key, hash: hash)
-                ?? groups.insert(key, hash: hash, GroupState(value: groupValue(of: toast, roles: context.roles)))
+                ?? groups.insert(key, hash: hash, GroupState(value: toast.groupValue(of: self.key, roles: context.roles)))
         }
         let now = context.nowMicros
         let verdict = admit(into: &groups[group], now: now, context: context)
@@ -76,7 +76,7 @@ public final class RateLimitStage: ToastStage {
             summaryGroups[token] = scratch.bytes   // the group's key, still in the buffer
             context.setTimer(atMicros: now + settings.window, token: token)
         }
-        context.explain("\(state.passes.count) toasts with this \(settings.key) (\(state.value.map(Self.text(of:)) ?? "none")) "
+        context.explain("\(state.passes.count) toasts with this \(settings.key) (\(state.value.map(\.groupLabel) ?? "none")) "
                         + "passed within \(StreamTime.format(settings.window)) s; the limit is \(settings.limit)")
         return .drop(Drop(stage: "rate_limit", reason: .rateLimited))
     }
@@ -86,23 +86,10 @@ public final class RateLimitStage: ToastStage {
               let group = key.withUnsafeBytes({ groups.number(of: $0, hash: ByteKeyTable<GroupState>.hash($0)) }),
               let drops = groups[group].pendingDrops else { return }
         groups[group].pendingDrops = nil
-        let label = groups[group].value.map(Self.text(of:))
+        let label = groups[group].value.map(\.groupLabel)
         var summary = context.makeToast(message: label.map { "\(drops) more from \($0)" } ?? "\(drops) more notifications")
         summary.source = label
         context.emit(summary)
-    }
-
-    /// The group's value: absent or null is "no value", one shared group (docs/events.md).
-    private func groupValue(of toast: Toast, roles: RoleTable) -> JSONValue? {
-        switch toast.value(of: key, roles: roles) {
-        case nil, .null?: return nil
-        case let value?: return value
-        }
-    }
-
-    private static func text(of value: JSONValue) -> String {
-        if case .string(let text) = value { return text }
-        return JSONText.encode(value)
     }
 
     /// Forgets groups with nothing in their window and no summary pending, whenever the

@@ -15,3 +15,23 @@ extension Toast {
         }
     }
 }
+
+extension Toast {
+    /// The value of the field that groups toasts (the rate limit's and digest's `key`): absent
+    /// or null is "no value", the one shared group; `""` is a value of its own.
+    func groupValue(of field: FieldReference, roles: RoleTable) -> JSONValue? {
+        switch value(of: field, roles: roles) {
+        case nil, .null?: nil
+        case let value?: value
+        }
+    }
+}
+
+extension JSONValue {
+    /// A group's value as a summary or digest names it (its `source`, `{group}`): a string as
+    /// it is, anything else as JSON.
+    var groupLabel: String {
+        if case .string(let text) = self { return text }
+        return JSONText.encode(self)
+    }
+}
