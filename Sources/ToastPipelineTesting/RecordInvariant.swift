@@ -2,10 +2,10 @@ import ToastPipeline
 
 /// Checks docs/events.md, "Records"'s promise on a run's records: every toast that came in ends in exactly
 /// one `drop`, or in one `present` followed by one `dismiss`; and records are in time order.
-public enum RecordInvariant {
+package enum RecordInvariant {
     /// The problems found (empty: the records keep the promise). `toastsIn` counts, per id,
     /// the toasts that came in; ids may repeat.
-    public static func violations(in records: [Record], toastsIn: [String: Int]) -> [String] {
+    package static func violations(in records: [Record], toastsIn: [String: Int]) -> [String] {
         var problems: [String] = []
         var visible: [String: Int] = [:]
         var ended: [String: Int] = [:]

@@ -1,17 +1,17 @@
 import ToastPipeline
 
 /// A record writer that keeps every record: what tests and plugin authors assert on.
-public final class RecordLog: RecordWriter {
-    public private(set) var records: [Record] = []
+package final class RecordLog: RecordWriter {
+    package private(set) var records: [Record] = []
 
-    public init() {}
+    package init() {}
 
-    public func write(_ record: Record) {
+    package func write(_ record: Record) {
         records.append(record)
     }
 
     /// Each record as its `--format json` line, without the newline.
-    public var jsonLines: [String] {
+    package var jsonLines: [String] {
         let encoder = JSONRecordEncoder()
         return records.map { record in
             var buffer = ByteBuffer()

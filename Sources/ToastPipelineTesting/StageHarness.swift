@@ -38,7 +38,12 @@ public final class StageHarness {
     }
 
     /// A run of `stages` alone, in order, then the host.
-    public init(stages: [(name: String, stage: any ToastStage)], settings: PipelineSettings = PipelineSettings()) {
+    public convenience init(stages: [(name: String, stage: any ToastStage)]) {
+        self.init(stages: stages, settings: PipelineSettings())
+    }
+
+    /// A run of `stages` alone with the pipeline's settings given (the queue, the roles).
+    package init(stages: [(name: String, stage: any ToastStage)], settings: PipelineSettings) {
         runtime = nil
         pipeline = Pipeline(settings: settings, stages: stages, output: log)
     }

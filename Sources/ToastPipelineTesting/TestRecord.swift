@@ -26,7 +26,7 @@ public struct TestRecord: Equatable, CustomStringConvertible, Sendable {
     /// (`by`, debounce) or that it went into (`into`, digest), the note.
     public let stage, rule, of, by, into, note: String?
 
-    public init(_ record: Record) {
+    package init(_ record: Record) {
         let toast = record.toast
         time = .microseconds(record.time)
         id = toast.id

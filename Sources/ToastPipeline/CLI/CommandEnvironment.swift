@@ -7,8 +7,8 @@ import Darwin
 /// The outside world of one run: standard streams, environment variables and the wall
 /// clock. The real one comes from the process; tests pass their own.
 public struct CommandEnvironment {
-    public var standardInput: any ByteSource
-    public var standardOutput: any ByteSink
+    package var standardInput: any ByteSource
+    package var standardOutput: any ByteSink
     /// Whether standard output is a terminal (for `--color auto`).
     public var standardOutputIsTerminal: Bool
     /// Writes one line (without its newline) to standard error.
@@ -27,7 +27,20 @@ public struct CommandEnvironment {
     /// A custom build's own version, shown by `--version` before toastscript's.
     public var programVersion: String?
 
-    public init(standardInput: any ByteSource, standardOutput: any ByteSink, standardOutputIsTerminal: Bool = false,
+    /// An environment for running the command in-process: input from memory, output kept in
+    /// memory (`standardOutput.text`), each line of standard error handed to `writeError`.
+    public init(standardInput: MemorySource, standardOutput: MemorySink, standardOutputIsTerminal: Bool = false,
+                writeError: @escaping (String) -> Void, variables: [String: String] = [:],
+                wallClock: @escaping () -> Microseconds = CommandEnvironment.monotonicMicroseconds,
+                timeOfDay: @escaping () -> Microseconds = CommandEnvironment.epochMicroseconds,
+                programName: String = "toastscript", programVersion: String? = nil) {
+        self.init(source: standardInput, sink: standardOutput, standardOutputIsTerminal: standardOutputIsTerminal,
+                  writeError: writeError, variables: variables, wallClock: wallClock, timeOfDay: timeOfDay,
+                  programName: programName, programVersion: programVersion)
+    }
+
+    /// An environment with any byte source and sink (the process's own streams, a test's).
+    package init(source standardInput: any ByteSource, sink standardOutput: any ByteSink, standardOutputIsTerminal: Bool = false,
                 writeError: @escaping (String) -> Void, variables: [String: String] = [:],
                 wallClock: @escaping () -> Microseconds = CommandEnvironment.monotonicMicroseconds,
                 timeOfDay: @escaping () -> Microseconds = CommandEnvironment.epochMicroseconds,
@@ -51,8 +64,8 @@ public struct CommandEnvironment {
             if let value = getenv(name) { variables[name] = String(cString: value) }
         }
         var environment = CommandEnvironment(
-            standardInput: FileDescriptorSource(fd: STDIN_FILENO),
-            standardOutput: output,
+            source: FileDescriptorSource(fd: STDIN_FILENO),
+            sink: output,
             standardOutputIsTerminal: output.isTerminal,
             writeError: { line in
                 // Messages quote input and scripts: nothing in them may act on the terminal

@@ -1,54 +1,54 @@
 /// Everything the command line says (toastscript(1)).
-public struct CommandLineOptions: Equatable, Sendable {
-    public enum InputFormat: String, Sendable, CaseIterable { case json, text }
-    public enum ClockMode: String, Sendable, CaseIterable { case stream, wall, replay }
-    public enum ColorMode: String, Sendable, CaseIterable { case auto, always, never }
+package struct CommandLineOptions: Equatable, Sendable {
+    package enum InputFormat: String, Sendable, CaseIterable { case json, text }
+    package enum ClockMode: String, Sendable, CaseIterable { case stream, wall, replay }
+    package enum ColorMode: String, Sendable, CaseIterable { case auto, always, never }
 
-    public var input: InputFormat = .json
-    public var format: OutputFormat = .text
-    public var output: String?
-    public var fsync = false
-    public var deadLetter: String?
-    public var clock: ClockMode = .stream
+    package var input: InputFormat = .json
+    package var format: OutputFormat = .text
+    package var output: String?
+    package var fsync = false
+    package var deadLetter: String?
+    package var clock: ClockMode = .stream
     /// Whether `--clock` was given (live text input picks the wall clock only when it was not).
-    public var clockGiven = false
+    package var clockGiven = false
     /// `--speed`: how many times faster than the wall clock `--clock replay` runs.
-    public var speed: Double?
+    package var speed: Double?
     /// `--desktop`: show presented toasts as desktop notifications.
-    public var desktop = false
-    public var drain = true
-    public var strict = false
-    public var stats = false
-    public var verbose = false
+    package var desktop = false
+    package var drain = true
+    package var strict = false
+    package var stats = false
+    package var verbose = false
     /// `-q`: no notes and no run summary on stderr (errors and warnings stay).
-    public var quiet = false
+    package var quiet = false
     /// `--trace`: a trace record for every decision about every toast.
-    public var trace = false
+    package var trace = false
     /// `--explain ID`: only the records and trace of these toasts.
-    public var explain: [String] = []
-    public var color: ColorMode = .auto
-    public var lua = LuaOptions()
-    public var events: String?
-    public var maxLineBytes = 1 << 20
-    public var help = false
-    public var version = false
+    package var explain: [String] = []
+    package var color: ColorMode = .auto
+    package var lua = LuaOptions()
+    package var events: String?
+    package var maxLineBytes = 1 << 20
+    package var help = false
+    package var version = false
     /// The scripts, in the order given.
-    public var scripts: [String] = []
+    package var scripts: [String] = []
     /// `-e CHUNK`: Lua text run as scripts after the files, in the order given.
-    public var inlineChunks: [String] = []
+    package var inlineChunks: [String] = []
 
-    public init() {}
+    package init() {}
 }
 
 /// A command line that cannot be run: exit 2, with a usage line.
-public struct UsageError: Error, Equatable, CustomStringConvertible {
-    public var message: String
+package struct UsageError: Error, Equatable, CustomStringConvertible {
+    package var message: String
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// One option: the table that drives both the parser and `--help`.
@@ -171,7 +171,7 @@ extension CommandLineOptions {
 
     /// Reads the arguments after the program name: `--opt value`, `--opt=value`, and `--`
     /// before scripts whose names start with `-`.
-    public static func parse(_ arguments: [String]) throws -> CommandLineOptions {
+    package static func parse(_ arguments: [String]) throws -> CommandLineOptions {
         var options = CommandLineOptions()
         var index = 0
         var onlyScripts = false
@@ -225,7 +225,7 @@ extension CommandLineOptions {
 
     /// `--help`: the usage line, one line per option, and the stages `config{ stages = ... }`
     /// can place (a custom build's own among them).
-    public static func helpText(programName name: String = "toastscript", stages: [String] = BuiltInStage.defaultOrder) -> String {
+    package static func helpText(programName name: String = "toastscript", stages: [String] = BuiltInStage.defaultOrder) -> String {
         var lines = [
             "\(name): run toast events through Lua rules and a toast host, and print what users would see.",
             "",

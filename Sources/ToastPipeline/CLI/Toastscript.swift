@@ -85,12 +85,12 @@ public enum Toastscript {
 }
 
 /// The exit statuses of docs/events.md, "Records".
-public enum ExitStatus {
-    public static let success: Int32 = 0
-    public static let failure: Int32 = 1
-    public static let usage: Int32 = 2
+package enum ExitStatus {
+    package static let success: Int32 = 0
+    package static let failure: Int32 = 1
+    package static let usage: Int32 = 2
     /// The run finished, but input lines were rejected or script calls failed.
-    public static let dataError: Int32 = 65
+    package static let dataError: Int32 = 65
 }
 
 /// Something that stops a run before any input is read (exit 1).

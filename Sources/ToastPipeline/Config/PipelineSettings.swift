@@ -1,41 +1,41 @@
 /// Everything `config{...}` sets, checked and typed: what the pipeline is built from.
-public struct PipelineSettings {
+package struct PipelineSettings {
     /// nil: the stage is removed (`dedup = false`).
-    public var dedup: DedupSettings? = DedupSettings()
+    package var dedup: DedupSettings? = DedupSettings()
     /// Off unless a script gives them a table (`true`: on, with the defaults).
-    public var debounce: DebounceSettings?
-    public var digest: DigestSettings?
-    public var rateLimit: RateLimitSettings? = RateLimitSettings()
-    public var queue = QueueSettings()
-    public var roles = RoleTable.builtIn
+    package var debounce: DebounceSettings?
+    package var digest: DigestSettings?
+    package var rateLimit: RateLimitSettings? = RateLimitSettings()
+    package var queue = QueueSettings()
+    package var roles = RoleTable.builtIn
     /// The stages before the host, in order (docs/lua.md, "config").
-    public var stages: [String] = BuiltInStage.defaultOrder
+    package var stages: [String] = BuiltInStage.defaultOrder
     /// The tables set for stages that are not built in (plugins), by stage name.
-    public var stageTables: [String: ConfigTable] = [:]
+    package var stageTables: [String: ConfigTable] = [:]
 
-    public init() {}
+    package init() {}
 }
 
 /// The names of the built-in stages.
-public enum BuiltInStage {
-    public static let rules = "rules"
-    public static let dedup = "dedup"
-    public static let debounce = "debounce"
-    public static let digest = "digest"
-    public static let rateLimit = "rate_limit"
-    public static let priority = "priority"
-    public static let style = "style"
-    public static let announce = "announce"
-    public static let host = "host"
+package enum BuiltInStage {
+    package static let rules = "rules"
+    package static let dedup = "dedup"
+    package static let debounce = "debounce"
+    package static let digest = "digest"
+    package static let rateLimit = "rate_limit"
+    package static let priority = "priority"
+    package static let style = "style"
+    package static let announce = "announce"
+    package static let host = "host"
 
     /// `rules → debounce → dedup → digest → rate_limit → priority → style → announce`, then
     /// the host (debounce and digest run only when a script turns them on).
-    public static let defaultOrder = [rules, debounce, dedup, digest, rateLimit, priority, style, announce]
+    package static let defaultOrder = [rules, debounce, dedup, digest, rateLimit, priority, style, announce]
 }
 
 /// What the settings need to know of the stages beyond the built-in ones (a stage registry,
 /// which also builds them): their names, and a check of each one's own `config{}` table.
-public protocol PluginStageCatalog {
+package protocol PluginStageCatalog {
     /// The plugin stages' names, in the order they were added.
     var pluginNames: [String] { get }
     /// Throws a `ConfigError` when the plugin stage `name` cannot be made from `settings`.
@@ -45,14 +45,14 @@ public protocol PluginStageCatalog {
 /// Collects the `config{...}` calls of all scripts: each call merges into the earlier ones
 /// (docs/events.md) and is checked at once, so a bad setting is reported at the
 /// call that made it, before any input is read.
-public struct SettingsBuilder {
+package struct SettingsBuilder {
     /// The plugin stages a `stages` list may name besides the built-in ones; they check their
     /// own tables.
-    public let plugins: any PluginStageCatalog
-    public private(set) var merged = ConfigTable()
-    public private(set) var settings = PipelineSettings()
+    package let plugins: any PluginStageCatalog
+    package private(set) var merged = ConfigTable()
+    package private(set) var settings = PipelineSettings()
 
-    public init(plugins: any PluginStageCatalog) {
+    package init(plugins: any PluginStageCatalog) {
         self.plugins = plugins
     }
 
@@ -61,14 +61,14 @@ public struct SettingsBuilder {
     static let topLevelNames = ["dedup", "rate_limit", "debounce", "digest", "queue", "roles", "stages"]
 
     /// Merges one `config{...}` table; on error nothing changes.
-    public mutating func apply(_ table: ConfigTable) throws {
+    package mutating func apply(_ table: ConfigTable) throws {
         let candidate = merged.merging(table)
         settings = try decode(candidate)
         merged = candidate
     }
 
     /// Defines or changes one role, as `role(name, spec)` does.
-    public mutating func applyRole(_ name: String, _ spec: ConfigTable) throws {
+    package mutating func applyRole(_ name: String, _ spec: ConfigTable) throws {
         try apply(ConfigTable(fields: ["roles": .table(ConfigTable(fields: [name: .table(spec)]))]))
     }
 

@@ -1,13 +1,13 @@
 /// Settings of `dedup` (docs/lua.md, "config"): a toast whose key passed less than `window` ago is dropped.
-public struct DedupSettings: Equatable, Sendable {
+package struct DedupSettings: Equatable, Sendable {
     /// 0: no time limit; a remembered key is a duplicate for as long as it is remembered.
-    public var window: Microseconds = 5 * StreamTime.perSecond
+    package var window: Microseconds = 5 * StreamTime.perSecond
     /// The fields that make a toast's key when it has no `key` of its own.
-    public var fields: [String] = ["message", "subtitle", "role"]
+    package var fields: [String] = ["message", "subtitle", "role"]
     /// How many keys are remembered, the least recently passed forgotten first.
-    public var cache: Int = 4096
+    package var cache: Int = 4096
 
-    public init() {}
+    package init() {}
 
     static let names = ["window", "fields", "cache"]
 
@@ -20,15 +20,15 @@ public struct DedupSettings: Equatable, Sendable {
 }
 
 /// Settings of `rate_limit` (docs/lua.md, "config"): at most `limit` toasts per group in `window`.
-public struct RateLimitSettings: Equatable, Sendable {
-    public var limit: Int = 10
-    public var window: Microseconds = 10 * StreamTime.perSecond
+package struct RateLimitSettings: Equatable, Sendable {
+    package var limit: Int = 10
+    package var window: Microseconds = 10 * StreamTime.perSecond
     /// The field whose value groups toasts; toasts without it share one group.
-    public var key: String = "source"
+    package var key: String = "source"
     /// Whether each run of drops ends in one "N more" toast.
-    public var summary: Bool = false
+    package var summary: Bool = false
 
-    public init() {}
+    package init() {}
 
     static let names = ["limit", "window", "key", "summary"]
 
@@ -42,24 +42,24 @@ public struct RateLimitSettings: Equatable, Sendable {
 }
 
 /// Settings of the host's queue (docs/lua.md, "config").
-public struct QueueSettings: Equatable, Sendable {
+package struct QueueSettings: Equatable, Sendable {
     /// The policy of a toast that sets none.
-    public var policy: Policy = .enqueue
+    package var policy: Policy = .enqueue
     /// How many toasts may wait; 0 keeps nothing waiting.
-    public var limit: Int = 3
+    package var limit: Int = 3
     /// How many `stack` toasts may be visible at once.
-    public var maxVisible: Int = 3
+    package var maxVisible: Int = 3
     /// The duration of a toast that sets none; nil: no timeout.
-    public var duration: Microseconds? = 3 * StreamTime.perSecond
+    package var duration: Microseconds? = 3 * StreamTime.perSecond
     /// Whether a toast with the newest toast's message and role is dropped as a repeat.
-    public var dropRepeats: Bool = true
+    package var dropRepeats: Bool = true
 
-    public init() {}
+    package init() {}
 
     /// A show with only an id, a message and a role: every other field at its default
     /// (docs/events.md), the duration and policy these settings give. Toasts that scripts and stages bring
     /// in start from it, as a show line does in the decoder (`Toast.showFields`).
-    public func show(id: String, message: String, role: String = "info") -> Toast {
+    package func show(id: String, message: String, role: String = "info") -> Toast {
         var toast = Toast(fields: Toast.showFields(id: id, message: .string(message), duration: duration,
                                                    policy: policy, inputLine: 0))
         if role != "info" { toast.role = role }
@@ -92,14 +92,14 @@ public struct QueueSettings: Equatable, Sendable {
 
 /// Settings of `debounce`: a burst of toasts with one key ends in its last toast, shown once
 /// the burst settles (`window` after its last toast, or `maxWait` after its first).
-public struct DebounceSettings: Equatable, Sendable {
-    public var window: Microseconds = StreamTime.perSecond
+package struct DebounceSettings: Equatable, Sendable {
+    package var window: Microseconds = StreamTime.perSecond
     /// nil: a burst may go on for as long as its toasts keep coming.
-    public var maxWait: Microseconds?
+    package var maxWait: Microseconds?
     /// The fields that make a toast's key when it has no `key` of its own (as dedup's).
-    public var fields: [String] = ["message", "subtitle", "role"]
+    package var fields: [String] = ["message", "subtitle", "role"]
 
-    public init() {}
+    package init() {}
 
     static let names = ["window", "max_wait", "fields"]
 
@@ -113,24 +113,24 @@ public struct DebounceSettings: Equatable, Sendable {
 
 /// Settings of `digest`: the toasts of a group within `window` of its first become one toast
 /// that stands for them ("40 more from ci"), when at least `min` were held.
-public struct DigestSettings: Equatable, Sendable {
+package struct DigestSettings: Equatable, Sendable {
     /// The digest's message: a template with `{count}`, `{group}`, `{first}`, `{last}`, or a
     /// script's function of the held toasts.
-    public enum Message: Equatable, Sendable {
+    package enum Message: Equatable, Sendable {
         case template(String)
         case function(ScriptFunction)
     }
 
-    public var window: Microseconds = 10 * StreamTime.perSecond
+    package var window: Microseconds = 10 * StreamTime.perSecond
     /// The field whose value groups toasts; toasts without it share one group.
-    public var key: String = "source"
-    public var min: Int = 2
+    package var key: String = "source"
+    package var min: Int = 2
     /// Whether the toast that opens a window goes on at once (true) or is held with the rest.
-    public var leading: Bool = true
+    package var leading: Bool = true
     /// nil: the default template for `leading` and the group.
-    public var message: Message?
+    package var message: Message?
 
-    public init() {}
+    package init() {}
 
     static let names = ["window", "key", "min", "leading", "message"]
 

@@ -1,26 +1,26 @@
 /// The toasts whose fate differs between two runs of the same input, grouped by how it
 /// changed ("41 toasts now dropped by rule "quiet debug"", "3 now shown that were
 /// rate-limited").
-public struct FateComparison {
+package struct FateComparison {
     /// One toast whose fate differs; a side's fate is nil when that run had no such toast.
-    public struct Difference {
-        public var id: String
-        public var message: String
-        public var old: ToastFate?
-        public var new: ToastFate?
+    package struct Difference {
+        package var id: String
+        package var message: String
+        package var old: ToastFate?
+        package var new: ToastFate?
     }
 
-    public struct Group {
-        public var change: String
-        public var differences: [Difference]
+    package struct Group {
+        package var change: String
+        package var differences: [Difference]
     }
 
-    public private(set) var groups: [Group] = []
+    package private(set) var groups: [Group] = []
     /// Toasts in either run.
-    public private(set) var toastCount = 0
-    public var differenceCount: Int { groups.reduce(0) { $0 + $1.differences.count } }
+    package private(set) var toastCount = 0
+    package var differenceCount: Int { groups.reduce(0) { $0 + $1.differences.count } }
 
-    public init(old: FateCollector, new: FateCollector) {
+    package init(old: FateCollector, new: FateCollector) {
         var differences: [Difference] = []
         for entry in old.entries {
             toastCount += 1

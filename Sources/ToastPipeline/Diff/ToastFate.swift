@@ -1,6 +1,6 @@
 /// How one toast's life ended, as `toastscript diff` compares it: dropped (by which stage,
 /// for which reason, by which rule) or presented (when, and when and why it was dismissed).
-public enum ToastFate: Equatable, Sendable {
+package enum ToastFate: Equatable, Sendable {
     case dropped(stage: String, reason: String, rule: String?, at: Microseconds)
     case presented(at: Microseconds, dismissedAt: Microseconds?, reason: String?)
 
@@ -79,23 +79,23 @@ public enum ToastFate: Equatable, Sendable {
 /// under the key that matches it with the same toast in another run of the same input: its
 /// id and how many toasts with that id came before it; for toasts that scripts and stages
 /// brought in (`e<N>`, numbered differently by different scripts), their message instead.
-public final class FateCollector: RecordWriter {
-    public struct Entry {
-        public var key: String
-        public var id: String
-        public var message: String
-        public var fate: ToastFate
+package final class FateCollector: RecordWriter {
+    package struct Entry {
+        package var key: String
+        package var id: String
+        package var message: String
+        package var fate: ToastFate
     }
 
-    public private(set) var entries: [Entry] = []
+    package private(set) var entries: [Entry] = []
     private var positions: [String: Int] = [:]
     /// Entries still on screen, by id (the most recent last).
     private var shown: [String: [Int]] = [:]
     private var occurrences: [String: Int] = [:]
 
-    public init() {}
+    package init() {}
 
-    public func write(_ record: Record) {
+    package func write(_ record: Record) {
         let toast = record.toast
         switch record {
         case .present(_, let at, _):
@@ -122,7 +122,7 @@ public final class FateCollector: RecordWriter {
         return entries.count - 1
     }
 
-    public func entry(forKey key: String) -> Entry? {
+    package func entry(forKey key: String) -> Entry? {
         positions[key].map { entries[$0] }
     }
 

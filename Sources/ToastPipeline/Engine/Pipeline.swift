@@ -10,16 +10,16 @@
 /// which shows it now or later (`present`) and dismisses it on a timeout or an interaction
 /// (`dismiss`). Toasts that stages or scripts bring in wait until the current step is done,
 /// then enter at their stage. At the end, `finish` drains the clock so every toast ends.
-public final class Pipeline: HostEnvironment {
+package final class Pipeline: HostEnvironment {
     /// The run's settings; replaced by `reload`, all but the stages' order.
-    public private(set) var settings: PipelineSettings {
+    package private(set) var settings: PipelineSettings {
         get { settingsCell.value }
         set { settingsCell.value = newValue }
     }
     // Settings, observers and the script clock are kept in unchecked cells (`UncheckedCell`):
     // read in every step, replaced only by a reload between events.
     private let settingsCell: UncheckedCell<PipelineSettings>
-    public let stageNames: [String]
+    package let stageNames: [String]
     private let stages: [any ToastStage]
     /// Where the rules stage is, which a toast a stage made goes through first.
     private let rulesIndex: Int?
@@ -33,7 +33,7 @@ public final class Pipeline: HostEnvironment {
     private let observersCell: UncheckedCell<[any RecordObserver]>
     /// The context of code outside the stages (hooks, a `parse` function): its `emit` brings a
     /// toast in at the first stage.
-    public private(set) var entryContext: StageContext!
+    package private(set) var entryContext: StageContext!
     // The hot state below is kept in unchecked cells (`UncheckedCell`: Swift's run-time check
     // on every access would cost more than a stage): each access is one step that calls out to no stage,
     // host or writer while it lasts (a timer is popped, then fired; a pending toast is copied
@@ -50,29 +50,29 @@ public final class Pipeline: HostEnvironment {
     private var isRunningPending = false
     /// How deep inside `handle`, a timer or `finish` we are: toasts emitted there wait.
     private var stepDepth = 0
-    public let generatedIDs: GeneratedIDs
+    package let generatedIDs: GeneratedIDs
     /// Where decisions are traced (`--trace`); nil traces nothing.
-    public let tracer: (any TraceWriter)?
+    package let tracer: (any TraceWriter)?
     /// Trace records written so far, so that a stage that traced its own steps gets none more.
     private var tracesWritten = 0
     /// Why the current stage decided as it did, when it said so (`StageContext.explain`).
     private var stageBecause: String?
 
     /// How explanations (`--trace`, `--explain`) show a time: a log's own timestamps as dates.
-    public var timeDisplay = TimeDisplay()
+    package var timeDisplay = TimeDisplay()
 
     /// The stream clock.
-    public var now: Microseconds { nowCell.value }
+    package var now: Microseconds { nowCell.value }
     private let nowCell = UncheckedCell<Microseconds>(0)
     /// The input line being handled, for toasts brought in while handling it.
-    public var currentLine: Int { currentLineCell.value }
+    package var currentLine: Int { currentLineCell.value }
     private let currentLineCell = UncheckedCell(0)
     /// What the run has counted so far.
-    public var statistics: PipelineStatistics { statisticsCell.value }
+    package var statistics: PipelineStatistics { statisticsCell.value }
     private let statisticsCell: UncheckedCell<PipelineStatistics>
 
     /// The last stage; built on first use, as it needs the pipeline as its environment.
-    public private(set) lazy var host: Host = {
+    package private(set) lazy var host: Host = {
         let host = Host(settings: settings.queue, environment: self, keepingEnvironment: false)
         if tracer != nil { host.trace = { [unowned self] in self.trace($0) } }
         return host
@@ -95,7 +95,7 @@ public final class Pipeline: HostEnvironment {
 
     /// A pipeline of `stages` (in order, named as in `config{ stages = ... }`) before the
     /// host, writing records to `output` and, when there is a `tracer`, every decision to it.
-    public init(settings: PipelineSettings, stages: [(name: String, stage: any ToastStage)],
+    package init(settings: PipelineSettings, stages: [(name: String, stage: any ToastStage)],
                 output: any RecordWriter, generatedIDs: GeneratedIDs = GeneratedIDs(),
                 tracer: (any TraceWriter)? = nil, observers: [any RecordObserver] = []) {
         self.settingsCell = UncheckedCell(settings)
@@ -119,7 +119,7 @@ public final class Pipeline: HostEnvironment {
     /// order stays as it is until a restart: the result is whether the new settings ask for
     /// another one.
     @discardableResult
-    public func reload(settings newSettings: PipelineSettings, stages replacements: [(name: String, stage: any ToastStage)],
+    package func reload(settings newSettings: PipelineSettings, stages replacements: [(name: String, stage: any ToastStage)],
                        observers: [any RecordObserver]) -> Bool {
         let orderChanged = replacements.map(\.name) != stageNames
         for (name, replacement) in replacements {
@@ -140,7 +140,7 @@ public final class Pipeline: HostEnvironment {
     // MARK: Driving
 
     /// Handles one event at its time (or now, when it has none or is late).
-    public func handle(_ event: Event) {
+    package func handle(_ event: Event) {
         var event = event
         handle(taking: &event)
     }
@@ -182,19 +182,19 @@ public final class Pipeline: HostEnvironment {
 
     /// The scripts' clock (`after`, `on("end")`), and the timers they set while loading, each
     /// `delay` from now. A clock attached before replaces it: its pending timers are dropped.
-    public func attach(scriptClock: any ScriptClock, timers: [(token: Int, delay: Microseconds)]) {
+    package func attach(scriptClock: any ScriptClock, timers: [(token: Int, delay: Microseconds)]) {
         scriptClockCell.value = (scriptClock, scriptClockGeneration + 1)
         for timer in timers { scheduleScriptTimer(token: timer.token, at: now + timer.delay) }
     }
 
     /// Calls the script clock's `scriptTimerFired(token:context:)` at `time`.
-    public func scheduleScriptTimer(token: Int, at time: Microseconds) {
+    package func scheduleScriptTimer(token: Int, at time: Microseconds) {
         timers.value.schedule(.script(token: token, generation: scriptClockGeneration), at: max(time, now))
     }
 
     /// The input has ended: the scripts' `on("end")` hooks run, and what they bring in enters,
     /// before the drain (`finish`). Not on a signal.
-    public func endOfInput() {
+    package func endOfInput() {
         stepDepth += 1
         scriptClock?.inputEnded(context: entryContext)
         stepDepth -= 1
@@ -202,7 +202,7 @@ public final class Pipeline: HostEnvironment {
     }
 
     /// Moves the clock to `time`, firing every timer due at or before it in order.
-    public func advance(to time: Microseconds) {
+    package func advance(to time: Microseconds) {
         while let timer = timers.value.popDue(atOrBefore: time) {
             fire(timer)
         }
@@ -210,7 +210,7 @@ public final class Pipeline: HostEnvironment {
     }
 
     /// When the next timer that still means something is due.
-    public var nextTimerDue: Microseconds? {
+    package var nextTimerDue: Microseconds? {
         while let timer = timers.value.next {
             if isLive(timer.payload) { return timer.due }
             _ = timers.value.popNext()
@@ -220,7 +220,7 @@ public final class Pipeline: HostEnvironment {
 
     /// Ends the run: with `drain`, the clock runs on through every timer; then every toast
     /// still in the host ends with `host_removed` (docs/events.md, "The clock").
-    public func finish(drain: Bool) {
+    package func finish(drain: Bool) {
         stepDepth += 1
         defer { stepDepth -= 1 }
         repeat {
@@ -363,7 +363,7 @@ public final class Pipeline: HostEnvironment {
 
     /// Brings a new toast in at the first stage, once the current step is done, as a
     /// script's `emit` does.
-    public func emit(_ toast: Toast) {
+    package func emit(_ toast: Toast) {
         emit(toast, atStage: 0)
     }
 
@@ -451,13 +451,13 @@ public final class Pipeline: HostEnvironment {
     }
 
     /// The next id for a toast that `emit` or a summary brings in: `e<N>`.
-    public func nextGeneratedID() -> String {
+    package func nextGeneratedID() -> String {
         generatedIDs.next()
     }
 
     /// A toast with the defaults of a show event (docs/events.md), the next `e<N>` id
     /// and the current time.
-    public func makeGeneratedToast(message: String, role: String = "info") -> Toast {
+    package func makeGeneratedToast(message: String, role: String = "info") -> Toast {
         var toast = settings.queue.show(id: nextGeneratedID(), message: message, role: role)
         toast.atMicros = now
         toast.inputLine = currentLine
@@ -486,11 +486,11 @@ public final class Pipeline: HostEnvironment {
 
     // MARK: HostEnvironment
 
-    public func schedule(_ timer: HostTimer, at time: Microseconds) {
+    package func schedule(_ timer: HostTimer, at time: Microseconds) {
         timers.value.schedule(.host(timer), at: time)
     }
 
-    public func write(_ record: Record) {
+    package func write(_ record: Record) {
         statisticsCell.value.records += 1
         let hostIndex = stages.count
         switch record {

@@ -1,20 +1,20 @@
 /// Counts of what happened in a run, per stage (docs/events.md, "Records").
 public struct PipelineStatistics: Equatable, Sendable {
     public struct StageCounts: Equatable, Sendable {
-        public var name: String
+        public package(set) var name: String
         /// Toasts that reached the stage.
-        public var entered = 0
-        public var passed = 0
+        public package(set) var entered = 0
+        public package(set) var passed = 0
         /// Drops by reason.
         public var dropped: [String: Int] { droppedCounts.byReason }
         /// Dismissals by reason (the host only).
         public var dismissed: [String: Int] { dismissedCounts.byReason }
         /// Presentations (the host only).
-        public var presented = 0
+        public package(set) var presented = 0
         /// Toasts the stage held, and those of them it released (the rest it dropped, or a
         /// dismiss or the end of the run did).
-        public var held = 0
-        public var released = 0
+        public package(set) var held = 0
+        public package(set) var released = 0
         /// The `stage` its drop records carry: `rule` for the rules stage, else its name (the
         /// built-in stages' records, and a plugin's that drops as `context.stageName`).
         public var dropRecordStage: String { name == BuiltInStage.rules ? "rule" : name }
@@ -49,14 +49,14 @@ public struct PipelineStatistics: Equatable, Sendable {
     }
 
     /// The stages in pipeline order, the host last.
-    public var stages: [StageCounts]
+    public package(set) var stages: [StageCounts]
     /// Events handled (input lines that were events).
-    public var events = 0
+    public package(set) var events = 0
     /// Events whose `at` was earlier than the clock.
-    public var lateEvents = 0
+    public package(set) var lateEvents = 0
     /// Toasts that came in: shows, emitted toasts and summaries.
-    public var toastsIn = 0
-    public var records = 0
+    public package(set) var toastsIn = 0
+    public package(set) var records = 0
 
     init(stageNames: [String]) {
         stages = (stageNames + [BuiltInStage.host]).map { StageCounts(name: $0) }

@@ -1,6 +1,6 @@
 /// Calls the functions of `ScriptFunction`s: the scripts' runtime, for the stages that read
 /// settings holding them.
-public protocol ScriptFunctionRunner: AnyObject {
+package protocol ScriptFunctionRunner: AnyObject {
     /// Calls `function` with `toast`, within the stage's `context` (its clock, its input line);
     /// the text it returns, or nil when the call failed or returned no string (the runtime
     /// reports why).
@@ -13,7 +13,7 @@ public protocol ScriptFunctionRunner: AnyObject {
 }
 
 extension ScriptFunctionRunner {
-    public func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast? {
+    package func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast? {
         nil
     }
 }

@@ -11,7 +11,7 @@ public final class StageContext {
     unowned(unsafe) let pipeline: Pipeline
 
     /// The settings of the run.
-    public let settings: PipelineSettings
+    package let settings: PipelineSettings
     /// The roles the run knows (kept here: stages read them for every toast).
     public let roles: RoleTable
 

@@ -1,11 +1,11 @@
 /// Timers on the stream clock: a binary heap ordered by due time, then by the order they
 /// were set (docs/events.md, "The clock": timers due at the same time fire in the order they were set).
-public struct TimerQueue<Payload> {
-    public struct Timer {
-        public var due: Microseconds
+package struct TimerQueue<Payload> {
+    package struct Timer {
+        package var due: Microseconds
         /// Position in the order of setting, for ties.
-        public var sequence: UInt64
-        public var payload: Payload
+        package var sequence: UInt64
+        package var payload: Payload
 
         func firesBefore(_ other: Timer) -> Bool {
             due != other.due ? due < other.due : sequence < other.sequence
@@ -15,28 +15,28 @@ public struct TimerQueue<Payload> {
     private var heap: [Timer] = []
     private var nextSequence: UInt64 = 0
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { heap.isEmpty }
-    public var count: Int { heap.count }
+    package var isEmpty: Bool { heap.isEmpty }
+    package var count: Int { heap.count }
 
     /// The timer that fires next, if any.
-    public var next: Timer? { heap.first }
+    package var next: Timer? { heap.first }
 
-    public mutating func schedule(_ payload: Payload, at due: Microseconds) {
+    package mutating func schedule(_ payload: Payload, at due: Microseconds) {
         heap.append(Timer(due: due, sequence: nextSequence, payload: payload))
         nextSequence += 1
         siftUp(heap.count - 1)
     }
 
     /// Removes and returns the next timer if it is due at or before `time`.
-    public mutating func popDue(atOrBefore time: Microseconds) -> Timer? {
+    package mutating func popDue(atOrBefore time: Microseconds) -> Timer? {
         guard let first = heap.first, first.due <= time else { return nil }
         return popNext()
     }
 
     /// Removes and returns the next timer.
-    public mutating func popNext() -> Timer? {
+    package mutating func popNext() -> Timer? {
         guard !heap.isEmpty else { return nil }
         let first = heap[0]
         let last = heap.removeLast()
@@ -47,7 +47,7 @@ public struct TimerQueue<Payload> {
         return first
     }
 
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         heap.removeAll(keepingCapacity: true)
     }
 

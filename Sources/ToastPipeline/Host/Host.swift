@@ -5,9 +5,9 @@
 /// join the waiting line, ordered by priority, then arrival. After every change the head of
 /// the line is promoted while it may be shown, and the line is cut to `limit` by evicting
 /// the lowest-priority, oldest toast. Visible toasts leave by timeout or interaction.
-public final class Host {
+package final class Host {
     /// Replaced when the scripts are reloaded (`Pipeline.reload`); what the host holds stays.
-    public internal(set) var settings: QueueSettings {
+    package internal(set) var settings: QueueSettings {
         get { settingsCell.value }
         set { settingsCell.value = newValue }
     }
@@ -62,7 +62,7 @@ public final class Host {
     private var nextArrivalOrder = 0
 
     /// A host that sends its records and timers to `environment`, which it keeps alive.
-    public convenience init(settings: QueueSettings, environment: any HostEnvironment) {
+    package convenience init(settings: QueueSettings, environment: any HostEnvironment) {
         self.init(settings: settings, environment: environment, keepingEnvironment: true)
     }
 
@@ -73,21 +73,21 @@ public final class Host {
         keptEnvironment = keepingEnvironment ? environment : nil
     }
 
-    public var isEmpty: Bool { visible.isEmpty && waiting.isEmpty && delayed.isEmpty }
+    package var isEmpty: Bool { visible.isEmpty && waiting.isEmpty && delayed.isEmpty }
 
     /// The ids of the visible toasts, in the order they were presented.
-    public var visibleIDs: [String] { visible.map { slots.toast($0).id } }
+    package var visibleIDs: [String] { visible.map { slots.toast($0).id } }
     /// The ids of the waiting toasts, in line order.
-    public var waitingIDs: [String] { waiting.map { slots.toast($0).id } }
+    package var waitingIDs: [String] { waiting.map { slots.toast($0).id } }
     /// The ids of the toasts still in their `after` delay, in the order admitted.
-    public var delayedIDs: [String] { delayed.map { slots.toast($0).id } }
+    package var delayedIDs: [String] { delayed.map { slots.toast($0).id } }
 
     private var now: Microseconds { environment.now }
 
     // MARK: Toasts coming in
 
     /// Takes a toast that passed every stage: it arrives now, or after its delay.
-    public func admit(_ toast: Toast) {
+    package func admit(_ toast: Toast) {
         let serial = nextSerial
         nextSerial += 1
         let slot = slots.add(toast, HostedToast(serial: serial, priority: toast.priority ?? 0))
@@ -102,7 +102,7 @@ public final class Host {
     }
 
     /// Whether a timer still means something (not cancelled by what happened since).
-    public func isLive(_ timer: HostTimer) -> Bool {
+    package func isLive(_ timer: HostTimer) -> Bool {
         switch timer {
         case .arrival(let serial):
             return delayed.contains { slots[$0].serial == serial }
@@ -111,7 +111,7 @@ public final class Host {
         }
     }
 
-    public func timerFired(_ timer: HostTimer) {
+    package func timerFired(_ timer: HostTimer) {
         switch timer {
         case .arrival(let serial):
             guard let index = delayed.firstIndex(where: { slots[$0].serial == serial }) else { return }
@@ -275,7 +275,7 @@ public final class Host {
     }
 
     /// The end of the run: everything left ends with `host_removed`.
-    public func removeAll() {
+    package func removeAll() {
         endAll(visibleReason: .hostRemoved, hiddenReason: .hostRemoved)
     }
 
@@ -285,7 +285,7 @@ public final class Host {
     /// nothing, except that `dismiss` also cancels waiting and delayed toasts. Returns false
     /// for a `dismiss` that found no toast (the pipeline then looks among the held ones).
     @discardableResult
-    public func interact(_ kind: Event.Kind) -> Bool {
+    package func interact(_ kind: Event.Kind) -> Bool {
         switch kind {
         case .show, .tick:
             return true

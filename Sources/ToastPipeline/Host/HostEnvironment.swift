@@ -1,6 +1,6 @@
 /// What the host needs from the pipeline around it: the clock, its timers, and where its
 /// records go. The pipeline provides it; a test can provide its own.
-public protocol HostEnvironment: AnyObject {
+package protocol HostEnvironment: AnyObject {
     var now: Microseconds { get }
     /// Calls `Host.timerFired(_:)` with `timer` at `time`.
     func schedule(_ timer: HostTimer, at time: Microseconds)
@@ -10,11 +10,11 @@ public protocol HostEnvironment: AnyObject {
 }
 
 extension HostEnvironment {
-    public var timeDisplay: TimeDisplay { TimeDisplay() }
+    package var timeDisplay: TimeDisplay { TimeDisplay() }
 }
 
 /// A timer the host sets for itself.
-public enum HostTimer: Equatable, Sendable {
+package enum HostTimer: Equatable, Sendable {
     /// A delayed toast (`after`) reaches the host.
     case arrival(serial: Int)
     /// A visible toast's duration runs out; stale when `generation` is no longer the toast's.

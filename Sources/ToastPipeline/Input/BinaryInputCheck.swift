@@ -5,11 +5,11 @@
 /// vertical tab, form feed, carriage return and escape, and every byte of an invalid UTF-8
 /// sequence. Text has next to none; executables, images and compressed files have a third or
 /// more (random bytes about half), so the line is drawn at 30 % of the bytes looked at.
-public enum BinaryInputCheck {
+package enum BinaryInputCheck {
     /// How much of the input is looked at: the first 64 KiB, or less when that is all there is.
-    public static let openingBytes = 1 << 16
+    package static let openingBytes = 1 << 16
 
-    public static func looksBinary(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func looksBinary(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard !bytes.isEmpty else { return false }
         var bad = 0
         var index = 0

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Where input bytes come from: a file descriptor (stdin, `--events FILE`) or memory.
-public protocol ByteSource: AnyObject {
+package protocol ByteSource: AnyObject {
     /// Reads into `buffer`: the count read, 0 at the end, or a failure.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome
     /// Waits until a read would not block, at most `milliseconds` (-1: no limit), or until one
@@ -19,17 +19,17 @@ public protocol ByteSource: AnyObject {
 }
 
 extension ByteSource {
-    public var isRegularFile: Bool { false }
+    package var isRegularFile: Bool { false }
 }
 
-public enum WaitOutcome: Equatable {
+package enum WaitOutcome: Equatable {
     case readable
     case timedOut
     /// The wake descriptor became readable, or a signal ended the wait.
     case woken
 }
 
-public enum ReadOutcome: Equatable {
+package enum ReadOutcome: Equatable {
     case bytes(Int)
     case end
     /// A signal arrived while waiting.
@@ -38,17 +38,17 @@ public enum ReadOutcome: Equatable {
 }
 
 /// Input from a file descriptor.
-public final class FileDescriptorSource: ByteSource {
-    public let fd: Int32
+package final class FileDescriptorSource: ByteSource {
+    package let fd: Int32
     private let ownsDescriptor: Bool
 
-    public init(fd: Int32, ownsDescriptor: Bool = false) {
+    package init(fd: Int32, ownsDescriptor: Bool = false) {
         self.fd = fd
         self.ownsDescriptor = ownsDescriptor
     }
 
     /// Opens `path` for reading, or throws with the system's reason.
-    public static func opening(_ path: String) throws -> FileDescriptorSource {
+    package static func opening(_ path: String) throws -> FileDescriptorSource {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw FileOpenError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
@@ -60,7 +60,7 @@ public final class FileDescriptorSource: ByteSource {
         if ownsDescriptor { close(fd) }
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
         let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
         if count > 0 { return .bytes(count) }
         if count == 0 { return .end }
@@ -68,7 +68,7 @@ public final class FileDescriptorSource: ByteSource {
         return .failed(String(cString: strerror(errno)))
     }
 
-    public func waitUntilReadable(milliseconds: Int32, wakeDescriptors: [Int32]) -> WaitOutcome {
+    package func waitUntilReadable(milliseconds: Int32, wakeDescriptors: [Int32]) -> WaitOutcome {
         var requests = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
             + wakeDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         let ready = poll(&requests, nfds_t(requests.count), milliseconds)
@@ -78,12 +78,12 @@ public final class FileDescriptorSource: ByteSource {
         return .readable
     }
 
-    public var wouldBlock: Bool {
+    package var wouldBlock: Bool {
         var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&request, 1, 0) == 0
     }
 
-    public var isRegularFile: Bool {
+    package var isRegularFile: Bool {
         var status = stat()
         return fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
     }
@@ -102,7 +102,7 @@ public final class MemorySource: ByteSource {
         self.init(Array(text.utf8))
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
         guard offset < bytes.count else { return .end }
         let count = min(buffer.count, bytes.count - offset)
         bytes.withUnsafeBytes { source in
@@ -112,7 +112,7 @@ public final class MemorySource: ByteSource {
         return .bytes(count)
     }
 
-    public func waitUntilReadable(milliseconds: Int32, wakeDescriptors: [Int32]) -> WaitOutcome { .readable }
+    package func waitUntilReadable(milliseconds: Int32, wakeDescriptors: [Int32]) -> WaitOutcome { .readable }
 
     public var wouldBlock: Bool { false }
 }

@@ -2,15 +2,15 @@
 ///
 /// It checks every field a type owns, fills in defaults, and numbers the shows without an
 /// `id` (`t<N>`, counting rejected shows too). One decoder reads one stream.
-public struct EventDecoder {
+package struct EventDecoder {
     /// Roles a show may name: the built-in ones and those the scripts defined.
-    public var roles: RoleTable
+    package var roles: RoleTable
     /// `queue.policy`, for shows that set none.
-    public var defaultPolicy: Policy
+    package var defaultPolicy: Policy
     /// `queue.duration`, for shows that set none (nil: no timeout).
-    public var defaultDuration: Microseconds?
+    package var defaultDuration: Microseconds?
     /// Lines so far that were JSON objects of type `show`, rejected ones included.
-    public private(set) var showCount = 0
+    package private(set) var showCount = 0
     /// Warnings since the last `takeNotes()`: show fields whose name looks like a typo.
     private var notes: [String] = []
     /// Extra field names already looked at for typos (each is warned about once at most). A
@@ -23,7 +23,7 @@ public struct EventDecoder {
     private var interner = StringInterner()
     static let maximumNamesChecked = 32
 
-    public init(roles: RoleTable = .builtIn, defaultPolicy: Policy = .enqueue,
+    package init(roles: RoleTable = .builtIn, defaultPolicy: Policy = .enqueue,
                 defaultDuration: Microseconds? = 3 * StreamTime.perSecond) {
         self.roles = roles
         self.defaultPolicy = defaultPolicy
@@ -31,19 +31,19 @@ public struct EventDecoder {
     }
 
     /// Whether a line holds nothing but spaces, tabs and `\r` (docs/events.md).
-    public static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
     }
 
     /// The line without a leading UTF-8 byte order mark (`EF BB BF`), which editors on some
     /// systems put at the start of a file.
-    public static func droppingByteOrderMark(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    package static func droppingByteOrderMark(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         guard line.count >= 3, line[0] == 0xEF, line[1] == 0xBB, line[2] == 0xBF else { return line }
         return UnsafeBufferPointer(rebasing: line[3...])
     }
 
     /// A plain-text line as a show whose message is the line, less a trailing `\r`.
-    public mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
+    package mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
         decodeText(line, number: number, arena: TextArena(capacity: line.count)).map(\.event)
     }
 
@@ -61,7 +61,7 @@ public struct EventDecoder {
     }
 
     /// One JSON Lines line as an event.
-    public mutating func decodeJSON(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
+    package mutating func decodeJSON(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
         decodeJSON(line, number: number, arena: TextArena(capacity: line.count)).map(\.event)
     }
 
@@ -135,7 +135,7 @@ public struct EventDecoder {
     }
 
     /// The warnings gathered since the last call, oldest first.
-    public mutating func takeNotes() -> [String] {
+    package mutating func takeNotes() -> [String] {
         guard !notes.isEmpty else { return [] }
         defer { notes = [] }
         return notes
@@ -296,10 +296,6 @@ enum DecodedEvent {
 struct FieldError: Error {
     var message: String
     init(_ message: String) { self.message = message }
-}
-
-func quoted(_ text: String) -> String {
-    "\"\(text)\""
 }
 
 /// The members of one event object, sorted into the fields docs/events.md names and the rest.

@@ -4,8 +4,8 @@
 /// Line numbers count physical lines from 1. A line longer than `maxLineBytes` is skipped
 /// to its end and reported once, so one huge line cannot take all memory; its bytes go to
 /// `skippedBytes` as they pass (a dead-letter file keeps them without holding them).
-public final class LineReader {
-    public enum Item {
+package final class LineReader {
+    package enum Item {
         /// A line without its `\n`; the bytes are valid until the next call.
         case line(UnsafeBufferPointer<UInt8>, number: Int)
         /// A line over the limit; its bytes (without the `\n`) went to `skippedBytes`.
@@ -21,7 +21,7 @@ public final class LineReader {
     }
 
     private let source: any ByteSource
-    public let maxLineBytes: Int
+    package let maxLineBytes: Int
     private let skippedBytes: ((UnsafeRawBufferPointer) -> Void)?
     /// Polled beside the input whenever a read would wait: readable means stop waiting.
     private let wakeDescriptors: [Int32]
@@ -31,10 +31,10 @@ public final class LineReader {
     private var atEnd = false
     /// Bytes of an over-long line skipped so far; nil when not skipping.
     private var skipping: Int?
-    public private(set) var lineNumber = 0
+    package private(set) var lineNumber = 0
     static let blockSize = 1 << 18
 
-    public init(source: any ByteSource, maxLineBytes: Int = 1 << 20,
+    package init(source: any ByteSource, maxLineBytes: Int = 1 << 20,
                 skippedBytes: ((UnsafeRawBufferPointer) -> Void)? = nil, wakeDescriptors: [Int32] = [],
                 rejectsBinary: Bool = false) {
         self.source = source
@@ -47,7 +47,7 @@ public final class LineReader {
 
     /// The next line or what stopped it. `beforeBlocking` runs when a read would have to wait
     /// (flush output there); `waitLimit` bounds that wait in milliseconds (nil: none).
-    public func next(waitLimit: Int32? = nil, beforeBlocking: () -> Void = {}) -> Item {
+    package func next(waitLimit: Int32? = nil, beforeBlocking: () -> Void = {}) -> Item {
         while true {
             if !openingChecked, let verdict = checkOpening() { return verdict }
             if openingChecked, let item = bufferedItem() { return item }

@@ -8,18 +8,18 @@ import Darwin
 /// RFC 3339 / ISO 8601 (`2026-11-30T10:06:31.250+01:00`, `T` or a space, the offset optional),
 /// the classic syslog form (`Nov 30 10:06:31`, in the current year), or any `strftime`-style
 /// format. A time without an offset is in `zone`: the local zone of `TZ`, or UTC.
-public struct TimestampParser: Sendable {
-    public var zone: TimeDisplay.Zone
+package struct TimestampParser: Sendable {
+    package var zone: TimeDisplay.Zone
     /// The current year, for syslog times that do not say theirs.
-    public var currentYear: @Sendable () -> Int
+    package var currentYear: @Sendable () -> Int
 
-    public init(zone: TimeDisplay.Zone = .local, currentYear: @escaping @Sendable () -> Int = TimestampParser.yearNow) {
+    package init(zone: TimeDisplay.Zone = .local, currentYear: @escaping @Sendable () -> Int = TimestampParser.yearNow) {
         self.zone = zone
         self.currentYear = currentYear
     }
 
     /// Seconds since the epoch (fractions kept), or why the text could not be read.
-    public func seconds(from text: String, format: String? = nil) -> Result<Double, TimestampError> {
+    package func seconds(from text: String, format: String? = nil) -> Result<Double, TimestampError> {
         if let format { return seconds(from: text, strftime: format) }
         let bytes = Array(text.utf8)
         if let iso = iso8601(bytes) { return iso }
@@ -142,7 +142,7 @@ public struct TimestampParser: Sendable {
         }
     }
 
-    public static let yearNow: @Sendable () -> Int = {
+    package static let yearNow: @Sendable () -> Int = {
         var now = time(nil)
         var parts = tm()
         localtime_r(&now, &parts)
@@ -158,8 +158,8 @@ private func systemStrptime(_ text: UnsafePointer<CChar>, _ format: UnsafePointe
                             _ parts: UnsafeMutablePointer<tm>) -> UnsafeMutablePointer<CChar>?
 
 /// Why `parse_time` could not read a text.
-public struct TimestampError: Error, Equatable, Sendable {
-    public var message: String
+package struct TimestampError: Error, Equatable, Sendable {
+    package var message: String
     init(_ message: String) { self.message = message }
 }
 

@@ -2,23 +2,23 @@
 /// `role()` calls built, their rules and hooks, whether they set a `parse` function, and the
 /// toasts they emitted while loading. A run is built from this value; the functions in it run
 /// in the scripts' one Lua state, each in the context the pipeline gives it.
-public struct LoadedScripts {
-    public let settings: PipelineSettings
+package struct LoadedScripts {
+    package let settings: PipelineSettings
     /// The rules, in the order the scripts registered them, for the rules stage.
-    public let rules: [any ToastRule]
+    package let rules: [any ToastRule]
     /// The `on(...)` hooks, to run after each record; nil when there are none.
-    public let hooks: (any RecordObserver)?
-    public let hasParseFunction: Bool
+    package let hooks: (any RecordObserver)?
+    package let hasParseFunction: Bool
     /// Toasts `emit`ted while loading: they enter when the run starts.
-    public let emittedWhileLoading: [Toast]
+    package let emittedWhileLoading: [Toast]
     /// The `e<N>` counter the scripts and the pipeline share.
-    public let generatedIDs: GeneratedIDs
+    package let generatedIDs: GeneratedIDs
     /// Runs the functions that settings hold (a role's `announce`).
-    public let functions: any ScriptFunctionRunner
+    package let functions: any ScriptFunctionRunner
     let runtime: LuaRuntime
 
     /// The scripts' timers and end-of-input hooks, for the pipeline's clock.
-    public var clock: any ScriptClock { runtime }
+    package var clock: any ScriptClock { runtime }
 
     /// The `parse` function in front of the decoder, running in `context` (the pipeline's
     /// entry context: its `emit` enters at the first stage); nil when no script set one.
@@ -30,7 +30,7 @@ public struct LoadedScripts {
 extension Pipeline {
     /// A pipeline for loaded scripts: the stages of `registry` in the order the settings give,
     /// the scripts' rules and hooks, and the toasts they emitted while loading (let in now).
-    public convenience init(scripts: LoadedScripts, registry: StageRegistry = .builtIn, output: any RecordWriter,
+    package convenience init(scripts: LoadedScripts, registry: StageRegistry = .builtIn, output: any RecordWriter,
                             tracer: (any TraceWriter)? = nil) throws {
         let stages = try registry.makeStages(settings: scripts.settings, rules: RulesStage(rules: scripts.rules),
                                              functions: scripts.functions)
@@ -44,7 +44,7 @@ extension Pipeline {
     /// settings of the stages in place replace the old ones, what the stages and the host hold
     /// stays, and the toasts they emitted while loading come in now. Returns whether the new
     /// settings ask for another order of stages, which waits for a restart.
-    public func reload(scripts: LoadedScripts, registry: StageRegistry = .builtIn) throws -> Bool {
+    package func reload(scripts: LoadedScripts, registry: StageRegistry = .builtIn) throws -> Bool {
         let stages = try registry.makeStages(settings: scripts.settings, rules: RulesStage(rules: scripts.rules),
                                              functions: scripts.functions)
         let orderChanged = reload(settings: scripts.settings, stages: stages, observers: scripts.hooks.map { [$0] } ?? [])

@@ -1,17 +1,17 @@
 /// How scripts run: sandboxed or not, and their limits (docs/lua.md).
-public struct LuaOptions: Equatable, Sendable {
+package struct LuaOptions: Equatable, Sendable {
     /// `--unsafe-lua`: all standard libraries, binary chunks allowed.
-    public var unsafe = false
+    package var unsafe = false
     /// `--lua-budget`: instructions per call of a rule, hook or script chunk (0: none).
-    public var instructionBudget = 10_000_000
+    package var instructionBudget = 10_000_000
     /// `--lua-memory`: megabytes the state may hold while scripts run (0: no cap).
-    public var memoryLimitMB = 256
+    package var memoryLimitMB = 256
     /// `--tz`: the zone `parse_time` reads times without an offset in (and dates are shown in).
-    public var timeZone: TimeDisplay.Zone = .local
+    package var timeZone: TimeDisplay.Zone = .local
     /// `--var NAME=VALUE`: what scripts read as `vars.NAME` (a later one of a name wins).
-    public var variables: [String: String] = [:]
+    package var variables: [String: String] = [:]
 
-    public init(unsafe: Bool = false, instructionBudget: Int = 10_000_000, memoryLimitMB: Int = 256,
+    package init(unsafe: Bool = false, instructionBudget: Int = 10_000_000, memoryLimitMB: Int = 256,
                 timeZone: TimeDisplay.Zone = .local) {
         self.unsafe = unsafe
         self.instructionBudget = instructionBudget

@@ -10,9 +10,9 @@ import CLua
 /// `log`). Swift functions behind them never raise a Lua error themselves: they hand the
 /// message to a C trampoline, so no `longjmp` crosses a Swift frame. Every call into Lua
 /// runs protected, within the instruction budget and the memory cap.
-public final class LuaRuntime {
+package final class LuaRuntime {
     let state: LuaState
-    public let options: LuaOptions
+    package let options: LuaOptions
     /// What `config{}` and `role()` built so far.
     private var settingsBuilder: SettingsBuilder
     /// The rules the scripts registered, in order.
@@ -21,7 +21,7 @@ public final class LuaRuntime {
     var hooks: [String: [(reference: Int32, place: String)]] = [:]
     /// The script's `parse` function, if it set one (one a run).
     private(set) var parseFunction: (reference: Int32, place: String)?
-    public let generatedIDs: GeneratedIDs
+    package let generatedIDs: GeneratedIDs
     /// Toasts emitted while the scripts loaded; they enter when the run starts.
     private var emittedWhileLoading: [Toast] = []
     /// The scripts' pending timers (`after`), by token; and those set while loading, with
@@ -38,7 +38,7 @@ public final class LuaRuntime {
 
     /// A runtime whose `config{...}` may place and configure the stages of `registry`; a
     /// failed script call goes to `reportError`, what `log` writes to `writeLog`.
-    public init(options: LuaOptions = LuaOptions(), registry: StageRegistry = .builtIn,
+    package init(options: LuaOptions = LuaOptions(), registry: StageRegistry = .builtIn,
                 generatedIDs: GeneratedIDs = GeneratedIDs(),
                 reportError: @escaping (ScriptError) -> Void = { _ in }, writeLog: @escaping (String) -> Void = { _ in }) throws {
         try registry.check()
@@ -64,10 +64,10 @@ public final class LuaRuntime {
     }
 
     /// The settings `config{}` and `role()` built so far.
-    public var settings: PipelineSettings { settingsBuilder.settings }
+    package var settings: PipelineSettings { settingsBuilder.settings }
 
     /// What the scripts set up, to build a run from (see `LoadedScripts`).
-    public var loaded: LoadedScripts {
+    package var loaded: LoadedScripts {
         LoadedScripts(settings: settings, rules: rules,
                       hooks: hooks.keys.contains(where: { $0 != "end" }) ? LuaHooks(runtime: self) : nil,
                       hasParseFunction: parseFunction != nil, emittedWhileLoading: emittedWhileLoading,
@@ -75,12 +75,12 @@ public final class LuaRuntime {
     }
 
     /// The rules the scripts registered, in order, ready for a rules stage.
-    public var rules: [any ToastRule] {
+    package var rules: [any ToastRule] {
         ruleFunctions.map { LuaRule(name: $0.name, reference: $0.reference, place: $0.place, runtime: self) }
     }
 
     /// The Lua library's release, e.g. `Lua 5.4.6`.
-    public static var luaRelease: String { String(cString: clua_release()) }
+    package static var luaRelease: String { String(cString: clua_release()) }
 
     var budget: Int32 { Int32(clamping: options.instructionBudget) }
 
@@ -89,7 +89,7 @@ public final class LuaRuntime {
     /// Runs one script file's top level. Throws `FILE:LINE: message` when it does not load
     /// or its top level fails.
     /// The message shows the line it names beneath it.
-    public func load(scriptAt path: String) throws {
+    package func load(scriptAt path: String) throws {
         let failed = { (message: String) in
             ScriptSourceLine.loadError(message, chunkName: path) { ScriptSourceLine.line($0, ofFileAt: path) }
         }
@@ -102,7 +102,7 @@ public final class LuaRuntime {
     }
 
     /// Runs a chunk of Lua text, named `name` in messages (`-e`, tests).
-    public func load(source: String, name: String) throws {
+    package func load(source: String, name: String) throws {
         let failed = { (message: String) in
             ScriptSourceLine.loadError(message, chunkName: name) { ScriptSourceLine.line($0, of: source) }
         }
@@ -521,7 +521,7 @@ public final class LuaRuntime {
 }
 
 extension LuaRuntime: ScriptFunctionRunner {
-    public func text(calling function: ScriptFunction, with toast: Toast, context: StageContext) -> String? {
+    package func text(calling function: ScriptFunction, with toast: Toast, context: StageContext) -> String? {
         running(in: ScriptCall(context: context, inputLine: context.inputLine)) {
             callForText(function.number, place: function.place, toast: toast)
         }
@@ -529,7 +529,7 @@ extension LuaRuntime: ScriptFunctionRunner {
 
     /// A digest's `message` function, given the list of the held toasts' tables: a string is
     /// the message; a table gives the digest's fields (`message` among them) over `base`.
-    public func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast? {
+    package func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast? {
         running(in: ScriptCall(context: context, inputLine: context.inputLine)) {
             let L = state.L
             let top = state.top

@@ -51,7 +51,7 @@ extension LuaRuntime: ScriptClock {
         return 0
     }
 
-    public func scriptTimerFired(token: Int, context: StageContext) {
+    package func scriptTimerFired(token: Int, context: StageContext) {
         guard let timer = scriptTimers.removeValue(forKey: token) else { return }
         defer { state.release(timer.reference) }
         running(in: ScriptCall(context: context, inputLine: context.inputLine, during: "timer")) {
@@ -62,7 +62,7 @@ extension LuaRuntime: ScriptClock {
         }
     }
 
-    public func inputEnded(context: StageContext) {
+    package func inputEnded(context: StageContext) {
         guard let functions = hooks["end"] else { return }
         running(in: ScriptCall(context: context, inputLine: 0, during: "end")) {
             let top = state.top

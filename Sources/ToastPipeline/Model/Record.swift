@@ -2,7 +2,7 @@
 ///
 /// Every toast that comes in ends in exactly one `drop`, or in one `present` followed by
 /// one `dismiss`.
-public enum Record {
+package enum Record {
     /// The toast appeared on screen after waiting `waited` at the host.
     case present(Toast, at: Microseconds, waited: Microseconds)
     /// The toast left the screen after being visible for `shown`.
@@ -10,20 +10,20 @@ public enum Record {
     /// The toast never reached the screen.
     case drop(Toast, at: Microseconds, Drop)
 
-    public var toast: Toast {
+    package var toast: Toast {
         switch self {
         case .present(let toast, _, _), .dismiss(let toast, _, _, _), .drop(let toast, _, _): return toast
         }
     }
 
-    public var time: Microseconds {
+    package var time: Microseconds {
         switch self {
         case .present(_, let at, _), .dismiss(_, let at, _, _), .drop(_, let at, _): return at
         }
     }
 
     /// `present`, `dismiss` or `drop`: the record's `event` field and the hook's name.
-    public var kindName: String {
+    package var kindName: String {
         switch self {
         case .present: return "present"
         case .dismiss: return "dismiss"
@@ -33,7 +33,7 @@ public enum Record {
 }
 
 /// Why a visible toast left the screen.
-public enum DismissReason: String, Sendable, CaseIterable {
+package enum DismissReason: String, Sendable, CaseIterable {
     case timeout, tap
     case longPress = "long_press"
     case swipe, programmatic, replacement

@@ -2,7 +2,7 @@ extension Record {
     /// The record's fields as `--format json` writes them, in the same order: what a script's
     /// `on(...)` hook gets as `info`. The JSON encoder writes the same fields straight from the
     /// toast's bytes; a test holds the two to the same output.
-    public var members: [JSONMember] {
+    package var members: [JSONMember] {
         var members = [JSONMember("event", .string(kindName)), JSONMember("t", Self.seconds(time)),
                        JSONMember("id", .string(toast.id))]
         func add(_ name: String, _ value: JSONValue?) {

@@ -3,11 +3,11 @@
 /// runtime) calls it.
 public struct ScriptFunction: Hashable, Sendable {
     /// The function's number in the scripts' runtime.
-    public let number: Int32
+    package let number: Int32
     /// Where the function was defined, `FILE:LINE`, for messages.
-    public let place: String
+    package let place: String
 
-    public init(number: Int32, place: String) {
+    package init(number: Int32, place: String) {
         self.number = number
         self.place = place
     }

@@ -5,11 +5,11 @@
 /// (0.1 + 0.2 is not 0.3). One alias keeps the arithmetic plain.
 public typealias Microseconds = Int64
 
-public enum StreamTime {
-    public static let perSecond: Microseconds = 1_000_000
+package enum StreamTime {
+    package static let perSecond: Microseconds = 1_000_000
 
     /// Whole microseconds for `seconds`, rounded half to even; nil when not finite or too large.
-    public static func microseconds(fromSeconds seconds: Double) -> Microseconds? {
+    package static func microseconds(fromSeconds seconds: Double) -> Microseconds? {
         guard seconds.isFinite else { return nil }
         let scaled = (seconds * 1_000_000).rounded(.toNearestOrEven)
         guard abs(scaled) < 9.0e18 else { return nil }
@@ -18,7 +18,7 @@ public enum StreamTime {
 
     /// Whole microseconds for a `Duration` (a plugin's settings hold spans as `Duration`),
     /// rounded toward zero; the largest or smallest for one out of range.
-    public static func microseconds(_ duration: Duration) -> Microseconds {
+    package static func microseconds(_ duration: Duration) -> Microseconds {
         let (seconds, attoseconds) = duration.components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: perSecond)
         guard !overflow else { return seconds < 0 ? .min : .max }
@@ -26,19 +26,19 @@ public enum StreamTime {
     }
 
     /// Seconds as a `Double`, for Lua and for the few places that want one.
-    public static func seconds(_ time: Microseconds) -> Double {
+    package static func seconds(_ time: Microseconds) -> Double {
         Double(time) / 1_000_000
     }
 
     /// The shortest decimal for `time` in seconds: `3`, `3.5`, `0.000001`, `-2.25`.
-    public static func format(_ time: Microseconds) -> String {
+    package static func format(_ time: Microseconds) -> String {
         var bytes: [UInt8] = []
         append(time, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends the shortest decimal for `time` in seconds to `out`.
-    public static func append<Out: ByteOutput & ~Copyable>(_ time: Microseconds, to out: inout Out) {
+    package static func append<Out: ByteOutput & ~Copyable>(_ time: Microseconds, to out: inout Out) {
         // Written backwards into one scratch buffer, then appended at once: a sign, at most 13
         // whole digits, a point and at most 6 fraction digits.
         var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)

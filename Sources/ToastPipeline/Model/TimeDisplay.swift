@@ -9,59 +9,59 @@ import Darwin
 /// the epoch from a log's own timestamps (`2026-11-30 10:06:31.250`), and the time of day on
 /// the wall clock (`10:06:31.250`). Dates and times are local (the `TZ` environment, as `date`
 /// shows them), or UTC with `--tz utc`. JSON records keep plain seconds.
-public struct TimeDisplay: Sendable, Equatable {
-    public enum Zone: String, Sendable, CaseIterable { case local, utc }
+package struct TimeDisplay: Sendable, Equatable {
+    package enum Zone: String, Sendable, CaseIterable { case local, utc }
 
-    public var zone: Zone
+    package var zone: Zone
     /// Microseconds since the Unix epoch at stream time 0, when the stream runs on the wall
     /// clock (times are then shown as the time of day); nil on the stream clock.
-    public var timeOfDayOrigin: Microseconds?
+    package var timeOfDayOrigin: Microseconds?
 
-    public init(zone: Zone = .local, timeOfDayOrigin: Microseconds? = nil) {
+    package init(zone: Zone = .local, timeOfDayOrigin: Microseconds? = nil) {
         self.zone = zone
         self.timeOfDayOrigin = timeOfDayOrigin
     }
 
     /// 1,000,000,000 s (2001-09-09): stream times this large are seconds since the epoch.
-    public static let epochTimesFrom: Microseconds = 1_000_000_000 * StreamTime.perSecond
+    package static let epochTimesFrom: Microseconds = 1_000_000_000 * StreamTime.perSecond
 
     /// Whether `time` is shown as a date and time.
-    public static func isEpochTime(_ time: Microseconds) -> Bool { time >= epochTimesFrom }
+    package static func isEpochTime(_ time: Microseconds) -> Bool { time >= epochTimesFrom }
 
     /// The time as a column of text shows it: `3.5`, `2026-11-30 10:06:31.250` or `10:06:31.250`.
-    public func clock(_ time: Microseconds) -> String {
+    package func clock(_ time: Microseconds) -> String {
         if let origin = timeOfDayOrigin { return timeOfDay(origin + time) }
         if Self.isEpochTime(time) { return dateTime(time) }
         return StreamTime.format(time)
     }
 
     /// The time as a sentence says it: `3.5 s`, or a date and time as in `clock`.
-    public func moment(_ time: Microseconds) -> String {
+    package func moment(_ time: Microseconds) -> String {
         timeOfDayOrigin == nil && !Self.isEpochTime(time) ? StreamTime.format(time) + " s" : clock(time)
     }
 
     /// `10:06:31.250`: hours, minutes, seconds and milliseconds.
-    public func timeOfDay(_ microseconds: Microseconds) -> String {
+    package func timeOfDay(_ microseconds: Microseconds) -> String {
         let (parts, milliseconds) = brokenDown(microseconds)
         return Self.pad(parts.tm_hour) + ":" + Self.pad(parts.tm_min) + ":" + Self.pad(parts.tm_sec) + "."
             + Self.pad(milliseconds, 3)
     }
 
     /// `10:06`, or `10:06:31` when the seconds are not 0: an axis label.
-    public func shortTimeOfDay(_ microseconds: Microseconds) -> String {
+    package func shortTimeOfDay(_ microseconds: Microseconds) -> String {
         let (parts, _) = brokenDown(microseconds)
         let minutes = Self.pad(parts.tm_hour) + ":" + Self.pad(parts.tm_min)
         return parts.tm_sec == 0 ? minutes : minutes + ":" + Self.pad(parts.tm_sec)
     }
 
     /// `2026-11-30`: the date alone.
-    public func date(_ microseconds: Microseconds) -> String {
+    package func date(_ microseconds: Microseconds) -> String {
         let (parts, _) = brokenDown(microseconds)
         return String(parts.tm_year + 1900) + "-" + Self.pad(parts.tm_mon + 1) + "-" + Self.pad(parts.tm_mday)
     }
 
     /// `2026-11-30 10:06:31.250`: the date, then the time of day.
-    public func dateTime(_ microseconds: Microseconds) -> String {
+    package func dateTime(_ microseconds: Microseconds) -> String {
         date(microseconds) + " " + timeOfDay(microseconds)
     }
 
@@ -85,10 +85,10 @@ public struct TimeDisplay: Sendable, Equatable {
 
 /// A span of time as a sentence says it: `3 d`, `5 h 20 min`, `12 min`, `40 s`, `0.5 s`: at
 /// most two units, the larger first, rounded to the smaller (2 d 23 h 59 min is `3 d`).
-public enum SpanText {
+package enum SpanText {
     private static let units: [(seconds: Int64, name: String)] = [(86_400, "d"), (3_600, "h"), (60, "min"), (1, "s")]
 
-    public static func describe(_ span: Microseconds) -> String {
+    package static func describe(_ span: Microseconds) -> String {
         let seconds = span / StreamTime.perSecond
         guard seconds >= 60 else { return StreamTime.format(span) + " s" }
         let largest = units.firstIndex { seconds >= $0.seconds } ?? units.count - 1

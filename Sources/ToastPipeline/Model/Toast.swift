@@ -299,7 +299,7 @@ public struct Toast {
     }
 
     /// The value of a field, after defaults; nil when the toast has no value for it.
-    public func value(of field: FieldReference, roles: RoleTable) -> JSONValue? {
+    package func value(of field: FieldReference, roles: RoleTable) -> JSONValue? {
         guard case .field(let known) = field else {
             if case .extra(let name) = field { return extraValue(name) }
             return nil
@@ -320,7 +320,7 @@ public struct Toast {
     /// `j` and the JSON text for anything else, each after its length in four bytes, so
     /// distinct values never share bytes. The common string fields go in without building a
     /// `JSONValue`.
-    public func appendKey<Key: ByteOutput & ~Copyable>(of field: FieldReference, roles: RoleTable, to key: inout Key) {
+    package func appendKey<Key: ByteOutput & ~Copyable>(of field: FieldReference, roles: RoleTable, to key: inout Key) {
         func appendLength(_ count: Int) {
             withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { key.append($0) }
         }

@@ -3,7 +3,7 @@
 /// and reads it by its `kind`, and dedup keys, templates and traces read it with
 /// `Toast.withValue(of:_:)`. A new field is a case here, its kind, and its line in
 /// `Toast.withValue`, `Toast.hasSameValue` and `Toast.Fields.set`.
-public enum ToastField: String, CaseIterable, Sendable {
+package enum ToastField: String, CaseIterable, Sendable {
     case id, message, subtitle, role, duration, after, placement, policy, priority, source, key
     case dismissOnTap = "dismiss_on_tap"
     case dismissOnLongPress = "dismiss_on_long_press"
@@ -67,11 +67,11 @@ public enum ToastField: String, CaseIterable, Sendable {
 /// A field as settings name it (dedup `fields`, the rate-limit `key`, announce templates):
 /// one of docs/events.md, else an extra field. Resolved once from its name, so a stage does not
 /// compare names for every toast.
-public enum FieldReference: Hashable, Sendable {
+package enum FieldReference: Hashable, Sendable {
     case field(ToastField)
     case extra(String)
 
-    public init(name: String) {
+    package init(name: String) {
         self = ToastField(rawValue: name).map(FieldReference.field) ?? .extra(name)
     }
 }

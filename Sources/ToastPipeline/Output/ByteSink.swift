@@ -6,7 +6,7 @@ import Darwin
 
 /// Where encoded records go. Writes that fail are remembered, not thrown, so the pipeline
 /// never unwinds mid-step; the run checks `failure` between events.
-public protocol ByteSink: AnyObject {
+package protocol ByteSink: AnyObject {
     func write(_ bytes: UnsafeRawBufferPointer)
     /// Pushes everything written so far to its destination (and to disk, where asked).
     func flush()
@@ -14,7 +14,7 @@ public protocol ByteSink: AnyObject {
     var failure: SinkFailure? { get }
 }
 
-public enum SinkFailure: Equatable, Sendable {
+package enum SinkFailure: Equatable, Sendable {
     /// The reader went away (`| head -1`): a quiet end, not an error.
     case closedPipe
     /// A write failed, with the system's reason.
@@ -22,13 +22,13 @@ public enum SinkFailure: Equatable, Sendable {
 }
 
 /// A sink on a file descriptor: stdout, or a file opened for appending.
-public final class FileDescriptorSink: ByteSink {
-    public let fd: Int32
+package final class FileDescriptorSink: ByteSink {
+    package let fd: Int32
     /// The path for messages (`<stdout>` for standard output).
-    public let name: String
+    package let name: String
     private let syncToDisk: Bool
     private let ownsDescriptor: Bool
-    public private(set) var failure: SinkFailure?
+    package private(set) var failure: SinkFailure?
 
     init(fd: Int32, name: String, syncToDisk: Bool, ownsDescriptor: Bool) {
         self.fd = fd
@@ -37,12 +37,12 @@ public final class FileDescriptorSink: ByteSink {
         self.ownsDescriptor = ownsDescriptor
     }
 
-    public static func standardOutput() -> FileDescriptorSink {
+    package static func standardOutput() -> FileDescriptorSink {
         FileDescriptorSink(fd: STDOUT_FILENO, name: "<stdout>", syncToDisk: false, ownsDescriptor: false)
     }
 
     /// Opens `path` for appending (creating it), or throws with the system's reason.
-    public static func appending(to path: String, fsync: Bool) throws -> FileDescriptorSink {
+    package static func appending(to path: String, fsync: Bool) throws -> FileDescriptorSink {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw FileOpenError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
@@ -55,9 +55,9 @@ public final class FileDescriptorSink: ByteSink {
     }
 
     /// Whether the descriptor is a terminal (for `--color auto`).
-    public var isTerminal: Bool { isatty(fd) == 1 }
+    package var isTerminal: Bool { isatty(fd) == 1 }
 
-    public func write(_ bytes: UnsafeRawBufferPointer) {
+    package func write(_ bytes: UnsafeRawBufferPointer) {
         guard failure == nil, var next = bytes.baseAddress else { return }
         var remaining = bytes.count
         while remaining > 0 {
@@ -72,7 +72,7 @@ public final class FileDescriptorSink: ByteSink {
         }
     }
 
-    public func flush() {
+    package func flush() {
         guard failure == nil, syncToDisk else { return }
         if fsync(fd) != 0 && errno != EINVAL {
             failure = .writeFailed("\(name): \(String(cString: strerror(errno)))")
@@ -83,15 +83,15 @@ public final class FileDescriptorSink: ByteSink {
 /// A sink that keeps everything in memory: for tests and for embedding.
 public final class MemorySink: ByteSink {
     public private(set) var bytes: [UInt8] = []
-    public private(set) var failure: SinkFailure?
+    package private(set) var failure: SinkFailure?
 
     public init() {}
 
-    public func write(_ bytes: UnsafeRawBufferPointer) {
+    package func write(_ bytes: UnsafeRawBufferPointer) {
         self.bytes.append(contentsOf: bytes)
     }
 
-    public func flush() {}
+    package func flush() {}
 
     /// What was written, as text.
     public var text: String { String(decoding: bytes, as: UTF8.self) }

@@ -1,26 +1,26 @@
 /// `--explain ID`: passes on only the records and trace records of the toasts asked about,
 /// and remembers which of them it saw, so a mistyped id can be reported.
-public final class ExplainFilter: RecordWriter, TraceWriter {
-    public let ids: Set<String>
+package final class ExplainFilter: RecordWriter, TraceWriter {
+    package let ids: Set<String>
     private let records: any RecordWriter
     private let traces: any TraceWriter
     /// The ids asked about that some record or trace carried.
-    public private(set) var seen: Set<String> = []
+    package private(set) var seen: Set<String> = []
 
-    public init(ids: Set<String>, writingTo output: any RecordWriter & TraceWriter) {
+    package init(ids: Set<String>, writingTo output: any RecordWriter & TraceWriter) {
         self.ids = ids
         self.records = output
         self.traces = output
     }
 
-    public func write(_ record: Record) {
+    package func write(_ record: Record) {
         let id = record.toast.id
         guard ids.contains(id) else { return }
         seen.insert(id)
         records.write(record)
     }
 
-    public func write(_ trace: TraceRecord) {
+    package func write(_ trace: TraceRecord) {
         let id = trace.toast.id
         guard ids.contains(id) else { return }
         seen.insert(id)
@@ -28,7 +28,7 @@ public final class ExplainFilter: RecordWriter, TraceWriter {
     }
 
     /// The ids asked about that no toast had, in the order given.
-    public func unseen(of asked: [String]) -> [String] {
+    package func unseen(of asked: [String]) -> [String] {
         asked.filter { !seen.contains($0) }
     }
 }

@@ -10,7 +10,7 @@
 /// the rules left it when they changed it (the rules' lines wait until the rules are done);
 /// lines of several explained toasts keep time order, each starting with its id when more than
 /// one id is explained.
-public final class ExplainStoryEncoder: RecordEncoder {
+package final class ExplainStoryEncoder: RecordEncoder {
     private let showsIDs: Bool
     /// The toast whose rules are being told: its message as it came in, and its lines so far.
     private var inRules: (identity: String, incoming: String, lines: [String])?
@@ -19,12 +19,12 @@ public final class ExplainStoryEncoder: RecordEncoder {
     /// The toasts already introduced, by id and input line (an id may come back).
     private var introduced: Set<String> = []
 
-    public init(explaining ids: [String], time: TimeDisplay = TimeDisplay()) {
+    package init(explaining ids: [String], time: TimeDisplay = TimeDisplay()) {
         showsIDs = Set(ids).count > 1
         self.time = time
     }
 
-    public func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
+    package func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
         let toast = record.toast
         let text: String
         switch record {
@@ -45,7 +45,7 @@ public final class ExplainStoryEncoder: RecordEncoder {
         return true
     }
 
-    public func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
+    package func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
         // The id is in the header (and in the margin when several toasts are explained).
         line(TextRecordEncoder.sentence(for: trace, withID: false), toast: trace.toast, at: trace.time, into: &out,
              rulesStep: trace.stage == BuiltInStage.rules ? trace.messageBefore ?? trace.toast.message : nil)

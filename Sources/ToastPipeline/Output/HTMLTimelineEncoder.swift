@@ -13,11 +13,11 @@
 /// a log's own timestamps label the axis as times of day, with the date where it changes. At
 /// most `limit` bars and `limit` drop marks are drawn: past that the timeline ends (the page
 /// says where), and the totals still count the whole run.
-public final class HTMLTimelineEncoder: RecordEncoder {
-    public let title: String
-    public let limit: Int
+package final class HTMLTimelineEncoder: RecordEncoder {
+    package let title: String
+    package let limit: Int
     /// How times are shown: seconds, or dates and times for a log's own timestamps.
-    public let time: TimeDisplay
+    package let time: TimeDisplay
 
     private struct Bar {
         var toast: Toast
@@ -56,7 +56,7 @@ public final class HTMLTimelineEncoder: RecordEncoder {
     private var dropCounts: [(name: String, count: Int)] = []
     private var dismissCounts: [(name: String, count: Int)] = []
 
-    public init(title: String, limit: Int = 2_000, time: TimeDisplay = TimeDisplay()) {
+    package init(title: String, limit: Int = 2_000, time: TimeDisplay = TimeDisplay()) {
         self.title = title
         self.limit = limit
         self.time = time
@@ -64,7 +64,7 @@ public final class HTMLTimelineEncoder: RecordEncoder {
 
     // MARK: Collecting
 
-    public func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
+    package func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
         let time = record.time
         see(time)
         let toast = record.toast
@@ -105,7 +105,7 @@ public final class HTMLTimelineEncoder: RecordEncoder {
         return false
     }
 
-    public func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
+    package func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
         see(trace.time)
         switch trace.verdict {
         case .held: holding[trace.toast.id] = (trace.time, trace.stage)
@@ -156,7 +156,7 @@ public final class HTMLTimelineEncoder: RecordEncoder {
     /// Labels on the time axis are at least this far apart, in pixels.
     private static let labelSpacing = 96.0
 
-    public func finish(into out: inout ByteBuffer) {
+    package func finish(into out: inout ByteBuffer) {
         let start = firstTime ?? 0
         let drawnEnd = bars.compactMap(\.end).max() ?? start
         let end = max(windowEnd ?? lastTime, drawnEnd, start + StreamTime.perSecond)

@@ -1,9 +1,9 @@
 /// `--format json`: one JSON object per record, fields in the order of docs/events.md, "Records", optional
 /// fields left out when they have no value.
-public struct JSONRecordEncoder: RecordEncoder {
-    public init() {}
+package struct JSONRecordEncoder: RecordEncoder {
+    package init() {}
 
-    public func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
+    package func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
         switch record {
         case .present(let toast, let at, let waited):
             out.appendLiteral(#"{"event":"present","t":"#)
@@ -67,7 +67,7 @@ public struct JSONRecordEncoder: RecordEncoder {
 
     /// `{"event":"trace","t":…,"id":…,"stage":…,"verdict":…}` with the rule, the changed
     /// fields, the details and the reason in words when there are any.
-    public func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
+    package func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
         out.appendLiteral(#"{"event":"trace","t":"#)
         StreamTime.append(trace.time, to: &out)
         field(#","id":""#, trace.toast.id, &out)

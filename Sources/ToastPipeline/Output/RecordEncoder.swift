@@ -1,6 +1,6 @@
 /// Turns records into output bytes, one line per record (or none, for records a format
 /// leaves out).
-public protocol RecordEncoder {
+package protocol RecordEncoder {
     /// Appends the record's line, newline included, to `out`; returns whether it wrote one.
     func encode(_ record: Record, into out: inout ByteBuffer) -> Bool
     /// Appends a trace record's line (`--trace`); formats that show no traces write nothing.
@@ -11,11 +11,11 @@ public protocol RecordEncoder {
 }
 
 extension RecordEncoder {
-    public func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool { false }
-    public func finish(into out: inout ByteBuffer) {}
+    package func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool { false }
+    package func finish(into out: inout ByteBuffer) {}
 }
 
 /// The `--format` choices.
-public enum OutputFormat: String, Sendable, CaseIterable {
+package enum OutputFormat: String, Sendable, CaseIterable {
     case text, json, speech, html
 }

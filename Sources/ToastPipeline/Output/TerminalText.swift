@@ -7,10 +7,10 @@
 /// (U+0080–U+009F), the bidi embeddings, overrides and isolates (U+202A–U+202E,
 /// U+2066–U+2069) and the line and paragraph separators (U+2028, U+2029). Everything else,
 /// emoji and every script included, passes unchanged. A backslash is left as it is.
-public enum TerminalText {
+package enum TerminalText {
     /// `text` with every unsafe character escaped; `text` itself when it has none (most do).
     /// `keepingTabs` leaves tabs raw (they separate the fields of a script's `log` line).
-    public static func escaped(_ text: String, keepingTabs: Bool = false) -> String {
+    package static func escaped(_ text: String, keepingTabs: Bool = false) -> String {
         guard needsEscaping(text) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 8)

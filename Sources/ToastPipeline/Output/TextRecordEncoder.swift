@@ -10,18 +10,18 @@
 /// terminal. The time column is as `TimeDisplay` shows it: seconds, the time of day on the
 /// wall clock (`10:06:31.250`), or the date and time for a log's own timestamps
 /// (`2026-11-30 10:06:31.250`).
-public struct TextRecordEncoder: RecordEncoder {
-    public var useColor: Bool
-    public var verbose: Bool
-    public var time: TimeDisplay
+package struct TextRecordEncoder: RecordEncoder {
+    package var useColor: Bool
+    package var verbose: Bool
+    package var time: TimeDisplay
 
-    public init(useColor: Bool, verbose: Bool, time: TimeDisplay = TimeDisplay()) {
+    package init(useColor: Bool, verbose: Bool, time: TimeDisplay = TimeDisplay()) {
         self.useColor = useColor
         self.verbose = verbose
         self.time = time
     }
 
-    public func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
+    package func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
         var line = ""
         switch record {
         case .present(let toast, let at, _):
@@ -55,7 +55,7 @@ public struct TextRecordEncoder: RecordEncoder {
     /// A trace record (`--trace`), indented under the records:
     ///
     ///       3.5      · t2 dedup: drop (duplicate of t1): same message, subtitle and role as t1 at 0 s, …
-    public func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
+    package func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
         out.appendUTF8(timeColumn(trace.time) + dimmed("    · " + Self.sentence(for: trace)))
         out.append(UInt8(ascii: "\n"))
         return true

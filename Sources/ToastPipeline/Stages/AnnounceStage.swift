@@ -1,22 +1,22 @@
 /// The `announce` stage: the text a screen reader would say (docs/lua.md, "config"):
 /// `<label>: <message>`, or just the message for an empty label, then `, <subtitle>` for a
 /// non-empty subtitle. A role's own `announce` template or function replaces it.
-public final class AnnounceStage: ToastStage {
+package final class AnnounceStage: ToastStage {
     /// Runs the roles' `announce` functions (the scripts' runtime); without one, a role's
     /// function gives the default announcement.
     private var functions: (any ScriptFunctionRunner)?
 
-    public init(functions: (any ScriptFunctionRunner)? = nil) {
+    package init(functions: (any ScriptFunctionRunner)? = nil) {
         self.functions = functions
     }
 
     /// The reloaded scripts run the roles' functions from now on.
-    public func reload(from replacement: any ToastStage) {
+    package func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? AnnounceStage else { return }
         functions = replacement.functions
     }
 
-    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+    package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         if let text = ownAnnouncement(for: toast, context: context) {
             toast.announcement = text
         } else {

@@ -5,8 +5,8 @@
 ///
 /// A progress line every 200 ms ("Saving 10 %", "Saving 20 %", …, with one `key`) shows once,
 /// the last one, when the progress settles.
-public final class DebounceStage: ToastStage {
-    public private(set) var settings: DebounceSettings
+package final class DebounceStage: ToastStage {
+    package private(set) var settings: DebounceSettings
     private var fields: [FieldReference]
     private var bursts: [[UInt8]: Burst] = [:]
     /// The key each pending release timer is for; a burst's timer is the one it names.
@@ -20,18 +20,18 @@ public final class DebounceStage: ToastStage {
         var timer: Int
     }
 
-    public init(settings: DebounceSettings) {
+    package init(settings: DebounceSettings) {
         self.settings = settings
         self.fields = settings.fields.map(FieldReference.init(name:))
     }
 
     /// New settings; the bursts held now go on as they were set.
-    public func reload(from replacement: any ToastStage) {
+    package func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? DebounceStage else { return }
         (settings, fields) = (replacement.settings, replacement.fields)
     }
 
-    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+    package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         scratch.removeAll()
         toast.appendIdentity(fields: fields, roles: context.roles, to: &scratch)
         let key = scratch.bytes
@@ -55,7 +55,7 @@ public final class DebounceStage: ToastStage {
         return .hold(handle)
     }
 
-    public func timerFired(token: Int, context: StageContext) {
+    package func timerFired(token: Int, context: StageContext) {
         guard let key = timerKeys.removeValue(forKey: token), let burst = bursts[key], burst.timer == token else { return }
         bursts[key] = nil
         context.release(burst.held)

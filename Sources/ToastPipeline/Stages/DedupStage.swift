@@ -2,8 +2,8 @@
 ///
 /// The window counts from the last toast that passed, so a steady flood passes once per
 /// window. At most `cache` keys are remembered, the least recently passed forgotten first.
-public final class DedupStage: ToastStage {
-    public var settings: DedupSettings { configuration.value.settings }
+package final class DedupStage: ToastStage {
+    package var settings: DedupSettings { configuration.value.settings }
     private var fields: [FieldReference] { configuration.value.fields }
     // The settings and the fields they name, in an unchecked cell (`UncheckedCell`): read for
     // every toast, replaced only by a reload, between events.
@@ -29,21 +29,21 @@ public final class DedupStage: ToastStage {
         var id: String
     }
 
-    public init(settings: DedupSettings) {
+    package init(settings: DedupSettings) {
         self.configuration = UncheckedCell((settings, settings.fields.map(FieldReference.init(name:))))
         self.cacheCell = UncheckedCell(RecencyCache(capacity: settings.cache))
     }
 
     /// New `window` and `fields`; the keys remembered stay, and so does the cache's size (a
     /// new `cache` takes effect at the next start).
-    public func reload(from replacement: any ToastStage) {
+    package func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? DedupStage else { return }
         var settings = replacement.settings
         settings.cache = cache.capacity
         configuration.value = (settings, replacement.fields)
     }
 
-    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+    package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         buildIdentity(of: toast, roles: context.roles)
         let now = context.nowMicros
         let passed = PassedToast(time: now, id: toast.id)

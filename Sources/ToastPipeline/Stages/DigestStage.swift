@@ -4,8 +4,8 @@
 /// before the window ends are held. When it ends, fewer than `min` held toasts go on as they
 /// were; otherwise each is dropped (`digested`, `into` the digest's id) and one digest toast
 /// comes in, made by this stage: "40 more from ci".
-public final class DigestStage: ToastStage {
-    public private(set) var settings: DigestSettings
+package final class DigestStage: ToastStage {
+    package private(set) var settings: DigestSettings
     private var key: FieldReference
     /// Runs a `message` function (the scripts' runtime).
     private var functions: (any ScriptFunctionRunner)?
@@ -21,19 +21,19 @@ public final class DigestStage: ToastStage {
         var held: [HoldHandle] = []
     }
 
-    public init(settings: DigestSettings, functions: (any ScriptFunctionRunner)? = nil) {
+    package init(settings: DigestSettings, functions: (any ScriptFunctionRunner)? = nil) {
         self.settings = settings
         self.key = FieldReference(name: settings.key)
         self.functions = functions
     }
 
     /// New settings and message function; the open windows close as they were set.
-    public func reload(from replacement: any ToastStage) {
+    package func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? DigestStage else { return }
         (settings, key, functions) = (replacement.settings, replacement.key, replacement.functions)
     }
 
-    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+    package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         scratch.removeAll()
         toast.appendKey(of: key, roles: context.roles, to: &scratch)
         let group = scratch.bytes
@@ -62,7 +62,7 @@ public final class DigestStage: ToastStage {
         return .hold(handle)
     }
 
-    public func timerFired(token: Int, context: StageContext) {
+    package func timerFired(token: Int, context: StageContext) {
         guard let group = timerKeys.removeValue(forKey: token), let window = windows.removeValue(forKey: group) else { return }
         // Cancelled toasts (a dismiss) left the window; what is left is told in arrival order.
         let held = window.held.compactMap { handle in context.heldToast(handle).map { (handle, $0) } }

@@ -1,9 +1,9 @@
 /// The `priority` stage: a toast without a priority of its own takes its role's
 /// (docs/lua.md, "config"). The host orders its waiting line by it.
-public final class PriorityStage: ToastStage {
-    public init() {}
+package final class PriorityStage: ToastStage {
+    package init() {}
 
-    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+    package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         if toast.priority == nil {
             toast.priority = context.roles.priority(of: toast.role) ?? 0
             context.explain("no priority of its own: role \(quoted(toast.role)) gives \(toast.priority ?? 0)")

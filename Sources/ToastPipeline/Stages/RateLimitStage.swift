@@ -1,8 +1,8 @@
 /// The `rate_limit` stage: at most `limit` toasts of a group pass in any `window`
 /// (docs/lua.md, "config"). With `summary`, each run of drops of a group ends in one
 /// "N more" toast, `window` after the run's first drop.
-public final class RateLimitStage: ToastStage {
-    public var settings: RateLimitSettings { configuration.value.settings }
+package final class RateLimitStage: ToastStage {
+    package var settings: RateLimitSettings { configuration.value.settings }
     private var key: FieldReference { configuration.value.key }
     // The settings and the field they group by, in an unchecked cell (`UncheckedCell`): read
     // for every toast, replaced only by a reload, between events.
@@ -36,17 +36,17 @@ public final class RateLimitStage: ToastStage {
         var pendingDrops: Int?
     }
 
-    public init(settings: RateLimitSettings) {
+    package init(settings: RateLimitSettings) {
         self.configuration = UncheckedCell((settings, FieldReference(name: settings.key)))
     }
 
     /// New settings; the groups' windows and pending summaries stay.
-    public func reload(from replacement: any ToastStage) {
+    package func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? RateLimitStage else { return }
         configuration.value = (replacement.settings, replacement.key)
     }
 
-    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+    package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         scratch.removeAll()
         toast.appendKey(of: key, roles: context.roles, to: &scratch)
         let group = scratch.withBytes { key in
@@ -81,7 +81,7 @@ public final class RateLimitStage: ToastStage {
         return .drop(Drop(stage: "rate_limit", reason: .rateLimited))
     }
 
-    public func timerFired(token: Int, context: StageContext) {
+    package func timerFired(token: Int, context: StageContext) {
         guard let key = summaryGroups.removeValue(forKey: token),
               let group = key.withUnsafeBytes({ groups.number(of: $0, hash: ByteKeyTable<GroupState>.hash($0)) }),
               let drops = groups[group].pendingDrops else { return }

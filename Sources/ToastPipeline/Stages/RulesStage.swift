@@ -1,5 +1,5 @@
 /// One rule of the `rules` stage: Lua rules from scripts, or Swift rules from code.
-public protocol ToastRule {
+package protocol ToastRule {
     /// The name a `drop` record gives as `rule`.
     var name: String { get }
     /// Keeps (perhaps changing `toast`) or drops one toast. A rule that fails reports its own
@@ -7,7 +7,7 @@ public protocol ToastRule {
     func apply(to toast: inout Toast, context: StageContext) -> RuleOutcome
 }
 
-public enum RuleOutcome: Equatable, Sendable {
+package enum RuleOutcome: Equatable, Sendable {
     case keep
     /// Drop the toast; `note` says why.
     case drop(note: String?)
@@ -35,8 +35,8 @@ protocol ToastRuleGroup {
 
 /// The `rules` stage: the rules in the order they were registered (docs/lua.md, "config").
 /// A dropped toast reaches no later rule.
-public final class RulesStage: ToastStage {
-    public private(set) var rules: [any ToastRule] {
+package final class RulesStage: ToastStage {
+    package private(set) var rules: [any ToastRule] {
         didSet { steps = Self.steps(of: rules) }
     }
 
@@ -48,17 +48,17 @@ public final class RulesStage: ToastStage {
         case group(any ToastRuleGroup)
     }
 
-    public init(rules: [any ToastRule] = []) {
+    package init(rules: [any ToastRule] = []) {
         self.rules = rules
         self.steps = Self.steps(of: rules)
     }
 
-    public func add(_ rule: any ToastRule) {
+    package func add(_ rule: any ToastRule) {
         rules.append(rule)
     }
 
     /// The reloaded scripts' rules replace these.
-    public func reload(from replacement: any ToastStage) {
+    package func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? RulesStage else { return }
         rules = replacement.rules
     }
@@ -79,7 +79,7 @@ public final class RulesStage: ToastStage {
         return steps
     }
 
-    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+    package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         if context.isTracing {
             if rules.isEmpty { context.explain("no rules") }
             return processTraced(&toast, context: context)

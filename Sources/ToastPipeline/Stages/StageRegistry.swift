@@ -78,7 +78,7 @@ public struct StageRegistry: PluginStageCatalog {
 
     /// Checks a plugin stage's own table by building the stage once, so a bad setting is
     /// reported at the `config{...}` call that made it, before any input is read.
-    public func checkSettings(of name: String, in settings: PipelineSettings) throws {
+    package func checkSettings(of name: String, in settings: PipelineSettings) throws {
         guard let factory = factories[name] else { return }
         _ = try factory(input(for: name, settings: settings, rules: RulesStage(), functions: nil))
     }

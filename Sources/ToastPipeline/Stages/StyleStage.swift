@@ -1,8 +1,8 @@
 /// The `style` stage: the role's symbol, glyph and color (docs/lua.md, "config").
-public final class StyleStage: ToastStage {
-    public init() {}
+package final class StyleStage: ToastStage {
+    package init() {}
 
-    public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+    package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         toast.style = context.roles.appliedStyle(of: toast.role)
         context.explain("the style of role \(quoted(toast.role))")
         return .pass

@@ -4,28 +4,28 @@
 ///
 /// Trace records sit beside the records of `Record` but are not part of their rule that
 /// every toast ends in one drop or one present and one dismiss: they say why, not what.
-public struct TraceRecord {
-    public var time: Microseconds
+package struct TraceRecord {
+    package var time: Microseconds
     /// The toast as the decision left it.
-    public var toast: Toast
+    package var toast: Toast
     /// The stage's name, or `host`.
-    public var stage: String
-    public var verdict: TraceVerdict
+    package var stage: String
+    package var verdict: TraceVerdict
     /// The rule's name, for a decision of one rule of the rules stage.
-    public var rule: String?
+    package var rule: String?
     /// The names of the fields the stage or rule changed (`change`).
-    public var changedFields: [String]
+    package var changedFields: [String]
     /// Facts behind the decision, as record fields: `reason`, `of`, `position`, `waiting`,
     /// `limit`, `by`, `until`, `shown`, … (the host's decisions always say `waiting`, the
     /// length of the waiting line after them).
-    public var details: [JSONMember]
+    package var details: [JSONMember]
     /// The decision in words, with the settings that caused it ("same message and role as t1
     /// at 2 s, within the 3 s window"), or a failed rule's error; nil when the verdict says it all.
-    public var because: String?
+    package var because: String?
     /// The message before a rule changed it (the `--explain` header shows it as it came in).
-    public var messageBefore: String?
+    package var messageBefore: String?
 
-    public init(time: Microseconds, toast: Toast, stage: String, verdict: TraceVerdict, rule: String? = nil,
+    package init(time: Microseconds, toast: Toast, stage: String, verdict: TraceVerdict, rule: String? = nil,
                 changedFields: [String] = [], details: [JSONMember] = [], because: String? = nil) {
         self.time = time
         self.toast = toast
@@ -38,7 +38,7 @@ public struct TraceRecord {
     }
 
     /// The value of one of `details`.
-    public func detail(_ name: String) -> JSONValue? {
+    package func detail(_ name: String) -> JSONValue? {
         details.last { $0.name == name }?.value
     }
 }
@@ -55,7 +55,7 @@ public enum TraceVerdict: String, Sendable, CaseIterable {
 
 /// Where trace records go. A pipeline with none traces nothing and pays one `nil` check a
 /// stage for it.
-public protocol TraceWriter: AnyObject {
+package protocol TraceWriter: AnyObject {
     func write(_ trace: TraceRecord)
 }
 

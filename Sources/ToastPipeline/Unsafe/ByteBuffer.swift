@@ -8,13 +8,13 @@
 /// Safe to use: the buffer is noncopyable, so exactly one owner can write to or free its memory;
 /// every write first makes room (`reserve`), and the memory is freed once, in `deinit`. Bytes
 /// are only read through `withBytes`, whose pointer is valid for the closure's duration.
-public struct ByteBuffer: ~Copyable, ByteOutput {
+package struct ByteBuffer: ~Copyable, ByteOutput {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     /// Bytes written and not yet taken out.
-    public private(set) var count = 0
+    package private(set) var count = 0
 
-    public init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096) {
         self.capacity = max(capacity, 16)
         base = .allocate(capacity: self.capacity)
     }
@@ -23,7 +23,7 @@ public struct ByteBuffer: ~Copyable, ByteOutput {
         base.deallocate()
     }
 
-    public var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// Makes room for `more` bytes after what is written.
     @inline(__always)
@@ -40,13 +40,13 @@ public struct ByteBuffer: ~Copyable, ByteOutput {
         capacity = newCapacity
     }
 
-    public mutating func append(_ byte: UInt8) {
+    package mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
         count += 1
     }
 
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
         reserve(bytes.count)
         UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
@@ -54,15 +54,15 @@ public struct ByteBuffer: ~Copyable, ByteOutput {
     }
 
     /// Forgets what is written, keeping the memory.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         count = 0
     }
 
     /// The bytes written, for the duration of `body`.
-    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
     /// The bytes written, as an array.
-    public var bytes: [UInt8] { withBytes { Array($0) } }
+    package var bytes: [UInt8] { withBytes { Array($0) } }
 }

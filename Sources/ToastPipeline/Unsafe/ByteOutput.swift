@@ -1,12 +1,12 @@
 /// Something bytes are appended to: the record buffer encoders write into, or a byte array
 /// (dedup keys, tests). `JSONText` and `StreamTime` write to either.
-public protocol ByteOutput: ~Copyable {
+package protocol ByteOutput: ~Copyable {
     mutating func append(_ byte: UInt8)
     mutating func append(_ bytes: UnsafeRawBufferPointer)
 }
 
 extension Array: ByteOutput where Element == UInt8 {
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         append(contentsOf: bytes)
     }
 }

@@ -74,21 +74,20 @@ import ToastPipelineTesting
     }
 
     @Test(arguments: [
-        ("config{ quiet_hours = { from = 25 } }", "test:1: config: quiet_hours.from must be a whole number ≥ 0 and ≤ 23, not 25"),
+        ("config{ quiet_hours = { from = 25 } }", "script:1: config: quiet_hours.from must be a whole number ≥ 0 and ≤ 23, not 25"),
         ("config{ quiet_hours = { mode = 'mute' } }",
-         "test:1: config: quiet_hours.mode must be one of \"drop\", \"downgrade\", not \"mute\""),
-        ("config{ quiet_hours = { keep = 'error' } }", "test:1: config: quiet_hours.keep must be a list of strings, not \"error\""),
-        ("config{ quiet_hours = { form = 21 } }", "test:1: config: unknown setting quiet_hours.form; did you mean \"from\"?"),
-        ("config{ escalate = { count = 0 } }", "test:1: config: escalate.count must be a whole number ≥ 1, not 0"),
-        ("config{ escalate = { count = 2.5 } }", "test:1: config: escalate.count must be a whole number ≥ 1, not 2.5"),
+         "script:1: config: quiet_hours.mode must be one of \"drop\", \"downgrade\", not \"mute\""),
+        ("config{ quiet_hours = { keep = 'error' } }", "script:1: config: quiet_hours.keep must be a list of strings, not \"error\""),
+        ("config{ quiet_hours = { form = 21 } }", "script:1: config: unknown setting quiet_hours.form; did you mean \"from\"?"),
+        ("config{ escalate = { count = 0 } }", "script:1: config: escalate.count must be a whole number ≥ 1, not 0"),
+        ("config{ escalate = { count = 2.5 } }", "script:1: config: escalate.count must be a whole number ≥ 1, not 2.5"),
         ("config{ escalate = { to = 'panic' } }",
-         "test:1: config: escalate.to: unknown role \"panic\" (known: error, info, success, warning; "
+         "script:1: config: escalate.to: unknown role \"panic\" (known: error, info, success, warning; "
             + "a role of your own is defined before this config call)"),
-        ("config{ escalate = 3 }", "test:1: config: escalate must be a table of settings, not a number"),
+        ("config{ escalate = 3 }", "script:1: config: escalate must be a table of settings, not a number"),
     ])
     func settingsMistakesAreReportedAtTheConfigCall(source: String, message: String) throws {
-        let runtime = try LuaRuntime(registry: .withCustomStages)
-        #expect(throws: ScriptLoadError(message: message)) { try runtime.load(source: source, name: "test") }
+        #expect(throws: ScriptLoadError(message: message)) { try StageHarness(registry: .withCustomStages, script: source) }
     }
 
     @Test func escalateTurnsTheNthWarningOfASourceIntoAnError() throws {

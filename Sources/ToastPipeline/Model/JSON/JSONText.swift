@@ -1,17 +1,17 @@
 /// Strict JSON text (RFC 8259) written into byte buffers: strings escaped as little as
 /// JSON allows, so non-ASCII text and `/` stay as they are.
-public enum JSONText {
+package enum JSONText {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `text` as a JSON string, quotes included.
-    public static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var bytes: [UInt8] = []
         appendString(text, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends `text` as a quoted JSON string.
-    public static func appendString<Out: ByteOutput & ~Copyable>(_ text: String, to out: inout Out) {
+    package static func appendString<Out: ByteOutput & ~Copyable>(_ text: String, to out: inout Out) {
         out.append(UInt8(ascii: "\""))
         appendEscaped(text, to: &out)
         out.append(UInt8(ascii: "\""))
@@ -50,7 +50,7 @@ public enum JSONText {
     }
 
     /// Appends any JSON value; object members keep their order.
-    public static func appendValue<Out: ByteOutput & ~Copyable>(_ value: JSONValue, to out: inout Out) {
+    package static func appendValue<Out: ByteOutput & ~Copyable>(_ value: JSONValue, to out: inout Out) {
         switch value {
         case .null: out.appendLiteral("null")
         case .bool(let flag): out.appendLiteral(flag ? "true" : "false")
@@ -71,7 +71,7 @@ public enum JSONText {
         }
     }
 
-    public static func appendObject<Out: ByteOutput & ~Copyable>(_ members: [JSONMember], to out: inout Out) {
+    package static func appendObject<Out: ByteOutput & ~Copyable>(_ members: [JSONMember], to out: inout Out) {
         out.append(UInt8(ascii: "{"))
         for (index, member) in members.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -84,7 +84,7 @@ public enum JSONText {
 
     /// The shortest text that reads back as `number`; integral values print without `.0`.
     /// Not-finite numbers cannot be JSON and print as `null`.
-    public static func appendDouble<Out: ByteOutput & ~Copyable>(_ number: Double, to out: inout Out) {
+    package static func appendDouble<Out: ByteOutput & ~Copyable>(_ number: Double, to out: inout Out) {
         guard number.isFinite else {
             out.appendLiteral("null")
             return
@@ -99,7 +99,7 @@ public enum JSONText {
     }
 
     /// A value as JSON text.
-    public static func encode(_ value: JSONValue) -> String {
+    package static func encode(_ value: JSONValue) -> String {
         var out: [UInt8] = []
         appendValue(value, to: &out)
         return String(decoding: out, as: UTF8.self)
