@@ -300,7 +300,7 @@ import Testing
             ("config{ queue = { max_visible = 0 } }", "rules.lua:1: config: queue.max_visible must be a whole number ≥ 1, not 0"),
             ("config{ queue = { policy = 'fifo' } }", "rules.lua:1: config: queue.policy must be \"enqueue\", \"replace\" or \"stack\", not \"fifo\""),
             ("\nconfig{ rate_limit = { windw = 3 } }", "rules.lua:2: config: unknown setting rate_limit.windw (known: limit, window, key, summary)"),
-            ("config{ dedupe = {} }", "rules.lua:1: config: unknown setting dedupe (known: dedup, rate_limit, debounce, digest, queue, roles, stages)"),
+            ("config{ dedupe = {} }", "rules.lua:1: config: unknown setting dedupe (known: dedup, rate_limit, debounce, digest, queue, screens, roles, stages)"),
             ("config{ stages = { 'rules', 'sorting' } }", "rules.lua:1: config: stages: unknown stage \"sorting\" (known: rules, debounce, dedup, digest, rate_limit, priority, style, announce, host)"),
             ("config{ stages = { 'host', 'rules' } }", "rules.lua:1: config: stages: host must be the last stage"),
             ("config{ rate_limit = 5 }", "rules.lua:1: config: rate_limit must be a table, true or false, not a number"),

@@ -75,7 +75,7 @@ import ToastPipelineTesting
         }
         // Without the registration the name is unknown.
         #expect(runCLI([], input: "", scripts: ["config{ busy = {} }"]).stderr
-                == [loadError("rules.lua:1: config: unknown setting busy (known: dedup, rate_limit, debounce, digest, queue, roles, stages)",
+                == [loadError("rules.lua:1: config: unknown setting busy (known: dedup, rate_limit, debounce, digest, queue, screens, roles, stages)",
                               source: "config{ busy = {} }")])
     }
 

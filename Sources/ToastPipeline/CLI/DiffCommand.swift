@@ -135,7 +135,8 @@ enum DiffCommand {
             lines.append("\(count) \(count == 1 ? "toast" : "toasts") \(safe(group.change))")
             let listed = listingAll ? group.differences[...] : group.differences.prefix(listedPerGroup)
             for difference in listed {
-                var line = "  \(safe(difference.id))  \(quoted(safe(shortened(difference.message))))  "
+                var line = "  " + (difference.screen.map { safe($0.label) + " " } ?? "")
+                line += "\(safe(difference.id))  \(quoted(safe(shortened(difference.message))))  "
                 line += "was: " + (difference.old.map { $0.description(time) } ?? "not there")
                 line += "; now: " + (difference.new.map { $0.description(time) } ?? "not there")
                 lines.append(line)
@@ -152,7 +153,12 @@ enum DiffCommand {
         var out: [UInt8] = []
         for group in comparison.groups {
             for difference in group.differences {
-                out += Array(#"{"event":"diff","id":"#.utf8)
+                out += Array(#"{"event":"diff""#.utf8)
+                if let screen = difference.screen {
+                    out += Array(#","screen":"#.utf8)
+                    JSONText.appendValue(screen.jsonValue, to: &out)
+                }
+                out += Array(#","id":"#.utf8)
                 JSONText.appendString(difference.id, to: &out)
                 out += Array(#","message":"#.utf8)
                 JSONText.appendString(difference.message, to: &out)

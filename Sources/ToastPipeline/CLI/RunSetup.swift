@@ -114,8 +114,10 @@ struct RunSetup {
         }
         pipeline.timeDisplay = TimeDisplay(zone: options.lua.timeZone)
         parser = scripts.parser(in: pipeline.entryContext)
-        decoder = EventDecoder(roles: settings.roles, defaultPolicy: settings.queue.policy,
-                               defaultDuration: settings.queue.duration)
+        var decoder = EventDecoder(roles: settings.roles, defaultPolicy: settings.queue.policy,
+                                   defaultDuration: settings.queue.duration)
+        decoder.screenField = settings.screens?.by
+        self.decoder = decoder
     }
 
     /// Runs the script files, then the `-e` chunks, in a new Lua state (at start, and again

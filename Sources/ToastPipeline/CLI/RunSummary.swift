@@ -27,6 +27,10 @@ struct RunSummary {
         if !byStage.isEmpty {
             line += " (" + byStage.map { "\($0.stage) \($0.count)" }.joined(separator: ", ") + ")"
         }
+        if let screens = statistics.screens {
+            line += "; \(screens.seen) screen\(screens.seen == 1 ? "" : "s")"
+            if screens.endedByLimit > 0 { line += " (\(screens.endedByLimit) ended by the limit)" }
+        }
         return line
     }
 }

@@ -28,6 +28,9 @@ struct StatisticsReport {
         let errorCount = scriptErrors.reduce(0) { $0 + $1.count }
         row("script errors", "\(errorCount)" + (scriptErrors.isEmpty ? ""
             : " (" + scriptErrors.map { "\(TerminalText.escaped($0.source)) \($0.count)" }.joined(separator: ", ") + ")"))
+        if let screens = statistics.screens {
+            row("screens", "\(screens.seen) (\(screens.endedByLimit) ended by the limit, at most \(screens.mostAtOnce) at once)")
+        }
         row("toasts in", "\(statistics.toastsIn)")
         for stage in statistics.stages {
             var text = "in \(stage.entered)"

@@ -7,6 +7,8 @@ package struct PipelineSettings {
     package var digest: DigestSettings?
     package var rateLimit: RateLimitSettings? = RateLimitSettings()
     package var queue = QueueSettings()
+    /// Off (nil): one host for every toast.
+    package var screens: ScreenSettings?
     package var roles = RoleTable.builtIn
     /// The stages before the host, in order (docs/lua.md, "config").
     package var stages: [String] = BuiltInStage.defaultOrder
@@ -58,7 +60,7 @@ package struct SettingsBuilder {
 
     private var pluginStages: [String] { plugins.pluginNames }
 
-    static let topLevelNames = ["dedup", "rate_limit", "debounce", "digest", "queue", "roles", "stages"]
+    static let topLevelNames = ["dedup", "rate_limit", "debounce", "digest", "queue", "screens", "roles", "stages"]
 
     /// Merges one `config{...}` table; on error nothing changes.
     package mutating func apply(_ table: ConfigTable) throws {
@@ -103,6 +105,11 @@ package struct SettingsBuilder {
         default:
             guard let reader = try root.table("queue") else { break }
             try settings.queue.apply(reader)
+        }
+        switch tree["screens"] {
+        case nil, .bool(false)?: break
+        case .table(let table)?: settings.screens = try ScreenSettings.read(SettingsReader(table, path: "screens"))
+        case let value?: throw ConfigError("screens must be a table with by (the field that names a screen), not \(value.typeName)")
         }
         if let roles = try root.table("roles") {
             settings.roles = try Self.roles(roles)

@@ -159,3 +159,27 @@ package struct DigestSettings: Equatable, Sendable {
         }
     }
 }
+
+/// Settings of screens (docs/lua.md, "config"): a host, and the state of the stages that keep
+/// state, for each distinct value of a show's field `by`.
+package struct ScreenSettings: Equatable, Sendable {
+    /// The field whose value names a toast's screen (a show field or an extra field).
+    package var by: String
+    /// How many screens may hold state at once.
+    package var limit: Int = 100_000
+
+    package init(by: String) {
+        self.by = by
+    }
+
+    static let names = ["by", "limit"]
+
+    static func read(_ reader: SettingsReader) throws -> ScreenSettings {
+        try reader.rejectUnknown(allowed: names)
+        guard let by = try reader.string("by") else { throw ConfigError("screens needs by, the field that names a screen") }
+        guard !by.isEmpty else { throw ConfigError("screens.by must name a field, not be empty") }
+        var settings = ScreenSettings(by: by)
+        if let value = try reader.integer("limit", minimum: 1) { settings.limit = value }
+        return settings
+    }
+}

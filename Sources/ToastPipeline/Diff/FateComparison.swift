@@ -8,6 +8,8 @@ package struct FateComparison {
         package var message: String
         package var old: ToastFate?
         package var new: ToastFate?
+        /// With screens on, the toast's screen.
+        package var screen: ScreenKey?
     }
 
     package struct Group {
@@ -27,11 +29,12 @@ package struct FateComparison {
             let other = new.entry(forKey: entry.key)
             if let other, entry.fate.isSame(as: other.fate) { continue }
             differences.append(Difference(id: other?.id ?? entry.id, message: other?.message ?? entry.message,
-                                          old: entry.fate, new: other?.fate))
+                                          old: entry.fate, new: other?.fate, screen: entry.screen))
         }
         for entry in new.entries where old.entry(forKey: entry.key) == nil {
             toastCount += 1
-            differences.append(Difference(id: entry.id, message: entry.message, old: nil, new: entry.fate))
+            differences.append(Difference(id: entry.id, message: entry.message, old: nil, new: entry.fate,
+                                          screen: entry.screen))
         }
         var order: [String] = []
         var byChange: [String: [Difference]] = [:]

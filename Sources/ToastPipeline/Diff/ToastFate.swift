@@ -85,6 +85,8 @@ package final class FateCollector: RecordWriter {
         package var id: String
         package var message: String
         package var fate: ToastFate
+        /// With screens on, the toast's screen (ids are a screen's own).
+        package var screen: ScreenKey?
     }
 
     package private(set) var entries: [Entry] = []
@@ -97,12 +99,13 @@ package final class FateCollector: RecordWriter {
 
     package func write(_ record: Record) {
         let toast = record.toast
+        let shownKey = (toast.screenKey.map { $0.label + " " } ?? "") + toast.id
         switch record {
         case .present(_, let at, _):
-            shown[toast.id, default: []].append(add(toast, .presented(at: at, dismissedAt: nil, reason: nil)))
+            shown[shownKey, default: []].append(add(toast, .presented(at: at, dismissedAt: nil, reason: nil)))
         case .dismiss(_, let at, let reason, _):
-            guard let index = shown[toast.id]?.popLast() else { return }
-            if shown[toast.id]?.isEmpty == true { shown[toast.id] = nil }
+            guard let index = shown[shownKey]?.popLast() else { return }
+            if shown[shownKey]?.isEmpty == true { shown[shownKey] = nil }
             if case .presented(let presentedAt, _, _) = entries[index].fate {
                 entries[index].fate = .presented(at: presentedAt, dismissedAt: at, reason: reason.rawValue)
             }
@@ -113,12 +116,13 @@ package final class FateCollector: RecordWriter {
 
     @discardableResult
     private func add(_ toast: Toast, _ fate: ToastFate) -> Int {
-        let base = Self.isGenerated(toast.id) ? "emitted \(toast.message)" : "id \(toast.id)"
+        let base = (toast.screenKey.map { "screen \($0.label) " } ?? "")
+            + (Self.isGenerated(toast.id) ? "emitted \(toast.message)" : "id \(toast.id)")
         let occurrence = occurrences[base, default: 0] + 1
         occurrences[base] = occurrence
         let key = "\(base)#\(occurrence)"
         positions[key] = entries.count
-        entries.append(Entry(key: key, id: toast.id, message: toast.message, fate: fate))
+        entries.append(Entry(key: key, id: toast.id, message: toast.message, fate: fate, screen: toast.screenKey))
         return entries.count - 1
     }
 

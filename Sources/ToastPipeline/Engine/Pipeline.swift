@@ -21,6 +21,10 @@ package final class Pipeline: HostEnvironment {
     private let settingsCell: UncheckedCell<PipelineSettings>
     package let stageNames: [String]
     private let stages: [any ToastStage]
+    /// The stages as placed (with screens on, those every screen shares, and the model of
+    /// each screen's own).
+    var stageInstances: [any ToastStage] { stages }
+    var stageContexts: [StageContext] { contexts }
     /// Where the rules stage is, which a toast a stage made goes through first.
     private let rulesIndex: Int?
     private var contexts: [StageContext] = []
@@ -42,9 +46,11 @@ package final class Pipeline: HostEnvironment {
     /// Toasts brought in during a step, with the stage each enters at; `isNew` is false for
     /// a held toast that a stage released (it came in before).
     private let pending = UncheckedCell<[(toast: Toast, stage: Int, isNew: Bool)]>([])
-    /// Toasts the stages hold, by serial (the order they were held), with their stage and
-    /// when they were held.
-    private var held: [Int: (toast: Toast, stage: Int, since: Microseconds)] = [:]
+    /// Toasts the stages hold, by serial (the order they were held), with their stage, when
+    /// they were held and, with screens on, the serial of their screen (0: none).
+    private var held: [Int: (toast: Toast, stage: Int, since: Microseconds, screen: Int)] = [:]
+    /// With screens on, every screen's host and stages; nil: one host for every toast.
+    let screenTable: ScreenTable?
     private var nextHoldSerial = 0
     private var pendingStart = 0
     private var isRunningPending = false
@@ -68,7 +74,11 @@ package final class Pipeline: HostEnvironment {
     package var currentLine: Int { currentLineCell.value }
     private let currentLineCell = UncheckedCell(0)
     /// What the run has counted so far.
-    package var statistics: PipelineStatistics { statisticsCell.value }
+    package var statistics: PipelineStatistics {
+        var statistics = statisticsCell.value
+        statistics.screens = screenCounts
+        return statistics
+    }
     private let statisticsCell: UncheckedCell<PipelineStatistics>
 
     /// The last stage; built on first use, as it needs the pipeline as its environment.
@@ -80,7 +90,11 @@ package final class Pipeline: HostEnvironment {
 
     enum PipelineTimer {
         case host(HostTimer)
-        case stage(Int, token: Int)
+        /// The timer of a screen's host (screens on).
+        case screenHost(HostTimer, screen: Int)
+        /// A stage's timer; `screen` is the serial of the screen whose instance set it (0: the
+        /// stage every screen shares).
+        case stage(Int, token: Int, screen: Int)
         /// A stage's timer that carries a value (`StageContext.setTimer(at:value:)`).
         case stageValue(Int, id: Int)
         /// A script's timer, of the scripts of `generation` (a reload starts a new one).
@@ -107,10 +121,17 @@ package final class Pipeline: HostEnvironment {
         self.rulesIndex = stages.firstIndex { $0.name == BuiltInStage.rules }
         self.output = output
         self.statisticsCell = UncheckedCell(PipelineStatistics(stageNames: stages.map(\.name)))
+        self.screenTable = settings.screens.map { screens in
+            ScreenTable(settings: screens, perScreen: stages.map { $0.stage.forNewScreen() != nil })
+        }
         self.contexts = stages.enumerated().map { index, entry in
             StageContext(stageName: entry.name, position: index, pipeline: self)
         }
         entryContext = StageContext(stageName: "scripts", position: -1, pipeline: self)
+    }
+
+    deinit {
+        screenTable?.removeAll()
     }
 
     /// The scripts were reloaded while the run goes on: `settings` and `observers` replace the
@@ -125,6 +146,9 @@ package final class Pipeline: HostEnvironment {
         for (name, replacement) in replacements {
             guard let index = stageNames.firstIndex(of: name) else { continue }
             stages[index].reload(from: replacement)
+            for screen in screenTable?.bySerial.values ?? [:].values where screenTable?.perScreen[index] == true {
+                screen.stages[index].reload(from: replacement)
+            }
         }
         var kept = newSettings
         kept.stages = settings.stages
@@ -133,6 +157,10 @@ package final class Pipeline: HostEnvironment {
         self.observers = observers
         // The contexts hand the stages the new roles and settings.
         contexts = stageNames.enumerated().map { StageContext(stageName: $0.element, position: $0.offset, pipeline: self) }
+        for screen in screenTable?.bySerial.values ?? [:].values {
+            screen.host.settings = kept.queue
+            screen.contexts = screenContexts(for: screen)
+        }
         entryContext = StageContext(stageName: "scripts", position: -1, pipeline: self)
         return orderChanged
     }
@@ -159,10 +187,16 @@ package final class Pipeline: HostEnvironment {
         currentLineCell.value = event.line
         advance(to: time)
         statisticsCell.value.events += 1
+        if let table = screenTable { forgetIdleScreens(table) }
         if var toast = event.kind.takeToast() {
             toast.atMicros = now
             statisticsCell.value.toastsIn += 1
+            if let table = screenTable, let screen = table.byKey[toast.screen(by: table.settings.by, roles: settings.roles)] {
+                table.named(screen)
+            }
             run(&toast, from: 0)
+        } else if let table = screenTable {
+            interact(event, on: table)
         } else {
             let found = host.interact(event.kind)
             switch event.kind {
@@ -229,9 +263,9 @@ package final class Pipeline: HostEnvironment {
             } else {
                 timers.value.removeAll()
             }
-            host.removeAll()
+            for host in hosts { host.removeAll() }
             runPending()
-        } while !host.isEmpty || (drain && !timers.value.isEmpty)
+        } while hosts.contains { !$0.isEmpty } || (drain && !timers.value.isEmpty)
         // After the host's own endings, the toasts still held, in the order they were held.
         endAllHeld(reason: .hostRemoved, because: "the run ended while it was held")
     }
@@ -244,11 +278,16 @@ package final class Pipeline: HostEnvironment {
         switch timer.payload {
         case .host(let hostTimer):
             host.timerFired(hostTimer)
-        case .stage(let index, let token):
-            stages[index].timerFired(token: token, context: contexts[index])
+        case .screenHost(let hostTimer, let serial):
+            guard let screen = screenTable?.bySerial[serial] else { break }
+            screenTable?.touched[serial] = screen
+            screen.host.timerFired(hostTimer)
+        case .stage(let index, let token, let serial):
+            guard let (stage, context) = stage(index, ofScreen: serial) else { break }
+            stage.timerFired(token: token, context: context)
         case .stageValue(let index, let id):
-            if let value = stageTimerValues.removeValue(forKey: id) {
-                stages[index].timerFired(StageTimer(id: id, value: value), context: contexts[index])
+            if let (value, serial) = stageTimerValues.removeValue(forKey: id), let (stage, context) = stage(index, ofScreen: serial) {
+                stage.timerFired(StageTimer(id: id, value: value), context: context)
             }
         case .script(let token, _):
             scriptClock?.scriptTimerFired(token: token, context: entryContext)
@@ -259,6 +298,7 @@ package final class Pipeline: HostEnvironment {
     private func isLive(_ payload: PipelineTimer) -> Bool {
         switch payload {
         case .host(let hostTimer): return host.isLive(hostTimer)
+        case .screenHost(let hostTimer, let serial): return screenTable?.bySerial[serial]?.host.isLive(hostTimer) ?? false
         case .script(_, let generation): return generation == scriptClockGeneration
         case .stageValue(_, let id): return stageTimerValues[id] != nil
         case .stage: return true
@@ -272,7 +312,13 @@ package final class Pipeline: HostEnvironment {
     /// takes the same steps with a trace record of each stage's decision; the choice is made
     /// once per toast, so an untraced run does not pay for tracing.
     private func run(_ toast: inout Toast, from start: Int) {
-        if tracer != nil {
+        if let table = screenTable {
+            runStages(&toast, from: start) { toast, index in
+                let (stage, context) = table.perScreen[index] ? screen(of: &toast, in: table).stageAndContext(index)
+                    : (stages[index], contexts[index])
+                return tracer != nil ? processTraced(&toast, stage, context, at: index) : stage.process(&toast, context: context)
+            }
+        } else if tracer != nil {
             runStages(&toast, from: start) { toast, index in processTraced(&toast, at: index) }
         } else {
             runStages(&toast, from: start) { toast, index in stages[index].process(&toast, context: contexts[index]) }
@@ -289,17 +335,35 @@ package final class Pipeline: HostEnvironment {
             case .drop(let drop):
                 statisticsCell.value.countPasses(from: start, upTo: index)
                 statisticsCell.value.stages[index].droppedCounts.add(drop.reason.rawValue)
+                if screenTable != nil { stampScreen(&toast) }
                 write(.drop(toast, at: now, drop))
                 return
             case .hold(let handle):
                 statisticsCell.value.countPasses(from: start, upTo: index)
                 statisticsCell.value.stages[index].held += 1
-                held[handle.serial] = (toast, index, now)
+                hold(toast, handle, at: index)
                 return
             }
         }
         statisticsCell.value.countPasses(from: start, upTo: stages.count)
-        host.admit(toast)
+        if let table = screenTable {
+            screen(of: &toast, in: table).host.admit(toast)
+        } else {
+            host.admit(toast)
+        }
+    }
+
+    private func hold(_ toast: Toast, _ handle: HoldHandle, at index: Int) {
+        var toast = toast
+        var serial = 0
+        if let table = screenTable {
+            stampScreen(&toast)
+            if let key = toast.screenKey, let screen = table.byKey[key] {
+                screen.held += 1
+                serial = screen.serial
+            }
+        }
+        held[handle.serial] = (toast, index, now, serial)
     }
 
     /// A toast a stage made, through the rules stage alone before it goes on after its maker:
@@ -313,12 +377,13 @@ package final class Pipeline: HostEnvironment {
             return true
         case .drop(let drop):
             statisticsCell.value.stages[rules].droppedCounts.add(drop.reason.rawValue)
+            if screenTable != nil { stampScreen(&toast) }
             write(.drop(toast, at: now, drop))
             return false
         case .hold(let handle):
             // The rules stage holds nothing; should a plugin in its place, the toast waits there.
             statisticsCell.value.stages[rules].held += 1
-            held[handle.serial] = (toast, rules, now)
+            hold(toast, handle, at: rules)
             return false
         }
     }
@@ -326,10 +391,15 @@ package final class Pipeline: HostEnvironment {
     /// `process` at stage `index`, with a trace record of its decision unless the stage traced
     /// its own steps.
     private func processTraced(_ toast: inout Toast, at index: Int) -> StageVerdict {
+        processTraced(&toast, stages[index], contexts[index], at: index)
+    }
+
+    private func processTraced(_ toast: inout Toast, _ stage: any ToastStage, _ context: StageContext,
+                               at index: Int) -> StageVerdict {
         let before = toast
         let tracesBefore = tracesWritten
         stageBecause = nil
-        let verdict = stages[index].process(&toast, context: contexts[index])
+        let verdict = stage.process(&toast, context: context)
         guard tracesWritten == tracesBefore else { return verdict }
         let trace: TraceRecord
         switch verdict {
@@ -393,7 +463,7 @@ package final class Pipeline: HostEnvironment {
 
     /// A held toast goes on from the stage after its holder, now.
     func release(_ handle: HoldHandle) -> Bool {
-        guard let entry = held.removeValue(forKey: handle.serial) else { return false }
+        guard let entry = takeHeld(handle.serial) else { return false }
         statisticsCell.value.stages[entry.stage].released += 1
         statisticsCell.value.stages[entry.stage].passed += 1
         trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .released,
@@ -407,7 +477,7 @@ package final class Pipeline: HostEnvironment {
 
     /// A held toast ends with a drop record of its stage's `drop`.
     func dropHeld(_ handle: HoldHandle, _ drop: Drop) -> Bool {
-        guard let entry = held.removeValue(forKey: handle.serial) else { return false }
+        guard let entry = takeHeld(handle.serial) else { return false }
         statisticsCell.value.stages[entry.stage].droppedCounts.add(drop.reason.rawValue)
         trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
                           details: drop.traceDetails, because: "held for \(StreamTime.format(now - entry.since)) s"),
@@ -418,7 +488,7 @@ package final class Pipeline: HostEnvironment {
 
     /// Ends a held toast for the pipeline (a dismiss, the end of the run): a drop of its stage.
     private func endHeld(_ serial: Int, reason: DropReason, because: String) {
-        guard let entry = held.removeValue(forKey: serial) else { return }
+        guard let entry = takeHeld(serial) else { return }
         let drop = Drop(stage: stageNames[entry.stage], reason: reason)
         statisticsCell.value.stages[entry.stage].droppedCounts.add(reason.rawValue)
         trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
@@ -426,9 +496,34 @@ package final class Pipeline: HostEnvironment {
         write(.drop(entry.toast, at: now, drop))
     }
 
-    /// Ends every held toast, in the order they were held.
-    private func endAllHeld(reason: DropReason, because: String) {
-        for serial in held.keys.sorted() { endHeld(serial, reason: reason, because: because) }
+    /// `endAllHeld` for a screen's toasts (`PipelineScreens`).
+    func endAllHeldToasts(reason: DropReason, because: String, screen: Int) {
+        endAllHeld(reason: reason, because: because, screen: screen)
+    }
+
+    /// A `dismiss` for `id` on the screen with `screen` found nothing in its host: the latest
+    /// toast with that id its stages hold is cancelled.
+    func endHeldToast(id: String, screen: Int) {
+        if let serial = held.filter({ $0.value.toast.id == id && $0.value.screen == screen }).keys.max() {
+            endHeld(serial, reason: .cancelled, because: "a dismiss for it came while it was held")
+        }
+    }
+
+    /// Ends every held toast (of one screen, when `screen` is not nil), in the order they were held.
+    private func endAllHeld(reason: DropReason, because: String, screen: Int? = nil) {
+        for serial in held.keys.sorted() where screen == nil || held[serial]?.screen == screen {
+            endHeld(serial, reason: reason, because: because)
+        }
+    }
+
+    /// Takes a toast out of the held ones, and out of its screen's count.
+    private func takeHeld(_ serial: Int) -> (toast: Toast, stage: Int, since: Microseconds, screen: Int)? {
+        guard let entry = held.removeValue(forKey: serial) else { return nil }
+        if entry.screen != 0, let screen = screenTable?.bySerial[entry.screen] {
+            screen.held -= 1
+            screenTable?.touched[screen.serial] = screen
+        }
+        return entry
     }
 
     private func runPending() {
@@ -464,18 +559,18 @@ package final class Pipeline: HostEnvironment {
         return toast
     }
 
-    func scheduleStageTimer(stage: Int, token: Int, at time: Microseconds) {
-        timers.value.schedule(.stage(stage, token: token), at: max(time, now))
+    func scheduleStageTimer(stage: Int, screen: Int, token: Int, at time: Microseconds) {
+        timers.value.schedule(.stage(stage, token: token, screen: screen), at: max(time, now))
     }
 
     /// The values of the timers stages set with a value, by id, until they fire or are
-    /// cancelled.
-    private var stageTimerValues: [Int: any Sendable] = [:]
+    /// cancelled, with the serial of the screen whose stage set them (0: none).
+    private var stageTimerValues: [Int: (value: any Sendable, screen: Int)] = [:]
     private var nextStageTimer = 0
 
-    func scheduleStageTimer(stage: Int, value: any Sendable, at time: Microseconds) -> StageTimer {
+    func scheduleStageTimer(stage: Int, screen: Int, value: any Sendable, at time: Microseconds) -> StageTimer {
         nextStageTimer += 1
-        stageTimerValues[nextStageTimer] = value
+        stageTimerValues[nextStageTimer] = (value, screen)
         timers.value.schedule(.stageValue(stage, id: nextStageTimer), at: max(time, now))
         return StageTimer(id: nextStageTimer, value: value)
     }
@@ -488,6 +583,10 @@ package final class Pipeline: HostEnvironment {
 
     package func schedule(_ timer: HostTimer, at time: Microseconds) {
         timers.value.schedule(.host(timer), at: time)
+    }
+
+    func scheduleHostTimer(_ timer: HostTimer, screen: Int, at time: Microseconds) {
+        timers.value.schedule(.screenHost(timer, screen: screen), at: time)
     }
 
     package func write(_ record: Record) {

@@ -57,6 +57,14 @@ public struct PipelineStatistics: Equatable, Sendable {
     /// Toasts that came in: shows, emitted toasts and summaries.
     public package(set) var toastsIn = 0
     public package(set) var records = 0
+    /// With screens on: screens made, ended by `screens.limit`, and at most remembered at once.
+    package var screens: ScreenCounts?
+
+    package struct ScreenCounts: Equatable, Sendable {
+        package var seen: Int
+        package var endedByLimit: Int
+        package var mostAtOnce: Int
+    }
 
     init(stageNames: [String]) {
         stages = (stageNames + [BuiltInStage.host]).map { StageCounts(name: $0) }

@@ -15,10 +15,15 @@ public final class StageContext {
     /// The roles the run knows (kept here: stages read them for every toast).
     public let roles: RoleTable
 
-    init(stageName: String, position: Int, pipeline: Pipeline) {
+    /// With screens on, the screen whose own instance of the stage this context serves (nil:
+    /// the stage every screen shares, or screens off).
+    unowned let screenNode: Screen?
+
+    init(stageName: String, position: Int, pipeline: Pipeline, screen: Screen? = nil) {
         self.stageName = stageName
         self.position = position
         self.pipeline = pipeline
+        self.screenNode = screen
         self.settings = pipeline.settings
         self.roles = pipeline.settings.roles
     }
@@ -29,6 +34,10 @@ public final class StageContext {
 
     /// `now` in the microseconds the pipeline counts in (the built-in stages use it).
     var nowMicros: Microseconds { pipeline.now }
+
+    /// With screens on, the screen of this stage when each screen has its own (see
+    /// `ToastStage.forNewScreen()`): the value of its field `screens.by`. Nil otherwise.
+    public var screen: JSONValue? { screenNode?.key.jsonValue }
 
     /// The number of the input line being handled (0 when none is, as at the end of a run).
     public var inputLine: Int { pipeline.currentLine }
@@ -50,6 +59,7 @@ public final class StageContext {
         guard position >= 0 else { return pipeline.emit(toast, atStage: 0) }
         var made = toast
         made.madeBy = stageName
+        if let screenNode, let field = pipeline.screenTable?.settings.by { made.moveToScreen(screenNode.key, by: field) }
         pipeline.emit(made, atStage: position + 1)
     }
 
@@ -62,7 +72,7 @@ public final class StageContext {
     /// timer, which carries `value`, unless it is cancelled first.
     @discardableResult
     public func setTimer(at time: Duration, value: any Sendable) -> StageTimer {
-        pipeline.scheduleStageTimer(stage: position, value: value, at: StreamTime.microseconds(time))
+        pipeline.scheduleStageTimer(stage: position, screen: screenNode?.serial ?? 0, value: value, at: StreamTime.microseconds(time))
     }
 
     /// The timer does not fire; cancelling twice, or after it fired, does nothing.
@@ -113,7 +123,7 @@ public final class StageContext {
 
     /// `setTimer(at:token:)` in microseconds.
     func setTimer(atMicros time: Microseconds, token: Int) {
-        pipeline.scheduleStageTimer(stage: position, token: token, at: time)
+        pipeline.scheduleStageTimer(stage: position, screen: screenNode?.serial ?? 0, token: token, at: time)
     }
 
     // MARK: Tracing

@@ -19,12 +19,43 @@ public protocol ToastStage: AnyObject {
     /// as the new settings make it. Take its settings and keep what this stage holds (toasts,
     /// caches, windows, timers). The default keeps this stage as it is.
     func reload(from replacement: any ToastStage)
+
+    /// With screens on (`config{ screens = ... }`), the stage of a screen that is new: made
+    /// with this stage's settings, holding nothing. Each screen then has its own (as dedup,
+    /// rate_limit, debounce and digest do) and forgets it with the screen. The default, nil,
+    /// keeps one instance for every screen.
+    func forNewScreen() -> (any ToastStage)?
+
+    /// With screens on, for a stage that `forNewScreen()` made: whether it holds nothing that
+    /// its screen would lose if it were forgotten now (a screen with nothing visible, waiting
+    /// or held is forgotten when an event arrives). The default says it holds nothing.
+    func isIdle(at now: Duration) -> Bool
 }
 
 extension ToastStage {
     public func timerFired(token: Int, context: StageContext) {}
     public func timerFired(_ timer: StageTimer, context: StageContext) {}
     public func reload(from replacement: any ToastStage) {}
+    public func forNewScreen() -> (any ToastStage)? { nil }
+    public func isIdle(at now: Duration) -> Bool { true }
+}
+
+/// How long a built-in stage keeps its screen (docs/events.md, "Screens"): a window that ends
+/// at a time is looked at again then, without waiting for the next event on the screen.
+enum ScreenStateEnd {
+    /// It holds nothing.
+    case now
+    /// It holds something until `time` (a dedup key, a rate-limit window), if nothing happens.
+    case at(Microseconds)
+    /// It holds something until one of its timers fires or a toast comes (a summary pending,
+    /// a digest window open, a toast held).
+    case onActivity
+}
+
+/// A built-in stage kept per screen says when its screen's state ends, more precisely than
+/// `isIdle(at:)`.
+protocol ScreenState {
+    func stateEnds(now: Microseconds) -> ScreenStateEnd
 }
 
 /// What a stage decided for one toast.

@@ -9,6 +9,8 @@ package struct EventDecoder {
     package var defaultPolicy: Policy
     /// `queue.duration`, for shows that set none (nil: no timeout).
     package var defaultDuration: Microseconds?
+    /// `screens.by` when screens are on: the field whose value names an event's screen.
+    package var screenField: String?
     /// Lines so far that were JSON objects of type `show`, rejected ones included.
     package private(set) var showCount = 0
     /// Warnings since the last `takeNotes()`: show fields whose name looks like a typo.
@@ -80,7 +82,8 @@ package struct EventDecoder {
                 return .failure(InputRejection(line: number, reason: "not a JSON object"))
             }
             extraText.removeAll(keepingCapacity: true)
-            fields = try EventFields.read(from: &scanner, extraText: &extraText, interner: &interner, namesChecked: namesChecked)
+            fields = try EventFields.read(from: &scanner, extraText: &extraText, interner: &interner, namesChecked: namesChecked,
+                                          screenField: screenField)
             try Self.expectEnd(&scanner)
             if let column = scanner.outOfRangeColumn {
                 if Self.isShow(fields[.type]) { showCount += 1 }
@@ -163,6 +166,7 @@ package struct EventDecoder {
         if type == "show" { showCount += 1 }
         let at = try EventFields.time("at", fields[.at], fields.microseconds(of: .at))
         let id = try EventFields.string("id", fields[.id])
+        let screen = try screenField.map { try Self.screen(named: $0, in: fields) } ?? nil
         let kind: Event.Kind
         switch type {
         case "show":
@@ -187,7 +191,24 @@ package struct EventDecoder {
         default:
             throw FieldError("unknown type \(quoted(type)) (show, dismiss, dismiss_all, tap, long_press, swipe, drag, tick)")
         }
-        return .event(Event(kind, at: at, line: line))
+        var event = Event(kind, at: at, line: line)
+        event.screen = screen
+        return .event(event)
+    }
+
+    /// The screen an event names with its field `field` (absent or null: `""`); nil for a
+    /// `tick` or `dismiss_all` without the field, which name every screen.
+    private static func screen(named field: String, in fields: EventFields) throws -> ScreenKey? {
+        let value: JSONValue?
+        let type = fields[.type]?.stringValue ?? "show"
+        if let known = EventFieldName(rawValue: field), known.isShowField {
+            value = fields[known]
+        } else {
+            value = fields.screenValue ?? fields.extra.last { $0.name == field }?.value
+        }
+        if value == nil && (type == "tick" || type == "dismiss_all") { return nil }
+        guard let screen = ScreenKey(naming: value) else { throw FieldError(ScreenKey.problem(field: field)) }
+        return screen
     }
 
     /// A show's fields after defaults; `text` says where the message, subtitle and extra
@@ -315,6 +336,9 @@ struct EventFields {
     /// A JSON line's `message` and `subtitle` when they are strings without escapes: their
     /// bytes in the line, valid while the line is (the show keeps them as they are).
     var messageBytes, subtitleBytes: UnsafeBufferPointer<UInt8>?
+    /// The value of the extra member that names the screen (`screens.by`), when a JSON line
+    /// has one.
+    var screenValue: JSONValue?
 
     /// The members of the object at the scanner; `extraText` gets the text of the members
     /// that are not show fields (`phase` and `dy` included) as one JSON object, `{...}`, or
@@ -322,7 +346,7 @@ struct EventFields {
     /// `extraNames` leaves out those in `namesChecked` (already looked at for typos), so a
     /// line whose extra names were all seen before makes no list of them.
     static func read(from scanner: inout JSONScanner, extraText: inout [UInt8],
-                     interner: inout StringInterner, namesChecked: [String]) throws -> EventFields {
+                     interner: inout StringInterner, namesChecked: [String], screenField: String? = nil) throws -> EventFields {
         var fields = EventFields()
         try scanner.expect(UInt8(ascii: "{"), "'{'")
         scanner.skipWhitespace()
@@ -343,7 +367,11 @@ struct EventFields {
                 // The value goes on as text (`extraText`); only its name is needed here.
                 let extraName = name.raw.map { interner.string($0) } ?? name.decoded ?? ""
                 if !namesChecked.contains(extraName) { fields.extraNames.append(extraName) }
-                try scanner.checkValue(depth: 1)
+                if extraName == screenField {
+                    fields.screenValue = try scanner.parseValue(depth: 1)
+                } else {
+                    try scanner.checkValue(depth: 1)
+                }
             }
             if !(field?.isShowField ?? false) {
                 extraText.append(extraText.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))

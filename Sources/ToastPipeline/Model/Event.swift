@@ -5,6 +5,9 @@ public struct Event {
     public var at: Microseconds?
     /// The physical input line it came from (1-based); 0 when not from input.
     public var line: Int
+    /// With screens on, the screen the event names (docs/events.md, "Screens"); nil for a
+    /// `tick` or `dismiss_all` that names none, and for a show (its toast's field says).
+    package var screen: ScreenKey?
 
     public init(_ kind: Kind, at: Microseconds? = nil, line: Int = 0) {
         self.kind = kind

@@ -3,8 +3,9 @@ extension Record {
     /// `on(...)` hook gets as `info`. The JSON encoder writes the same fields straight from the
     /// toast's bytes; a test holds the two to the same output.
     package var members: [JSONMember] {
-        var members = [JSONMember("event", .string(kindName)), JSONMember("t", Self.seconds(time)),
-                       JSONMember("id", .string(toast.id))]
+        var members = [JSONMember("event", .string(kindName)), JSONMember("t", Self.seconds(time))]
+        if let screen = toast.screenKey { members.append(JSONMember("screen", screen.jsonValue)) }
+        members.append(JSONMember("id", .string(toast.id)))
         func add(_ name: String, _ value: JSONValue?) {
             if let value { members.append(JSONMember(name, value)) }
         }

@@ -31,6 +31,8 @@ public struct Toast {
         var announcement: Announcement?
         /// The stage that made the toast (`rate_limit`'s summaries); nil for any other toast.
         var madeBy: String? = nil
+        /// With screens on, the screen the pipeline last found it on (its records say it).
+        var screenKey: ScreenKey? = nil
     }
 
     /// What the `announce` stage set: a text, or the standard announcement with its role's
@@ -229,6 +231,13 @@ public struct Toast {
     public var madeBy: String? {
         get { storage.fields.madeBy }
         set { uniqueFields.madeBy = newValue }
+    }
+
+    /// With screens on, the screen the pipeline last found the toast on, by its field
+    /// `screens.by`: what its records carry as `screen`. Nil with screens off.
+    package var screenKey: ScreenKey? {
+        get { storage.fields.screenKey }
+        set { uniqueFields.screenKey = newValue }
     }
 
     public var inputLine: Int {

@@ -60,7 +60,9 @@ package final class ExplainStoryEncoder: RecordEncoder {
         let identity = "\(toast.id)\u{0}\(toast.inputLine)"
         let clock = time.clock(moment)
         let margin = showsIDs ? safe(toast.id) : ""
-        let line = "  " + margin + String(repeating: " ", count: max(1, 10 - clock.count - margin.count)) + clock + "  " + text + "\n"
+        let screen = toast.screenKey.map { "  " + safe($0.label) } ?? ""
+        let line = "  " + margin + String(repeating: " ", count: max(1, 10 - clock.count - margin.count)) + clock + screen
+            + "  " + text + "\n"
         if let pending = inRules, pending.identity == identity {
             if rulesStep != nil {
                 inRules?.lines.append(line)

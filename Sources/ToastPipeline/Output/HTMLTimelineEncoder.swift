@@ -8,6 +8,10 @@
 /// fall on one spot; and the waiting line's depth over time, with its scale. Hovering or
 /// clicking an element shows the toast's fields, full message and trace.
 ///
+/// With screens on, each of the first `drawnScreens` screens (in the order they appeared) has
+/// its own lanes, labelled with its name; the page says how many screens it leaves out, and
+/// the totals count them all.
+///
 /// A run of any span stays readable (`TimelineScale`): idle stretches are cut out and drawn as
 /// breaks labelled with the time they skip, the drawing is at most 16,000 pixels wide, and
 /// a log's own timestamps label the axis as times of day, with the date where it changes. At
@@ -37,6 +41,10 @@ package final class HTMLTimelineEncoder: RecordEncoder {
     }
 
     private var bars: [Bar] = []
+    /// With screens on, the screens in the order their first record came (their labels).
+    private var screens: [String] = []
+    /// At most this many screens get lanes of their own.
+    static let drawnScreens = 8
     /// Toasts a stage held: from when, by which stage; closed when released or dropped.
     private var holding: [String: (since: Microseconds, stage: String)] = [:]
     private var holds: [(id: String, stage: String, start: Microseconds, end: Microseconds, released: Bool)] = []
@@ -68,6 +76,8 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         let time = record.time
         see(time)
         let toast = record.toast
+        if let screen = toast.screenKey?.label, !screens.contains(screen) { screens.append(screen) }
+        let barKey = (toast.screenKey?.label ?? "") + toast.id
         switch record {
         case .present:
             presentedCount += 1
@@ -76,16 +86,16 @@ package final class HTMLTimelineEncoder: RecordEncoder {
                 pendingTrace[toast.id] = nil
                 return false
             }
-            openBars[toast.id, default: []].append(bars.count)
+            openBars[barKey, default: []].append(bars.count)
             bars.append(Bar(toast: toast, start: time, trace: pendingTrace[toast.id] ?? []))
         case .dismiss(_, _, let reason, _):
             count(&dismissCounts, reason.rawValue)
             let trace = pendingTrace.removeValue(forKey: toast.id) ?? []
-            if let index = openBars[toast.id]?.popLast() {
+            if let index = openBars[barKey]?.popLast() {
                 bars[index].end = time
                 bars[index].reason = reason.rawValue
                 bars[index].trace = trace
-                if openBars[toast.id]?.isEmpty == true { openBars[toast.id] = nil }
+                if openBars[barKey]?.isEmpty == true { openBars[barKey] = nil }
             }
         case .drop(_, _, let drop):
             if let hold = holding.removeValue(forKey: toast.id), windowEnd == nil {
@@ -123,10 +133,11 @@ package final class HTMLTimelineEncoder: RecordEncoder {
             }
         }
         let line = time.moment(trace.time) + "  " + TextRecordEncoder.sentence(for: trace)
-        if windowEnd == nil || openBars[trace.toast.id] != nil {
+        let barKey = (trace.toast.screenKey?.label ?? "") + trace.toast.id
+        if windowEnd == nil || openBars[barKey] != nil {
             pendingTrace[trace.toast.id, default: []].append(line)
         }
-        if let indices = openBars[trace.toast.id], let index = indices.last {
+        if let indices = openBars[barKey], let index = indices.last {
             bars[index].trace = pendingTrace[trace.toast.id] ?? []
         }
         return false
@@ -165,11 +176,14 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         func x(_ time: Microseconds) -> Int { Self.leftMargin + Int(scale.x(time).rounded()) }
         let width = Int(scale.width.rounded(.up))
 
-        // Lanes: per placement, the lowest slot free when the toast was presented.
+        // Lanes: per screen (with screens on) and placement, the lowest slot free when the toast
+        // was presented.
+        let drawn = Array(screens.prefix(Self.drawnScreens))
         var lanes: [(placement: String, slotEnds: [Microseconds])] = []
-        for placement in ["top", "center", "bottom"] {
+        let screenPrefixes = drawn.isEmpty ? [""] : drawn.map { $0 + " " }
+        for (screen, placement) in screenPrefixes.flatMap({ screen in ["top", "center", "bottom"].map { (screen, $0) } }) {
             var slotEnds: [Microseconds] = []
-            for index in bars.indices where bars[index].toast.placement.rawValue == placement {
+            for index in bars.indices where laneName(bars[index].toast) == screen + placement {
                 let barEnd = bars[index].end ?? end
                 if let free = slotEnds.firstIndex(where: { $0 <= bars[index].start }) {
                     slotEnds[free] = barEnd
@@ -179,7 +193,7 @@ package final class HTMLTimelineEncoder: RecordEncoder {
                     slotEnds.append(barEnd)
                 }
             }
-            if !slotEnds.isEmpty { lanes.append((placement, slotEnds)) }
+            if !slotEnds.isEmpty { lanes.append((screen + placement, slotEnds)) }
         }
         var laneTop: [String: Int] = [:]
         var y = Self.axisHeight
@@ -187,7 +201,7 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         for lane in lanes {
             laneTop[lane.placement] = y
             for slot in lane.slotEnds.indices {
-                labels += "<text class=\"lane\" x=\"8\" y=\"\(y + slot * Self.laneHeight + 17)\">\(lane.placement) \(slot + 1)</text>"
+                labels += "<text class=\"lane\" x=\"8\" y=\"\(y + slot * Self.laneHeight + 17)\">\(html(lane.placement)) \(slot + 1)</text>"
             }
             y += lane.slotEnds.count * Self.laneHeight
         }
@@ -213,7 +227,8 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         svg += axis(scale, height: height)
         svg += labels
         for bar in bars {
-            let top = (laneTop[bar.toast.placement.rawValue] ?? 0) + bar.lane * Self.laneHeight
+            guard let laneTop = laneTop[laneName(bar.toast)] else { continue }
+            let top = laneTop + bar.lane * Self.laneHeight
             let left = x(bar.start)
             let right = max(left + 3, x(bar.end ?? end))
             let color = Self.cssColor(bar.toast.style?.color)
@@ -268,6 +283,11 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         page += "<title>\(html(title))</title><style>\(Self.style)</style></head><body>"
         page += "<h1>\(html(title))</h1>"
         page += summary(start: start, end: end)
+        if screens.count > drawn.count {
+            let left = screens.count - drawn.count
+            page += "<p class=\"window\">\(screens.count) screens: the first \(drawn.count) to appear have lanes here; "
+                + "the toasts of the other \(left) are left out of the drawing (the totals count them).</p>"
+        }
         page += legend(dropStages: dropStages, breaks: !scale.breaks.isEmpty)
         page += "<div class=\"timeline\">\(svg)</div>"
         // The panel opens on the first toast shown, so a still picture of the page shows one.
@@ -276,6 +296,11 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         page += "<pre id=\"details\">\(html(opening, multiline: true))</pre>"
         page += "<script>\(Self.script)</script></body></html>\n"
         out.appendUTF8(page)
+    }
+
+    /// The lane group a bar goes in: its placement, after its screen with screens on.
+    private func laneName(_ toast: Toast) -> String {
+        (toast.screenKey.map { $0.label + " " } ?? "") + toast.placement.rawValue
     }
 
     /// The stretches in which something is drawn: bars, drops, and a waiting line.

@@ -8,6 +8,7 @@ package struct JSONRecordEncoder: RecordEncoder {
         case .present(let toast, let at, let waited):
             out.appendLiteral(#"{"event":"present","t":"#)
             StreamTime.append(at, to: &out)
+            screen(of: toast, &out)
             field(#","id":""#, toast.id, &out)
             toast.withMessageBytes { field(#","message":""#, $0, &out) }
             toast.withSubtitleBytes { field(#","subtitle":""#, $0, &out) }
@@ -45,6 +46,7 @@ package struct JSONRecordEncoder: RecordEncoder {
         case .dismiss(let toast, let at, let reason, let shown):
             out.appendLiteral(#"{"event":"dismiss","t":"#)
             StreamTime.append(at, to: &out)
+            screen(of: toast, &out)
             field(#","id":""#, toast.id, &out)
             out.appendLiteral(Self.member(reason))
             out.appendLiteral(#","shown":"#)
@@ -52,6 +54,7 @@ package struct JSONRecordEncoder: RecordEncoder {
         case .drop(let toast, let at, let drop):
             out.appendLiteral(#"{"event":"drop","t":"#)
             StreamTime.append(at, to: &out)
+            screen(of: toast, &out)
             field(#","id":""#, toast.id, &out)
             field(#","stage":""#, drop.stage, &out)
             field(#","reason":""#, drop.reason.rawValue, &out)
@@ -70,6 +73,7 @@ package struct JSONRecordEncoder: RecordEncoder {
     package func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
         out.appendLiteral(#"{"event":"trace","t":"#)
         StreamTime.append(trace.time, to: &out)
+        screen(of: trace.toast, &out)
         field(#","id":""#, trace.toast.id, &out)
         field(#","stage":""#, trace.stage, &out)
         field(#","verdict":""#, trace.verdict.rawValue, &out)
@@ -87,6 +91,14 @@ package struct JSONRecordEncoder: RecordEncoder {
         if let because = trace.because { field(#","because":""#, because, &out) }
         out.appendLiteral("}\n")
         return true
+    }
+
+    /// `"screen":…` when screens are on (docs/events.md, "Screens").
+    @inline(__always)
+    private func screen(of toast: Toast, _ out: inout ByteBuffer) {
+        guard let screen = toast.screenKey else { return }
+        out.appendLiteral(#","screen":"#)
+        JSONText.appendValue(screen.jsonValue, to: &out)
     }
 
     // The members whose values are a closed set of words, written whole: nothing to escape.

@@ -5,6 +5,7 @@
 ///       3.5    t2 dropped by dedup: duplicate of t1 — "Saved "Report.pdf""
 ///       4.2    t3 dropped by rule "drop debug": debug build only — "cache warmed"
 ///
+/// With screens on, each line names its screen after the time (`       0  [alice]  ✔ Saved …`).
 /// Drops appear only with `verbose`. Every text that came from the input or a script goes
 /// through `TerminalText`, so one record is always one line and nothing in it acts on the
 /// terminal. The time column is as `TimeDisplay` shows it: seconds, the time of day on the
@@ -25,13 +26,13 @@ package struct TextRecordEncoder: RecordEncoder {
         var line = ""
         switch record {
         case .present(let toast, let at, _):
-            line = timeColumn(at)
+            line = timeColumn(at, toast)
             let glyph = toast.style.map { safe($0.glyph) } ?? " "
             var text = "\(glyph) \(safe(toast.message))"
             if let subtitle = toast.subtitle, !subtitle.isEmpty { text += " — \(safe(subtitle))" }
             line += colored(text, toast.style?.color) + "  (\(safe(toast.role)), \(safe(toast.id)))"
         case .dismiss(let toast, let at, let reason, let shown):
-            line = timeColumn(at) + dimmed("  \(safe(toast.id)) dismissed: \(reason.rawValue) after \(StreamTime.format(shown))s")
+            line = timeColumn(at, toast) + dimmed("  \(safe(toast.id)) dismissed: \(reason.rawValue) after \(StreamTime.format(shown))s")
         case .drop(let toast, let at, let drop):
             guard verbose else { return false }
             var text = "  \(safe(toast.id)) dropped by "
@@ -45,7 +46,7 @@ package struct TextRecordEncoder: RecordEncoder {
             }
             if let note = drop.note { text += ": \(safe(note))" }
             text += " — \(quoted(safe(toast.message)))"
-            line = timeColumn(at) + dimmed(text)
+            line = timeColumn(at, toast) + dimmed(text)
         }
         out.appendUTF8(line)
         out.append(UInt8(ascii: "\n"))
@@ -56,7 +57,7 @@ package struct TextRecordEncoder: RecordEncoder {
     ///
     ///       3.5      · t2 dedup: drop (duplicate of t1): same message, subtitle and role as t1 at 0 s, …
     package func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
-        out.appendUTF8(timeColumn(trace.time) + dimmed("    · " + Self.sentence(for: trace)))
+        out.appendUTF8(timeColumn(trace.time, trace.toast) + dimmed("    · " + Self.sentence(for: trace)))
         out.append(UInt8(ascii: "\n"))
         return true
     }
@@ -85,9 +86,11 @@ package struct TextRecordEncoder: RecordEncoder {
         TerminalText.escaped(text)
     }
 
-    private func timeColumn(_ moment: Microseconds) -> String {
+    /// The time, right-aligned, then with screens on the toast's screen: `       3  [alice]  `.
+    private func timeColumn(_ moment: Microseconds, _ toast: Toast) -> String {
         let text = time.clock(moment)
-        return String(repeating: " ", count: max(0, 9 - text.count)) + text + "  "
+        let screen = toast.screenKey.map { "  " + safe($0.label) } ?? ""
+        return String(repeating: " ", count: max(0, 9 - text.count)) + text + screen + "  "
     }
 
     private func colored(_ text: String, _ color: String?) -> String {

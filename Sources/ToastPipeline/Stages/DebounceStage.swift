@@ -8,13 +8,13 @@
 package final class DebounceStage: ToastStage {
     package private(set) var settings: DebounceSettings
     private var fields: [FieldReference]
-    private var bursts: [[UInt8]: Burst] = [:]
+    fileprivate var bursts: [[UInt8]: Burst] = [:]
     /// The key each pending release timer is for; a burst's timer is the one it names.
     private var timerKeys: [Int: [UInt8]] = [:]
     private var nextToken = 0
     private var scratch = ByteBuffer(capacity: 256)
 
-    private struct Burst {
+    fileprivate struct Burst {
         var held: HoldHandle
         var first: Microseconds
         var timer: Int
@@ -55,9 +55,21 @@ package final class DebounceStage: ToastStage {
         return .hold(handle)
     }
 
+    /// With screens on, each screen has its own bursts.
+    package func forNewScreen() -> (any ToastStage)? {
+        DebounceStage(settings: settings)
+    }
+
     package func timerFired(token: Int, context: StageContext) {
         guard let key = timerKeys.removeValue(forKey: token), let burst = bursts[key], burst.timer == token else { return }
         bursts[key] = nil
         context.release(burst.held)
+    }
+}
+
+extension DebounceStage: ScreenState {
+    /// A burst keeps its screen until its release timer fires.
+    func stateEnds(now: Microseconds) -> ScreenStateEnd {
+        bursts.isEmpty ? .now : .onActivity
     }
 }

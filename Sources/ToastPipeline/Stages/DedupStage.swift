@@ -29,6 +29,9 @@ package final class DedupStage: ToastStage {
         var id: String
     }
 
+    /// When a toast last passed (a key was remembered), for `stateEnds`.
+    private var lastPass: Microseconds?
+
     package init(settings: DedupSettings) {
         self.configuration = UncheckedCell((settings, settings.fields.map(FieldReference.init(name:))))
         self.cacheCell = UncheckedCell(RecencyCache(capacity: settings.cache))
@@ -53,15 +56,25 @@ package final class DedupStage: ToastStage {
             cache.insert(key, hash: hash, passed)
             return nil
         }
-        guard let slot = found else { return .pass }
+        guard let slot = found else {
+            lastPass = now
+            return .pass
+        }
         let earlier = cache.value(at: slot)
         if settings.window == 0 || now - earlier.time < settings.window {
             context.explain(self.explanation(of: toast, earlier: earlier, context: context))
             return .drop(Drop(stage: "dedup", reason: .duplicate, of: earlier.id))
         }
         cache.update(at: slot, passed)
+        lastPass = now
         return .pass
     }
+
+    /// With screens on, each screen has its own keys.
+    package func forNewScreen() -> (any ToastStage)? {
+        DedupStage(settings: settings)
+    }
+
 
     /// "same message, subtitle and role as t1 at 2 s, within the 5 s window".
     private func explanation(of toast: Toast, earlier: PassedToast, context: StageContext) -> String {
@@ -150,5 +163,14 @@ struct RecencyCache<Value> {
         if newest >= 0 { table[newest].newer = slot }
         newest = slot
         if oldest < 0 { oldest = slot }
+    }
+}
+
+extension DedupStage: ScreenState {
+    /// A key keeps its screen for `window` after it passed; with `window = 0` no key does (a
+    /// repeat on a screen that came back is no repeat).
+    func stateEnds(now: Microseconds) -> ScreenStateEnd {
+        guard settings.window > 0, let lastPass, now < lastPass + settings.window else { return .now }
+        return .at(lastPass + settings.window)
     }
 }

@@ -9,12 +9,12 @@ package final class DigestStage: ToastStage {
     private var key: FieldReference
     /// Runs a `message` function (the scripts' runtime).
     private var functions: (any ScriptFunctionRunner)?
-    private var windows: [[UInt8]: Window] = [:]
+    fileprivate var windows: [[UInt8]: Window] = [:]
     private var timerKeys: [Int: [UInt8]] = [:]
     private var nextToken = 0
     private var scratch = ByteBuffer(capacity: 256)
 
-    private struct Window {
+    fileprivate struct Window {
         /// The group's value (nil: the shared group of toasts without one).
         var value: JSONValue?
         var timer: Int
@@ -25,6 +25,11 @@ package final class DigestStage: ToastStage {
         self.settings = settings
         self.key = FieldReference(name: settings.key)
         self.functions = functions
+    }
+
+    /// With screens on, each screen has its own windows.
+    package func forNewScreen() -> (any ToastStage)? {
+        DigestStage(settings: settings, functions: functions)
     }
 
     /// New settings and message function; the open windows close as they were set.
@@ -121,4 +126,11 @@ package final class DigestStage: ToastStage {
         return text.isEmpty ? "\(toasts.count) notifications" : text
     }
 
+}
+
+extension DigestStage: ScreenState {
+    /// An open window, even an empty one, keeps its screen until it ends.
+    func stateEnds(now: Microseconds) -> ScreenStateEnd {
+        windows.isEmpty ? .now : .onActivity
+    }
 }

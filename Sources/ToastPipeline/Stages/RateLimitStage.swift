@@ -23,7 +23,7 @@ package final class RateLimitStage: ToastStage {
         _modify { yield &scratchCell.value }
     }
     /// The key bytes of the group each pending summary is for, by its timer's token.
-    private var summaryGroups: [Int: [UInt8]] = [:]
+    fileprivate var summaryGroups: [Int: [UInt8]] = [:]
     private var nextToken = 0
     private var groupCountAfterLastSweep = 0
 
@@ -35,6 +35,9 @@ package final class RateLimitStage: ToastStage {
         /// Drops since the pending summary was scheduled; nil: no summary pending.
         var pendingDrops: Int?
     }
+
+    /// When a toast last passed, for `stateEnds`.
+    fileprivate var lastPass: Microseconds?
 
     package init(settings: RateLimitSettings) {
         self.configuration = UncheckedCell((settings, FieldReference(name: settings.key)))
@@ -65,6 +68,7 @@ package final class RateLimitStage: ToastStage {
         state.passes.removeAll(atOrBefore: now - settings.window)
         if state.passes.count < settings.limit {
             state.passes.append(now)
+            lastPass = now
             return .pass
         }
         if let drops = state.pendingDrops {
@@ -94,6 +98,11 @@ package final class RateLimitStage: ToastStage {
 
     /// Forgets groups with nothing in their window and no summary pending, whenever the
     /// table has doubled, so memory stays flat on a stream of ever new sources.
+    /// With screens on, each screen has its own groups and windows.
+    package func forNewScreen() -> (any ToastStage)? {
+        RateLimitStage(settings: settings)
+    }
+
     private func sweepIfGrown(now: Microseconds) {
         guard groups.count > max(1024, 2 * groupCountAfterLastSweep) else { return }
         let horizon = now - settings.window
@@ -107,6 +116,15 @@ package final class RateLimitStage: ToastStage {
 }
 
 /// Times in ascending order, dropped from the front as they leave a sliding window.
+extension RateLimitStage: ScreenState {
+    /// A pending summary keeps its screen until it is sent; a toast that passed, for `window`.
+    func stateEnds(now: Microseconds) -> ScreenStateEnd {
+        if !summaryGroups.isEmpty { return .onActivity }
+        guard let lastPass, now < lastPass + settings.window else { return .now }
+        return .at(lastPass + settings.window)
+    }
+}
+
 struct TimeWindow {
     private var times: [Microseconds] = []
     private var start = 0

@@ -1,0 +1,156 @@
+/// The pipeline with screens on (docs/events.md, "Screens"): each screen has its own host and
+/// its own instance of each stage that keeps state per screen; a toast's screen is the value of
+/// its field `screens.by`, read where it matters (at such a stage, at the host, in a drop), so
+/// a rule may move it.
+extension Pipeline {
+    /// Every host: the one host, or every screen's in the order they first appeared.
+    var hosts: [Host] {
+        guard let screenTable else { return [host] }
+        return screenTable.inOrderOfAppearance.map(\.host)
+    }
+
+    /// The screen `toast` is on now, made when it is new; the toast keeps its screen for its
+    /// records (`Toast.screenKey`).
+    func screen(of toast: inout Toast, in table: ScreenTable) -> Screen {
+        stampScreen(&toast)
+        let key = toast.screenKey ?? .unnamed
+        if let screen = table.byKey[key] {
+            table.touched[screen.serial] = screen
+            return screen
+        }
+        return makeScreen(key, in: table)
+    }
+
+    /// Writes the toast's screen into it, as its field says now.
+    func stampScreen(_ toast: inout Toast) {
+        guard let table = screenTable else { return }
+        toast.screenKey = toast.screen(by: table.settings.by, roles: settings.roles)
+    }
+
+    /// A new screen; past `limit`, the screen least recently named by an event ends first.
+    private func makeScreen(_ key: ScreenKey, in table: ScreenTable) -> Screen {
+        if table.count >= table.settings.limit, let oldest = table.leastRecent {
+            end(oldest, in: table)
+            table.endedByLimit += 1
+        }
+        let serial = table.makeSerial()
+        let host = Host(settings: settings.queue, environment: ScreenHostEnvironment(pipeline: self, screen: serial))
+        if tracer != nil { host.trace = { [unowned self] in self.trace($0) } }
+        let screen = Screen(key: key, serial: serial, host: host)
+        screen.stages = stageInstances.indices.map { index in
+            table.perScreen[index] ? (stageInstances[index].forNewScreen() ?? stageInstances[index]) : stageInstances[index]
+        }
+        screen.contexts = screenContexts(for: screen)
+        table.add(screen)
+        return screen
+    }
+
+    /// The contexts of a screen's stages: its own for the stages it has its own instance of.
+    func screenContexts(for screen: Screen) -> [StageContext] {
+        stageNames.enumerated().map { index, name in
+            screenTable?.perScreen[index] == true
+                ? StageContext(stageName: name, position: index, pipeline: self, screen: screen) : stageContexts[index]
+        }
+    }
+
+    /// Ends a screen as the end of a run without a drain does, and forgets it: its toasts end
+    /// `host_removed`, its pending summaries and digest windows end without a toast (its stages,
+    /// and their timers, are gone).
+    private func end(_ screen: Screen, in table: ScreenTable) {
+        screen.host.removeAll()
+        endAllHeldToasts(reason: .hostRemoved, because: "its screen was ended to make room for a new one (screens.limit)",
+                         screen: screen.serial)
+        table.remove(screen)
+    }
+
+    /// The stage `index` of the screen with `serial` (0: the shared one) and its context; nil
+    /// when that screen is forgotten (its timers are stale).
+    func stage(_ index: Int, ofScreen serial: Int) -> (any ToastStage, StageContext)? {
+        guard serial != 0 else { return (stageInstances[index], stageContexts[index]) }
+        guard let table = screenTable, let screen = table.bySerial[serial] else { return nil }
+        table.touched[serial] = screen
+        return screen.stageAndContext(index)
+    }
+
+    /// An interaction acts on the screen it names; a screen that holds nothing is not made.
+    /// A `dismiss_all` that names none acts on every screen, in the order they first appeared.
+    func interact(_ event: Event, on table: ScreenTable) {
+        if case .tick = event.kind {
+            if let key = event.screen, let screen = table.byKey[key] { table.named(screen) }
+            return
+        }
+        if case .dismissAll = event.kind, event.screen == nil {
+            for screen in table.inOrderOfAppearance {
+                table.named(screen)
+                screen.host.interact(.dismissAll)
+                endAllHeldToasts(reason: .cancelled, because: "dismiss_all came while it was held", screen: screen.serial)
+            }
+            return
+        }
+        guard let screen = table.byKey[event.screen ?? .unnamed] else { return }
+        table.named(screen)
+        let found = screen.host.interact(event.kind)
+        switch event.kind {
+        case .dismiss(let target?) where !found:
+            endHeldToast(id: target, screen: screen.serial)
+        case .dismissAll:
+            endAllHeldToasts(reason: .cancelled, because: "dismiss_all came while it was held", screen: screen.serial)
+        default:
+            break
+        }
+    }
+
+    /// Forgets the screens in which nothing remains, among those used since the last event
+    /// and those whose window has ended.
+    func forgetIdleScreens(_ table: ScreenTable) {
+        var candidates = table.touched
+        table.touched = [:]
+        for screen in table.windowsEnded(by: now) { candidates[screen.serial] = screen }
+        for screen in candidates.values where table.bySerial[screen.serial] === screen {
+            switch stateEnds(of: screen, in: table) {
+            case .now: table.remove(screen)
+            case .at(let time): table.lookAgain(screen, at: time)
+            case .onActivity: break
+            case .nextEvent: table.touched[screen.serial] = screen
+            }
+        }
+    }
+
+    private enum ScreenStateEndOrEvent {
+        case now, at(Microseconds), onActivity, nextEvent
+    }
+
+    /// When what `screen` holds ends: nothing visible, waiting, delayed or held, and nothing
+    /// in its own stages (docs/events.md, "Screens").
+    private func stateEnds(of screen: Screen, in table: ScreenTable) -> ScreenStateEndOrEvent {
+        guard screen.host.isEmpty && screen.held == 0 else { return .onActivity }
+        var latest: Microseconds?
+        var askAgain = false
+        for index in screen.stages.indices where table.perScreen[index] {
+            let stage = screen.stages[index]
+            if let state = stage as? any ScreenState {
+                switch state.stateEnds(now: now) {
+                case .now: continue
+                case .at(let time): latest = max(latest ?? time, time)
+                case .onActivity: return .onActivity
+                }
+            } else if !stage.isIdle(at: .microseconds(now)) {
+                askAgain = true
+            }
+        }
+        if askAgain { return .nextEvent }
+        return latest.map(ScreenStateEndOrEvent.at) ?? .now
+    }
+
+    /// What `--stats` and the run summary count of screens: seen, ended by the limit, at most
+    /// at once; nil with screens off.
+    var screenCounts: PipelineStatistics.ScreenCounts? {
+        screenTable.map { .init(seen: $0.seen, endedByLimit: $0.endedByLimit, mostAtOnce: $0.mostAtOnce) }
+    }
+}
+
+extension Screen {
+    func stageAndContext(_ index: Int) -> (any ToastStage, StageContext) {
+        (stages[index], contexts[index])
+    }
+}

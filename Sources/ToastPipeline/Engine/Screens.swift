@@ -1,0 +1,149 @@
+/// One screen's part of a run when screens are on (docs/events.md, "Screens"): its host, its
+/// own instance of each stage that keeps state per screen, and where it stands among the
+/// screens (first appearance, last time an event named it).
+final class Screen {
+    let key: ScreenKey
+    /// Unique for the run: timers carry it, so that a forgotten screen's timers go stale, and
+    /// it orders screens by first appearance.
+    let serial: Int
+    let host: Host
+    /// For each stage: this screen's own instance, or the one all screens share.
+    var stages: [any ToastStage] = []
+    var contexts: [StageContext] = []
+    /// Toasts of this screen that stages hold.
+    var held = 0
+    /// The list of screens by when an event last named them (`ScreenTable.leastRecent` first).
+    var older: Screen?
+    var newer: Screen?
+
+    init(key: ScreenKey, serial: Int, host: Host) {
+        self.key = key
+        self.serial = serial
+        self.host = host
+    }
+}
+
+/// A host's timers and records, marked with its screen: the pipeline is every screen's
+/// environment, and a timer must find its way back to its own host.
+final class ScreenHostEnvironment: HostEnvironment {
+    unowned let pipeline: Pipeline
+    let screen: Int
+
+    init(pipeline: Pipeline, screen: Int) {
+        self.pipeline = pipeline
+        self.screen = screen
+    }
+
+    var now: Microseconds { pipeline.now }
+    var timeDisplay: TimeDisplay { pipeline.timeDisplay }
+
+    func schedule(_ timer: HostTimer, at time: Microseconds) {
+        pipeline.scheduleHostTimer(timer, screen: screen, at: time)
+    }
+
+    func write(_ record: Record) {
+        pipeline.write(record)
+    }
+}
+
+/// The screens a run remembers, at most `limit` of them, and what it counted of them.
+///
+/// A screen is made when a toast first reaches a stage that keeps state per screen, or the host.
+/// It is forgotten, without a record, when an event arrives and nothing in it remains
+/// (`Pipeline.isIdle`); the screens used since the last event are looked at then, and those kept only by a
+/// time window again when the window ends, so no event looks at every screen.
+final class ScreenTable {
+    let settings: ScreenSettings
+    /// Which stages keep their state per screen (`ToastStage.forNewScreen()` gave an instance).
+    let perScreen: [Bool]
+    private(set) var byKey: [ScreenKey: Screen] = [:]
+    private(set) var bySerial: [Int: Screen] = [:]
+    private var nextSerial = 0
+    /// Least recently named first.
+    private(set) var leastRecent: Screen?
+    private var mostRecent: Screen?
+    /// Screens used since the last look, by serial.
+    var touched: [Int: Screen] = [:]
+    /// Screens kept only by a time window, to look at again when it ends: (time, serial).
+    private var windows = TimerQueue<Int>()
+
+    /// Screens made, ended by `limit`, and at most remembered at once.
+    private(set) var seen = 0
+    var endedByLimit = 0
+    private(set) var mostAtOnce = 0
+
+    init(settings: ScreenSettings, perScreen: [Bool]) {
+        self.settings = settings
+        self.perScreen = perScreen
+    }
+
+    var count: Int { byKey.count }
+
+    /// Every screen, in the order they first appeared.
+    var inOrderOfAppearance: [Screen] { bySerial.values.sorted { $0.serial < $1.serial } }
+
+    func makeSerial() -> Int {
+        nextSerial += 1
+        return nextSerial
+    }
+
+    func add(_ screen: Screen) {
+        byKey[screen.key] = screen
+        bySerial[screen.serial] = screen
+        seen += 1
+        mostAtOnce = max(mostAtOnce, byKey.count)
+        link(screen)
+        touched[screen.serial] = screen
+    }
+
+    func remove(_ screen: Screen) {
+        byKey[screen.key] = nil
+        bySerial[screen.serial] = nil
+        touched[screen.serial] = nil
+        unlink(screen)
+    }
+
+    /// An event named `screen`: it becomes the most recently named.
+    func named(_ screen: Screen) {
+        unlink(screen)
+        link(screen)
+        touched[screen.serial] = screen
+    }
+
+    /// Look at `screen` again at `time`, when a window that keeps it ends.
+    func lookAgain(_ screen: Screen, at time: Microseconds) {
+        windows.schedule(screen.serial, at: time)
+    }
+
+    /// The screens whose windows ended by `now`.
+    func windowsEnded(by now: Microseconds) -> [Screen] {
+        var screens: [Screen] = []
+        while let due = windows.popDue(atOrBefore: now) {
+            if let screen = bySerial[due.payload] { screens.append(screen) }
+        }
+        return screens
+    }
+
+    private func link(_ screen: Screen) {
+        screen.older = mostRecent
+        screen.newer = nil
+        mostRecent?.newer = screen
+        mostRecent = screen
+        if leastRecent == nil { leastRecent = screen }
+    }
+
+    private func unlink(_ screen: Screen) {
+        if let older = screen.older { older.newer = screen.newer } else if leastRecent === screen { leastRecent = screen.newer }
+        if let newer = screen.newer { newer.older = screen.older } else if mostRecent === screen { mostRecent = screen.older }
+        screen.older = nil
+        screen.newer = nil
+    }
+
+    /// Breaks the list's references, for a pipeline that is done.
+    func removeAll() {
+        for screen in bySerial.values { unlink(screen) }
+        byKey = [:]
+        bySerial = [:]
+        touched = [:]
+    }
+}

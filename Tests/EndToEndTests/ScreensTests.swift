@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+
+/// Many screens in one run (`config{ screens = { by = ... } }`), on the built binary: a host and
+/// the stages' state per screen, interactions routed to the screen they name, the limit, and
+/// screens forgotten when nothing in them remains.
+@Suite struct ScreensTests {
+    /// The run's records as short lines: `t [screen] present id message`, `t [screen] dismiss id
+    /// reason`, `t [screen] drop id stage reason`; every toast checked to end once.
+    private func story(_ script: String, _ events: [String], arguments: [String] = []) throws -> [String] {
+        let result = try runBinary(["--format", "json", "-e", script] + arguments,
+                                   stdin: events.joined(separator: "\n") + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        return try lines(of: result.stdout)
+    }
+
+    private func lines(of output: String) throws -> [String] {
+        let records = try jsonRecords(output)
+        var endings: [String: [String]] = [:]
+        return records.map { record in
+            let screen = record["screen"].map { value in value is String ? "[\(value)]" : "[#\(value)]" } ?? "[none]"
+            let id = "\(record["id"] ?? "")"
+            let event = record["event"] as? String ?? ""
+            endings[screen + id, default: []].append(event)
+            var line = "\(record["t"] ?? "") \(screen) \(event) \(id)"
+            switch event {
+            case "present": line += " \(record["message"] ?? "")"
+            case "dismiss": line += " \(record["reason"] ?? "")"
+            default: line += " \(record["stage"] ?? "") \(record["reason"] ?? "")"
+            }
+            return line
+        }.also {
+            for (key, events) in endings {
+                #expect(events == ["drop"] || events == ["present", "dismiss"], "\(key): \(events)")
+            }
+        }
+    }
+
+    @Test func eachScreenHasItsOwnHostAndItsOwnRepeatsAndLimits() throws {
+        let events = [
+            #"{"at":0,"id":"a1","message":"Saved","user":"alice"}"#,
+            #"{"at":0,"id":"b1","message":"Saved","user":"bob"}"#,
+            // A repeat on alice's screen; the same message on bob's was no repeat.
+            #"{"at":1,"id":"a2","message":"Saved","user":"alice"}"#,
+            // 7.0 is the screen 7, which is not the screen "7".
+            #"{"at":1,"id":"n1","message":"Build 7","user":7.0}"#,
+            #"{"at":1,"id":"s1","message":"Build 7","user":"7"}"#,
+        ]
+        #expect(try story("config{ screens = { by = 'user' } }", events) == [
+            "0 [alice] present a1 Saved",
+            "0 [bob] present b1 Saved",
+            "1 [alice] drop a2 dedup duplicate",
+            "1 [#7] present n1 Build 7",
+            "1 [7] present s1 Build 7",
+            "3 [alice] dismiss a1 timeout",
+            "3 [bob] dismiss b1 timeout",
+            "4 [#7] dismiss n1 timeout",
+            "4 [7] dismiss s1 timeout",
+        ])
+        // The rate limit counts per screen: two toasts a screen, four screens' worth pass.
+        let flood = (0..<6).map { #"{"at":0,"id":"t\#($0)","message":"m\#($0)","user":"u\#($0 % 2)","duration":0}"# }
+        let limited = try story("config{ screens = { by = 'user' }, rate_limit = { limit = 2, key = 'user' } }", flood)
+        #expect(limited.filter { $0.contains("rate_limited") } == ["0 [u0] drop t4 rate_limit rate_limited",
+                                                                  "0 [u1] drop t5 rate_limit rate_limited"])
+    }
+
+    @Test func interactionsActOnTheScreenTheyName() throws {
+        let events = [
+            #"{"at":0,"id":"a1","message":"one","user":"alice","duration":0}"#,
+            #"{"at":0,"id":"b1","message":"two","user":"bob","duration":0}"#,
+            // No id: the newest visible toast of that screen.
+            #"{"at":1,"type":"tap","user":"bob"}"#,
+            // An id names a toast of that screen only: carol has none, and is not made.
+            #"{"at":2,"type":"dismiss","id":"a1","user":"carol"}"#,
+            #"{"at":3,"id":"c1","message":"three","user":"carol","duration":0}"#,
+            #"{"at":3,"id":"a2","message":"four","user":"alice","duration":0,"policy":"stack"}"#,
+            // With the field, one screen; without, every screen in the order they appeared.
+            #"{"at":4,"type":"dismiss_all","user":"carol"}"#,
+            #"{"at":5,"type":"dismiss_all"}"#,
+        ]
+        let result = try runBinary(["--format", "json", "--stats", "-e", "config{ screens = { by = 'user' } }"],
+                                   stdin: events.joined(separator: "\n") + "\n")
+        #expect(try lines(of: result.stdout) == [
+            "0 [alice] present a1 one",
+            "0 [bob] present b1 two",
+            "1 [bob] dismiss b1 tap",
+            "3 [carol] present c1 three",
+            "3 [alice] present a2 four",
+            "4 [carol] dismiss c1 programmatic",
+            "5 [alice] dismiss a1 programmatic",
+            "5 [alice] dismiss a2 programmatic",
+        ])
+        #expect(result.stderr.contains("  screens           3 (0 ended by the limit, at most 3 at once)"), "\(result.stderr)")
+    }
+
+    @Test func pastTheLimitTheScreenLeastRecentlyNamedEnds() throws {
+        let events = [
+            #"{"at":0,"id":"a1","message":"one","user":"alice","duration":0}"#,
+            #"{"at":0,"id":"b1","message":"two","user":"bob","duration":0}"#,
+            // alice is named again, so bob is the least recently named when carol comes.
+            #"{"at":1,"type":"tick","user":"alice"}"#,
+            #"{"at":1,"id":"a2","message":"three","user":"alice","duration":0}"#,
+            #"{"at":2,"id":"c1","message":"four","user":"carol","duration":0}"#,
+            // bob was forgotten: a tap for him finds nothing.
+            #"{"at":3,"type":"tap","id":"b1","user":"bob"}"#,
+        ]
+        let result = try runBinary(["--format", "json", "--stats", "-e", "config{ screens = { by = 'user', limit = 2 } }"],
+                                   stdin: events.joined(separator: "\n") + "\n")
+        #expect(try lines(of: result.stdout) == [
+            "0 [alice] present a1 one",
+            "0 [bob] present b1 two",
+            "2 [bob] dismiss b1 host_removed",
+            "2 [carol] present c1 four",
+            "3 [alice] dismiss a1 host_removed",
+            "3 [alice] drop a2 host host_removed",
+            "3 [carol] dismiss c1 host_removed",
+        ])
+        #expect(result.stderr.contains("  screens           3 (1 ended by the limit, at most 2 at once)"), "\(result.stderr)")
+    }
+
+    @Test func aScreenWithNothingLeftIsForgottenAndComesBackNew() throws {
+        let events = [
+            #"{"at":0,"id":"a1","message":"one","user":"alice"}"#,
+            #"{"at":1,"id":"b1","message":"two","user":"bob","duration":0}"#,
+            // By 10 alice's toast is gone and dedup's window has passed: she is forgotten, and
+            // comes back after bob in the order of appearance.
+            #"{"at":10,"id":"a2","message":"one","user":"alice","duration":0}"#,
+            #"{"at":11,"type":"dismiss_all"}"#,
+        ]
+        #expect(try story("config{ screens = { by = 'user' } }", events) == [
+            "0 [alice] present a1 one",
+            "1 [bob] present b1 two",
+            "3 [alice] dismiss a1 timeout",
+            "10 [alice] present a2 one",
+            "11 [bob] dismiss b1 programmatic",
+            "11 [alice] dismiss a2 programmatic",
+        ])
+        // dedup's window keeps a screen: the repeat at 4 is still a repeat (window 5).
+        #expect(try story("config{ screens = { by = 'user' } }", [
+            #"{"at":0,"id":"a1","message":"one","user":"alice","duration":1}"#,
+            #"{"at":4,"id":"a2","message":"one","user":"alice","duration":1}"#,
+        ]) == ["0 [alice] present a1 one", "1 [alice] dismiss a1 timeout", "4 [alice] drop a2 dedup duplicate"])
+    }
+
+    @Test func aValueThatNamesNoScreenRejectsTheLine() throws {
+        let events = [
+            #"{"at":0,"message":"ok","user":"alice"}"#,
+            #"{"at":0,"message":"bad","user":true}"#,
+            #"{"at":0,"message":"bad","user":7.5}"#,
+            #"{"at":0,"type":"tap","user":["x"]}"#,
+            #"{"at":0,"message":"no user"}"#,
+        ]
+        let result = try runBinary(["--format", "json", "-e", "config{ screens = { by = 'user' } }"],
+                                   stdin: events.joined(separator: "\n") + "\n")
+        #expect(result.status == 65)
+        #expect(try lines(of: result.stdout) == ["0 [alice] present t1 ok", "0 [] present t4 no user",
+                                                 "3 [alice] dismiss t1 timeout", "3 [] dismiss t4 timeout"])
+        #expect(result.stderr.contains(
+            "toastscript: input line 2: field 'user' names the screen (screens.by): it must be a string or an integer"))
+        #expect(result.stderr.contains("toastscript: input line 4: field 'user' names the screen"))
+    }
+
+    @Test func summariesGoToTheScreenOfTheirGroupAndRulesMayMoveAToast() throws {
+        let flood = (0..<4).map { #"{"at":0,"id":"t\#($0)","message":"m\#($0)","user":"alice","duration":1}"# }
+            + [#"{"at":0,"id":"x","message":"to ops","user":"alice","duration":0}"#]
+        let script = """
+            config{ screens = { by = 'user' }, rate_limit = { limit = 2, key = 'user', summary = true } }
+            rule('to ops', function(t) if t.message == 'to ops' then t.user = 'ops' end end)
+            """
+        let story = try story(script, flood)
+        #expect(story.contains("0 [ops] present x to ops"))
+        #expect(story.contains("10 [alice] present e1 2 more from alice"))
+    }
+
+    @Test func textExplainAndHooksNameTheScreen() throws {
+        let events = [#"{"at":0,"id":"a1","message":"hello","user":"alice"}"#]
+        let text = try runBinary(["-e", "config{ screens = { by = 'user' } }"], stdin: events[0] + "\n")
+        #expect(text.stdout == "        0  [alice]  ℹ hello  (info, a1)\n        3  [alice]    a1 dismissed: timeout after 3s\n")
+        let hooks = try runBinary(["-e", "config{ screens = { by = 'user' } } on('present', function(t, info) log(info.screen) end)"],
+                                  stdin: events[0] + "\n")
+        #expect(hooks.stderr.contains("alice"), "\(hooks.stderr)")
+        let explain = try runBinary(["--explain", "a1", "-e", "config{ screens = { by = 'user' } }"], stdin: events[0] + "\n")
+        #expect(explain.stdout.contains("0  [alice]  host: presented"), "\(explain.stdout)")
+    }
+
+    @Test func settingsMistakesAreReportedAtTheConfigCall() throws {
+        for (script, message) in [
+            ("config{ screens = true }", "screens must be a table with by (the field that names a screen), not a boolean"),
+            ("config{ screens = {} }", "screens needs by, the field that names a screen"),
+            ("config{ screens = { by = 'user', limit = 0 } }", "screens.limit must be a whole number ≥ 1, not 0"),
+            ("config{ screens = { by = 'user', limt = 3 } }", "unknown setting screens.limt"),
+        ] {
+            let result = try runBinary(["-e", script], stdin: "")
+            #expect(result.status == 65 || result.status == 2 || result.status == 1, "\(script)")
+            #expect(result.stderr.contains(message), "\(script): \(result.stderr)")
+        }
+    }
+}
+
+extension Array {
+    /// Runs `body` on the array and returns it: checks beside a value being returned.
+    fileprivate func also(_ body: () -> Void) -> Array {
+        body()
+        return self
+    }
+}
