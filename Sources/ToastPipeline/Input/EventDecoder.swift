@@ -11,6 +11,9 @@ package struct EventDecoder {
     package var defaultDuration: Microseconds?
     /// `screens.by` when screens are on: the field whose value names an event's screen.
     package var screenField: String?
+    /// The value of the line's extra member `screenField`, when it has one (a show field's
+    /// value is among its fields).
+    private var lineScreenValue: JSONValue?
     /// Lines so far that were JSON objects of type `show`, rejected ones included.
     package private(set) var showCount = 0
     /// Warnings since the last `takeNotes()`: show fields whose name looks like a typo.
@@ -82,8 +85,9 @@ package struct EventDecoder {
                 return .failure(InputRejection(line: number, reason: "not a JSON object"))
             }
             extraText.removeAll(keepingCapacity: true)
+            lineScreenValue = nil
             fields = try EventFields.read(from: &scanner, extraText: &extraText, interner: &interner, namesChecked: namesChecked,
-                                          screenField: screenField)
+                                          screenField: screenField, screenValue: &lineScreenValue)
             try Self.expectEnd(&scanner)
             if let column = scanner.outOfRangeColumn {
                 if Self.isShow(fields[.type]) { showCount += 1 }
@@ -105,7 +109,8 @@ package struct EventDecoder {
     /// An event from fields that a `parse` function made: checked, defaulted and numbered
     /// exactly like a JSON line with those members.
     mutating func decode(_ fields: EventFields, number: Int) -> Result<Event, InputRejection> {
-        decode(fields, number: number, stored: nil).map(\.event)
+        lineScreenValue = nil
+        return decode(fields, number: number, stored: nil).map(\.event)
     }
 
     /// Where a JSON line's text went in its arena: the message and subtitle when they are
@@ -166,7 +171,7 @@ package struct EventDecoder {
         if type == "show" { showCount += 1 }
         let at = try EventFields.time("at", fields[.at], fields.microseconds(of: .at))
         let id = try EventFields.string("id", fields[.id])
-        let screen = try screenField.map { try Self.screen(named: $0, in: fields) } ?? nil
+        let screen = try screenField.map { try Self.screen(named: $0, in: fields, extraValue: lineScreenValue) } ?? nil
         let kind: Event.Kind
         switch type {
         case "show":
@@ -198,13 +203,13 @@ package struct EventDecoder {
 
     /// The screen an event names with its field `field` (absent or null: `""`); nil for a
     /// `tick` or `dismiss_all` without the field, which name every screen.
-    private static func screen(named field: String, in fields: EventFields) throws -> ScreenKey? {
+    private static func screen(named field: String, in fields: EventFields, extraValue: JSONValue?) throws -> ScreenKey? {
         let value: JSONValue?
         let type = fields[.type]?.stringValue ?? "show"
         if let known = EventFieldName(rawValue: field), known.isShowField {
             value = fields[known]
         } else {
-            value = fields.screenValue ?? fields.extra.last { $0.name == field }?.value
+            value = extraValue ?? fields.extra.last { $0.name == field }?.value
         }
         if value == nil && (type == "tick" || type == "dismiss_all") { return nil }
         guard let screen = ScreenKey(naming: value) else { throw FieldError(ScreenKey.problem(field: field)) }
@@ -336,9 +341,6 @@ struct EventFields {
     /// A JSON line's `message` and `subtitle` when they are strings without escapes: their
     /// bytes in the line, valid while the line is (the show keeps them as they are).
     var messageBytes, subtitleBytes: UnsafeBufferPointer<UInt8>?
-    /// The value of the extra member that names the screen (`screens.by`), when a JSON line
-    /// has one.
-    var screenValue: JSONValue?
 
     /// The members of the object at the scanner; `extraText` gets the text of the members
     /// that are not show fields (`phase` and `dy` included) as one JSON object, `{...}`, or
@@ -346,7 +348,8 @@ struct EventFields {
     /// `extraNames` leaves out those in `namesChecked` (already looked at for typos), so a
     /// line whose extra names were all seen before makes no list of them.
     static func read(from scanner: inout JSONScanner, extraText: inout [UInt8],
-                     interner: inout StringInterner, namesChecked: [String], screenField: String? = nil) throws -> EventFields {
+                     interner: inout StringInterner, namesChecked: [String], screenField: String? = nil,
+                     screenValue: inout JSONValue?) throws -> EventFields {
         var fields = EventFields()
         try scanner.expect(UInt8(ascii: "{"), "'{'")
         scanner.skipWhitespace()
@@ -368,7 +371,7 @@ struct EventFields {
                 let extraName = name.raw.map { interner.string($0) } ?? name.decoded ?? ""
                 if !namesChecked.contains(extraName) { fields.extraNames.append(extraName) }
                 if extraName == screenField {
-                    fields.screenValue = try scanner.parseValue(depth: 1)
+                    screenValue = try scanner.parseValue(depth: 1)
                 } else {
                     try scanner.checkValue(depth: 1)
                 }
