@@ -129,7 +129,7 @@ def seconds(ms):
     return str(whole) if rest == 0 else f"{whole}.{rest:03d}".rstrip("0")
 
 
-def generate(n, seed, profile, out):
+def generate(n, seed, profile, out, screens=0):
     rng = SplitMix64(seed)
     text = lambda s: json.dumps(s, ensure_ascii=False)
     messages = [(text(message), text(role)) for role, message in MESSAGES]
@@ -137,7 +137,7 @@ def generate(n, seed, profile, out):
     sources = [text(s) for s in SOURCES]
     shows = 0
     lines = []
-    for ms in arrival_times_ms(rng, n, profile):
+    for index, ms in enumerate(arrival_times_ms(rng, n, profile)):
         at = seconds(ms)
         if rng.chance(30):
             lines.append(interaction(rng, at, shows))
@@ -152,6 +152,10 @@ def generate(n, seed, profile, out):
                      if rng.chance(40) else "")
             lines.append(f'{{"type":"show","at":{at},"message":{message}{subtitle},"role":{role},'
                          f'"level":{level},"source":{source}{settings}{extra}}}')
+        if screens:
+            # Bursts of five events for one screen, the screens spread by a multiplicative hash:
+            # a few toasts each, and every event, interactions too, names its screen.
+            lines[-1] = lines[-1][:-1] + f',"user":"u{(index // 5 * 2654435761) % screens}"}}'
         if len(lines) >= 8192:
             out.write("\n".join(lines) + "\n")
             lines.clear()
@@ -185,10 +189,12 @@ def main():
     parser.add_argument("--n", type=int, default=1_000_000, help="number of events (lines)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", choices=("steady", "bursty"), default="steady")
+    parser.add_argument("--screens", type=int, default=0,
+                        help="give every event a field user naming one of this many screens (0: none)")
     args = parser.parse_args()
     if args.n < 0:
         parser.error("--n must be 0 or more")
-    generate(args.n, args.seed, args.profile, sys.stdout)
+    generate(args.n, args.seed, args.profile, sys.stdout, args.screens)
 
 
 if __name__ == "__main__":

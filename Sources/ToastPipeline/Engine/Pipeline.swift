@@ -51,6 +51,9 @@ package final class Pipeline: HostEnvironment {
     private var held: [Int: (toast: Toast, stage: Int, since: Microseconds, screen: Int)] = [:]
     /// With screens on, every screen's host and stages; nil: one host for every toast.
     let screenTable: ScreenTable?
+    /// With screens on, the screen of the toast being run, while no stage that may move it
+    /// (a rule, a plugin) has run since it was found.
+    var screenInHand: Screen?
     private var nextHoldSerial = 0
     private var pendingStart = 0
     private var isRunningPending = false
@@ -122,7 +125,8 @@ package final class Pipeline: HostEnvironment {
         self.output = output
         self.statisticsCell = UncheckedCell(PipelineStatistics(stageNames: stages.map(\.name)))
         self.screenTable = settings.screens.map { screens in
-            ScreenTable(settings: screens, perScreen: stages.map { $0.stage.forNewScreen() != nil })
+            ScreenTable(settings: screens, perScreen: stages.map { $0.stage.forNewScreen() != nil },
+                        keepsScreen: stages.map { ScreenTable.leavesScreenField($0.stage, by: screens.by) })
         }
         self.contexts = stages.enumerated().map { index, entry in
             StageContext(stageName: entry.name, position: index, pipeline: self)
@@ -191,7 +195,7 @@ package final class Pipeline: HostEnvironment {
         if var toast = event.kind.takeToast() {
             toast.atMicros = now
             statisticsCell.value.toastsIn += 1
-            if let table = screenTable, let screen = table.byKey[toast.screen(by: table.settings.by, roles: settings.roles)] {
+            if let table = screenTable, let screen = table.screen(toast.screen(by: table.field, roles: settings.roles)) {
                 table.named(screen)
             }
             run(&toast, from: 0)
@@ -280,7 +284,7 @@ package final class Pipeline: HostEnvironment {
             host.timerFired(hostTimer)
         case .screenHost(let hostTimer, let serial):
             guard let screen = screenTable?.bySerial[serial] else { break }
-            screenTable?.touched[serial] = screen
+            screenTable?.touch(screen)
             screen.host.timerFired(hostTimer)
         case .stage(let index, let token, let serial):
             guard let (stage, context) = stage(index, ofScreen: serial) else { break }
@@ -313,10 +317,13 @@ package final class Pipeline: HostEnvironment {
     /// once per toast, so an untraced run does not pay for tracing.
     private func run(_ toast: inout Toast, from start: Int) {
         if let table = screenTable {
+            screenInHand = nil
             runStages(&toast, from: start) { toast, index in
-                let (stage, context) = table.perScreen[index] ? screen(of: &toast, in: table).stageAndContext(index)
+                let (stage, context) = table.perScreen[index] ? screenInHand(of: &toast, in: table).stageAndContext(index)
                     : (stages[index], contexts[index])
-                return tracer != nil ? processTraced(&toast, stage, context, at: index) : stage.process(&toast, context: context)
+                let verdict = tracer != nil ? processTraced(&toast, stage, context, at: index) : stage.process(&toast, context: context)
+                if !table.keepsScreen[index] { screenInHand = nil }
+                return verdict
             }
         } else if tracer != nil {
             runStages(&toast, from: start) { toast, index in processTraced(&toast, at: index) }
@@ -347,7 +354,7 @@ package final class Pipeline: HostEnvironment {
         }
         statisticsCell.value.countPasses(from: start, upTo: stages.count)
         if let table = screenTable {
-            screen(of: &toast, in: table).host.admit(toast)
+            screenInHand(of: &toast, in: table).host.admit(toast)
         } else {
             host.admit(toast)
         }
@@ -521,7 +528,7 @@ package final class Pipeline: HostEnvironment {
         guard let entry = held.removeValue(forKey: serial) else { return nil }
         if entry.screen != 0, let screen = screenTable?.bySerial[entry.screen] {
             screen.held -= 1
-            screenTable?.touched[screen.serial] = screen
+            screenTable?.touch(screen)
         }
         return entry
     }

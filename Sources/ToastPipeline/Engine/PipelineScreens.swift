@@ -14,17 +14,28 @@ extension Pipeline {
     func screen(of toast: inout Toast, in table: ScreenTable) -> Screen {
         stampScreen(&toast)
         let key = toast.screenKey ?? .unnamed
-        if let screen = table.byKey[key] {
-            table.touched[screen.serial] = screen
+        if let screen = table.screen(key) {
+            table.touch(screen)
             return screen
         }
         return makeScreen(key, in: table)
     }
 
+    /// `screen(of:in:)`, found once while the stages that run cannot move the toast.
+    func screenInHand(of toast: inout Toast, in table: ScreenTable) -> Screen {
+        if let screenInHand, screenInHand.isRemembered {
+            toast.screenKey = screenInHand.key
+            return screenInHand
+        }
+        let screen = screen(of: &toast, in: table)
+        screenInHand = screen
+        return screen
+    }
+
     /// Writes the toast's screen into it, as its field says now.
     func stampScreen(_ toast: inout Toast) {
         guard let table = screenTable else { return }
-        toast.screenKey = toast.screen(by: table.settings.by, roles: settings.roles)
+        toast.screenKey = toast.screen(by: table.field, roles: settings.roles)
     }
 
     /// A new screen; past `limit`, the screen least recently named by an event ends first.
@@ -68,7 +79,7 @@ extension Pipeline {
     func stage(_ index: Int, ofScreen serial: Int) -> (any ToastStage, StageContext)? {
         guard serial != 0 else { return (stageInstances[index], stageContexts[index]) }
         guard let table = screenTable, let screen = table.bySerial[serial] else { return nil }
-        table.touched[serial] = screen
+        table.touch(screen)
         return screen.stageAndContext(index)
     }
 
@@ -76,7 +87,7 @@ extension Pipeline {
     /// A `dismiss_all` that names none acts on every screen, in the order they first appeared.
     func interact(_ event: Event, on table: ScreenTable) {
         if case .tick = event.kind {
-            if let key = event.screen, let screen = table.byKey[key] { table.named(screen) }
+            if let key = event.screen, let screen = table.screen(key) { table.named(screen) }
             return
         }
         if case .dismissAll = event.kind, event.screen == nil {
@@ -87,7 +98,7 @@ extension Pipeline {
             }
             return
         }
-        guard let screen = table.byKey[event.screen ?? .unnamed] else { return }
+        guard let screen = table.screen(event.screen ?? .unnamed) else { return }
         table.named(screen)
         let found = screen.host.interact(event.kind)
         switch event.kind {
@@ -103,15 +114,13 @@ extension Pipeline {
     /// Forgets the screens in which nothing remains, among those used since the last event
     /// and those whose window has ended.
     func forgetIdleScreens(_ table: ScreenTable) {
-        var candidates = table.touched
-        table.touched = [:]
-        for screen in table.windowsEnded(by: now) { candidates[screen.serial] = screen }
-        for screen in candidates.values where table.bySerial[screen.serial] === screen {
+        let candidates = table.takeTouched() + table.windowsEnded(by: now)
+        for screen in candidates where screen.isRemembered {
             switch stateEnds(of: screen, in: table) {
             case .now: table.remove(screen)
             case .at(let time): table.lookAgain(screen, at: time)
             case .onActivity: break
-            case .nextEvent: table.touched[screen.serial] = screen
+            case .nextEvent: table.touch(screen)
             }
         }
     }

@@ -12,6 +12,10 @@ final class Screen {
     var contexts: [StageContext] = []
     /// Toasts of this screen that stages hold.
     var held = 0
+    /// Whether the table still remembers it (false once forgotten or ended).
+    var isRemembered = true
+    /// Whether it is among the screens to look at when the next event arrives.
+    var isTouched = false
     /// The list of screens by when an event last named them (`ScreenTable.leastRecent` first).
     var older: Screen?
     var newer: Screen?
@@ -54,16 +58,22 @@ final class ScreenHostEnvironment: HostEnvironment {
 /// time window again when the window ends, so no event looks at every screen.
 final class ScreenTable {
     let settings: ScreenSettings
+    /// `settings.by`, resolved once.
+    let field: FieldReference
     /// Which stages keep their state per screen (`ToastStage.forNewScreen()` gave an instance).
     let perScreen: [Bool]
+    /// Which stages never change the field `by`, so a toast's screen found before them holds after.
+    let keepsScreen: [Bool]
     private(set) var byKey: [ScreenKey: Screen] = [:]
     private(set) var bySerial: [Int: Screen] = [:]
     private var nextSerial = 0
     /// Least recently named first.
     private(set) var leastRecent: Screen?
     private var mostRecent: Screen?
-    /// Screens used since the last look, by serial.
-    var touched: [Int: Screen] = [:]
+    /// Screens used since the last look.
+    private var touched: [Screen] = []
+    /// The screen found last, and its key: the events of a screen often come in a row.
+    private var lastFound: Screen?
     /// Screens kept only by a time window, to look at again when it ends: (time, serial).
     private var windows = TimerQueue<Int>()
 
@@ -72,12 +82,43 @@ final class ScreenTable {
     var endedByLimit = 0
     private(set) var mostAtOnce = 0
 
-    init(settings: ScreenSettings, perScreen: [Bool]) {
+    init(settings: ScreenSettings, perScreen: [Bool], keepsScreen: [Bool]) {
         self.settings = settings
+        self.field = FieldReference(name: settings.by)
         self.perScreen = perScreen
+        self.keepsScreen = keepsScreen
     }
 
     var count: Int { byKey.count }
+
+    /// The screen named `key`, if remembered.
+    func screen(_ key: ScreenKey) -> Screen? {
+        if let lastFound, lastFound.key == key { return lastFound }
+        let found = byKey[key]
+        if found != nil { lastFound = found }
+        return found
+    }
+
+    /// `screen` was used: it is looked at when the next event arrives.
+    func touch(_ screen: Screen) {
+        guard !screen.isTouched else { return }
+        screen.isTouched = true
+        touched.append(screen)
+    }
+
+    /// The screens used since the last look, for it.
+    func takeTouched() -> [Screen] {
+        let screens = touched
+        touched.removeAll(keepingCapacity: true)
+        for screen in screens { screen.isTouched = false }
+        return screens
+    }
+
+    /// Whether `stage` leaves the field that names screens as it is (`FieldPreserving`); a
+    /// rule or a plugin stage may change any field.
+    static func leavesScreenField(_ stage: any ToastStage, by field: String) -> Bool {
+        (stage as? any FieldPreserving)?.leaves(field: field) ?? false
+    }
 
     /// Every screen, in the order they first appeared.
     var inOrderOfAppearance: [Screen] { bySerial.values.sorted { $0.serial < $1.serial } }
@@ -93,13 +134,14 @@ final class ScreenTable {
         seen += 1
         mostAtOnce = max(mostAtOnce, byKey.count)
         link(screen)
-        touched[screen.serial] = screen
+        touch(screen)
     }
 
     func remove(_ screen: Screen) {
         byKey[screen.key] = nil
         bySerial[screen.serial] = nil
-        touched[screen.serial] = nil
+        screen.isRemembered = false
+        if lastFound === screen { lastFound = nil }
         unlink(screen)
     }
 
@@ -107,7 +149,7 @@ final class ScreenTable {
     func named(_ screen: Screen) {
         unlink(screen)
         link(screen)
-        touched[screen.serial] = screen
+        touch(screen)
     }
 
     /// Look at `screen` again at `time`, when a window that keeps it ends.
@@ -144,6 +186,7 @@ final class ScreenTable {
         for screen in bySerial.values { unlink(screen) }
         byKey = [:]
         bySerial = [:]
-        touched = [:]
+        touched = []
+        lastFound = nil
     }
 }

@@ -52,6 +52,12 @@ enum ScreenStateEnd {
     case onActivity
 }
 
+/// A built-in stage that changes no field, or only known ones: with screens on, a toast's
+/// screen found before it still holds after it.
+protocol FieldPreserving {
+    func leaves(field: String) -> Bool
+}
+
 /// A built-in stage kept per screen says when its screen's state ends, more precisely than
 /// `isIdle(at:)`.
 protocol ScreenState {

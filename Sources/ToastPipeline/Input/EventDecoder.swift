@@ -10,7 +10,11 @@ package struct EventDecoder {
     /// `queue.duration`, for shows that set none (nil: no timeout).
     package var defaultDuration: Microseconds?
     /// `screens.by` when screens are on: the field whose value names an event's screen.
-    package var screenField: String?
+    package var screenField: String? {
+        didSet { screenShowField = screenField.flatMap(EventFieldName.init(rawValue:)).flatMap { $0.isShowField ? $0 : nil } }
+    }
+    /// `screenField` when it is a show field.
+    private var screenShowField: EventFieldName?
     /// The value of the line's extra member `screenField`, when it has one (a show field's
     /// value is among its fields).
     private var lineScreenValue: JSONValue?
@@ -171,7 +175,7 @@ package struct EventDecoder {
         if type == "show" { showCount += 1 }
         let at = try EventFields.time("at", fields[.at], fields.microseconds(of: .at))
         let id = try EventFields.string("id", fields[.id])
-        let screen = try screenField.map { try Self.screen(named: $0, in: fields, extraValue: lineScreenValue) } ?? nil
+        let screen: ScreenKey? = try screenField.flatMap { try self.screen(named: $0, in: fields) }
         let kind: Event.Kind
         switch type {
         case "show":
@@ -203,13 +207,13 @@ package struct EventDecoder {
 
     /// The screen an event names with its field `field` (absent or null: `""`); nil for a
     /// `tick` or `dismiss_all` without the field, which name every screen.
-    private static func screen(named field: String, in fields: EventFields, extraValue: JSONValue?) throws -> ScreenKey? {
+    private func screen(named field: String, in fields: EventFields) throws -> ScreenKey? {
         let value: JSONValue?
         let type = fields[.type]?.stringValue ?? "show"
-        if let known = EventFieldName(rawValue: field), known.isShowField {
+        if let known = screenShowField {
             value = fields[known]
         } else {
-            value = extraValue ?? fields.extra.last { $0.name == field }?.value
+            value = lineScreenValue ?? fields.extra.last { $0.name == field }?.value
         }
         if value == nil && (type == "tick" || type == "dismiss_all") { return nil }
         guard let screen = ScreenKey(naming: value) else { throw FieldError(ScreenKey.problem(field: field)) }

@@ -47,8 +47,8 @@ package enum ScreenKey: Hashable, Sendable {
 extension Toast {
     /// The screen this toast is on, by the value of its field `field` (after the rules, as
     /// it is now); a value that names no screen counts as `""`.
-    package func screen(by field: String, roles: RoleTable) -> ScreenKey {
-        ScreenKey(naming: fieldValue(field, roles: roles)) ?? .unnamed
+    package func screen(by field: FieldReference, roles: RoleTable) -> ScreenKey {
+        ScreenKey(naming: value(of: field, roles: roles)) ?? .unnamed
     }
 
     /// Puts the toast on `screen`: its field `field` set to the screen's value (a summary or a

@@ -50,3 +50,8 @@ package final class AnnounceStage: ToastStage {
         }
     }
 }
+
+extension AnnounceStage: FieldPreserving {
+    /// It keeps state, or sets a style or an announcement: never a field.
+    func leaves(field: String) -> Bool { true }
+}

@@ -73,3 +73,8 @@ extension DebounceStage: ScreenState {
         bursts.isEmpty ? .now : .onActivity
     }
 }
+
+extension DebounceStage: FieldPreserving {
+    /// It keeps state, or sets a style or an announcement: never a field.
+    func leaves(field: String) -> Bool { true }
+}

@@ -174,3 +174,8 @@ extension DedupStage: ScreenState {
         return .at(lastPass + settings.window)
     }
 }
+
+extension DedupStage: FieldPreserving {
+    /// It keeps state, or sets a style or an announcement: never a field.
+    func leaves(field: String) -> Bool { true }
+}

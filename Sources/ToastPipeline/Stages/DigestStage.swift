@@ -134,3 +134,8 @@ extension DigestStage: ScreenState {
         windows.isEmpty ? .now : .onActivity
     }
 }
+
+extension DigestStage: FieldPreserving {
+    /// It keeps state, or sets a style or an announcement: never a field.
+    func leaves(field: String) -> Bool { true }
+}

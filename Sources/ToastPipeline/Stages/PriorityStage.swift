@@ -13,3 +13,8 @@ package final class PriorityStage: ToastStage {
         return .pass
     }
 }
+
+extension PriorityStage: FieldPreserving {
+    /// It sets `priority` and nothing else.
+    func leaves(field: String) -> Bool { field != ToastField.priority.rawValue }
+}

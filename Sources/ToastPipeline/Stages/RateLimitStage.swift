@@ -147,3 +147,8 @@ struct TimeWindow {
         }
     }
 }
+
+extension RateLimitStage: FieldPreserving {
+    /// It keeps state, or sets a style or an announcement: never a field.
+    func leaves(field: String) -> Bool { true }
+}

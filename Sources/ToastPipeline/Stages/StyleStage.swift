@@ -8,3 +8,8 @@ package final class StyleStage: ToastStage {
         return .pass
     }
 }
+
+extension StyleStage: FieldPreserving {
+    /// It keeps state, or sets a style or an announcement: never a field.
+    func leaves(field: String) -> Bool { true }
+}

@@ -44,4 +44,14 @@ public final class PerSourceCapStage: PluginStage {
         }
         return .pass
     }
+
+    /// With `config{ screens = ... }`, each screen counts its own sources.
+    public func forNewScreen() -> (any ToastStage)? {
+        PerSourceCapStage(settings: settings)
+    }
+
+    /// A screen whose sources all went quiet for a window can be forgotten.
+    public func isIdle(at now: Duration) -> Bool {
+        passed.values.allSatisfy { times in times.last.map { now - $0 >= settings.window } ?? true }
+    }
 }

@@ -115,6 +115,23 @@ import ToastPipelineTesting
         #expect(stage.sourcesRemembered <= 2 * 61)
     }
 
+    /// With screens on, per_source_cap counts each screen's sources apart (`forNewScreen()`).
+    @Test func perSourceCapCountsPerScreen() throws {
+        let harness = try StageHarness(registry: .withCustomStages, script: """
+            config{ screens = { by = 'user' }, per_source_cap = { limit = 1, window = 10 }, stages = { 'per_source_cap' } }
+            """)
+        for (index, user) in ["alice", "bob", "alice"].enumerated() {
+            harness.show(Toast(id: "s\(index)", message: "Sync \(index)", duration: .seconds(1), source: "sync",
+                               extra: [JSONMember("user", .string(user))]), at: .seconds(index))
+        }
+        // By 20 alice's window has passed: her source may pass again.
+        harness.show(Toast(id: "s3", message: "Sync 3", duration: .seconds(1), source: "sync",
+                           extra: [JSONMember("user", .string("alice"))]), at: .seconds(20))
+        #expect(harness.finish() == [])
+        #expect(harness.records.filter { $0.kind == .drop }.map(\.id) == ["s2"])
+        #expect(harness.records.filter { $0.kind == .present }.map(\.id) == ["s0", "s1", "s3"])
+    }
+
     /// The custom command, as `my-toastscript` runs it: its --help lists its stages, and
     /// night_hold lets the night's toast go on at seven.
     @Test func theCustomCommandHoldsAndListsItsStages() throws {
