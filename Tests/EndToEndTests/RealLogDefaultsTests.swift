@@ -78,6 +78,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let command = "'\(binary)' --format json \(directory)/quiet.lua --events \(directory)/events.jsonl > /dev/null"
         #expect(try onTerminal(command) == "toastscript: 7 toasts: 4 shown, 3 dropped (rule 1, dedup 1, host 1)\n")
+        // With screens on, the line counts the screens too (the limit ends one of the three here).
+        let screens = command.replacingOccurrences(of: "--format json", with: "-e 'config{ screens = { by = \"message\", limit = 2 } }' --format json")
+        #expect(try onTerminal(screens) == "toastscript: 7 toasts: 5 shown, 2 dropped (rule 1, dedup 1); 5 screens (3 ended by the limit)\n")
         #expect(try onTerminal(command.replacingOccurrences(of: "--format json", with: "-q --format json")) == "")
         #expect(try onTerminal(command.replacingOccurrences(of: "--format json", with: "--quiet --format json")) == "")
         // Not on a terminal: stderr stays empty (a script reads it).

@@ -183,6 +183,28 @@ import Testing
         #expect(explain.stdout.contains("0  [alice]  host: presented"), "\(explain.stdout)")
     }
 
+    @Test func diffAndTheHTMLPageNameTheScreen() throws {
+        // Ten screens: the page draws lanes for the first eight and says it leaves two out.
+        let events = (0..<10).map { #"{"at":\#($0),"id":"a","message":"Saved","user":"u\#($0)"}"# }
+            + [#"{"at":20,"id":"a","message":"Saved","user":"u0"}"#, #"{"at":21,"id":"b","message":"Saved","user":"u0"}"#]
+        let page = try runBinary(["--format", "html", "-e", "config{ screens = { by = 'user' } }"],
+                                 stdin: events.joined(separator: "\n") + "\n")
+        #expect(page.stdout.contains(">[u0] top 1</text>") && page.stdout.contains(">[u7] top 1</text>"))
+        #expect(!page.stdout.contains(">[u8] top 1</text>"))
+        #expect(page.stdout.contains("10 screens: the first 8 to appear have lanes here; the toasts of the other 2 are left out"))
+        // The same id on two screens is two toasts; diff names the screen of each it lists.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("screens-diff-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "config{ screens = { by = 'user' } }".write(toFile: directory + "/on.lua", atomically: true, encoding: .utf8)
+        try "config{ screens = { by = 'user' }, dedup = { window = 30 } }".write(toFile: directory + "/long.lua",
+                                                                                atomically: true, encoding: .utf8)
+        let diff = try runBinary(["diff", directory + "/on.lua", directory + "/long.lua"], stdin: events.joined(separator: "\n") + "\n")
+        #expect(diff.status == 1)
+        #expect(diff.stdout.contains("  [u0] a  \"Saved\"  was: shown 20 s → 23 s (timeout); now: dropped by dedup (duplicate) at 20 s\n"),
+                "\(diff.stdout)")
+    }
+
     @Test func settingsMistakesAreReportedAtTheConfigCall() throws {
         for (script, message) in [
             ("config{ screens = true }", "screens must be a table with by (the field that names a screen), not a boolean"),
