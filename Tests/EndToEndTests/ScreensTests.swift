@@ -140,6 +140,16 @@ import Testing
             #"{"at":0,"id":"a1","message":"one","user":"alice","duration":1}"#,
             #"{"at":4,"id":"a2","message":"one","user":"alice","duration":1}"#,
         ]) == ["0 [alice] present a1 one", "1 [alice] dismiss a1 timeout", "4 [alice] drop a2 dedup duplicate"])
+        // With window = 0 no key keeps a screen (and no rate limit here): alice is forgotten by 5, and what she had seen
+        // is gone with her, whichever screen reuses what was hers (bob's, here); so is bob by 6.5.
+        #expect(try story("config{ screens = { by = 'user' }, dedup = { window = 0 }, rate_limit = false }", [
+            #"{"at":0,"id":"a1","message":"one","user":"alice","duration":1}"#,
+            #"{"at":5,"id":"b1","message":"one","user":"bob","duration":1}"#,
+            #"{"at":6,"id":"a2","message":"one","user":"alice","duration":1}"#,
+            #"{"at":6.5,"id":"b2","message":"one","user":"bob","duration":1}"#,
+        ]) == ["0 [alice] present a1 one", "1 [alice] dismiss a1 timeout", "5 [bob] present b1 one",
+               "6 [bob] dismiss b1 timeout", "6 [alice] present a2 one", "6.5 [bob] present b2 one",
+               "7 [alice] dismiss a2 timeout", "7.5 [bob] dismiss b2 timeout"])
     }
 
     @Test func aValueThatNamesNoScreenRejectsTheLine() throws {

@@ -53,7 +53,7 @@ package final class Pipeline: HostEnvironment {
     let screenTable: ScreenTable?
     /// With screens on, the screen of the toast being run, while no stage that may move it
     /// (a rule, a plugin) has run since it was found.
-    var screenInHand: Screen?
+    var screenInHand: (screen: Screen, serial: Int)?
     private var nextHoldSerial = 0
     private var pendingStart = 0
     private var isRunningPending = false

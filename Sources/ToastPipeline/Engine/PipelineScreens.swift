@@ -23,12 +23,13 @@ extension Pipeline {
 
     /// `screen(of:in:)`, found once while the stages that run cannot move the toast.
     func screenInHand(of toast: inout Toast, in table: ScreenTable) -> Screen {
-        if let screenInHand, screenInHand.isRemembered {
-            toast.screenKey = screenInHand.key
-            return screenInHand
+        // The serial tells a screen from another that reused its object.
+        if let (screen, serial) = screenInHand, screen.isRemembered, screen.serial == serial {
+            toast.screenKey = screen.key
+            return screen
         }
         let screen = screen(of: &toast, in: table)
-        screenInHand = screen
+        screenInHand = (screen, screen.serial)
         return screen
     }
 
@@ -45,15 +46,37 @@ extension Pipeline {
             table.endedByLimit += 1
         }
         let serial = table.makeSerial()
-        let host = Host(settings: settings.queue, environment: ScreenHostEnvironment(pipeline: self, screen: serial))
+        if let screen = table.spare.popLast() {
+            screen.key = key
+            screen.serial = serial
+            (screen.held, screen.isRemembered, screen.isTouched) = (0, true, false)
+            for index in screen.stages.indices where table.perScreen[index] && !(screen.stages[index] is any ScreenReusable) {
+                screen.stages[index] = stageInstances[index].forNewScreen() ?? stageInstances[index]
+            }
+            table.add(screen)
+            return screen
+        }
+        let environment = ScreenHostEnvironment(pipeline: self, screen: serial)
+        let host = Host(settings: settings.queue, environment: environment)
         if tracer != nil { host.trace = { [unowned self] in self.trace($0) } }
-        let screen = Screen(key: key, serial: serial, host: host)
+        let screen = Screen(key: key, serial: serial, host: host, environment: environment)
         screen.stages = stageInstances.indices.map { index in
             table.perScreen[index] ? (stageInstances[index].forNewScreen() ?? stageInstances[index]) : stageInstances[index]
         }
         screen.contexts = screenContexts(for: screen)
         table.add(screen)
         return screen
+    }
+
+    /// Forgets `screen`, keeping the object for another screen when there is room: its host is
+    /// empty, and its stages are emptied here (a plugin's are made again when it is reused).
+    private func forget(_ screen: Screen, in table: ScreenTable) {
+        table.remove(screen)
+        guard table.spare.count < ScreenTable.spareLimit, screen.host.isEmpty, screen.held == 0 else { return }
+        for index in screen.stages.indices where table.perScreen[index] {
+            (screen.stages[index] as? any ScreenReusable)?.empty()
+        }
+        table.spare.append(screen)
     }
 
     /// The contexts of a screen's stages: its own for the stages it has its own instance of.
@@ -71,7 +94,7 @@ extension Pipeline {
         screen.host.removeAll()
         endAllHeldToasts(reason: .hostRemoved, because: "its screen was ended to make room for a new one (screens.limit)",
                          screen: screen.serial)
-        table.remove(screen)
+        forget(screen, in: table)
     }
 
     /// The stage `index` of the screen with `serial` (0: the shared one) and its context; nil
@@ -117,7 +140,7 @@ extension Pipeline {
         let candidates = table.takeTouched() + table.windowsEnded(by: now)
         for screen in candidates where screen.isRemembered {
             switch stateEnds(of: screen, in: table) {
-            case .now: table.remove(screen)
+            case .now: forget(screen, in: table)
             case .at(let time): table.lookAgain(screen, at: time)
             case .onActivity: break
             case .nextEvent: table.touch(screen)

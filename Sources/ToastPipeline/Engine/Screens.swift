@@ -2,11 +2,15 @@
 /// own instance of each stage that keeps state per screen, and where it stands among the
 /// screens (first appearance, last time an event named it).
 final class Screen {
-    let key: ScreenKey
+    var key: ScreenKey
     /// Unique for the run: timers carry it, so that a forgotten screen's timers go stale, and
-    /// it orders screens by first appearance.
-    let serial: Int
+    /// it orders screens by first appearance. A screen object reused for another screen gets
+    /// a new one.
+    var serial: Int {
+        didSet { environment.screen = serial }
+    }
     let host: Host
+    let environment: ScreenHostEnvironment
     /// For each stage: this screen's own instance, or the one all screens share.
     var stages: [any ToastStage] = []
     var contexts: [StageContext] = []
@@ -20,10 +24,11 @@ final class Screen {
     var older: Screen?
     var newer: Screen?
 
-    init(key: ScreenKey, serial: Int, host: Host) {
+    init(key: ScreenKey, serial: Int, host: Host, environment: ScreenHostEnvironment) {
         self.key = key
         self.serial = serial
         self.host = host
+        self.environment = environment
     }
 }
 
@@ -31,7 +36,7 @@ final class Screen {
 /// environment, and a timer must find its way back to its own host.
 final class ScreenHostEnvironment: HostEnvironment {
     unowned let pipeline: Pipeline
-    let screen: Int
+    var screen: Int
 
     init(pipeline: Pipeline, screen: Int) {
         self.pipeline = pipeline
@@ -76,6 +81,10 @@ final class ScreenTable {
     private var lastFound: Screen?
     /// Screens kept only by a time window, to look at again when it ends: (time, serial).
     private var windows = TimerQueue<Int>()
+
+    /// Forgotten screens kept for reuse: their hosts are empty and their stages emptied.
+    var spare: [Screen] = []
+    static let spareLimit = 256
 
     /// Screens made, ended by `limit`, and at most remembered at once.
     private(set) var seen = 0

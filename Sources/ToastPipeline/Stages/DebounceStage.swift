@@ -55,6 +55,12 @@ package final class DebounceStage: ToastStage {
         return .hold(handle)
     }
 
+    /// For a screen reused after another was forgotten: no burst.
+    func empty() {
+        bursts = [:]
+        timerKeys = [:]
+    }
+
     /// With screens on, each screen has its own bursts.
     package func forNewScreen() -> (any ToastStage)? {
         DebounceStage(settings: settings)
@@ -78,3 +84,5 @@ extension DebounceStage: FieldPreserving {
     /// It keeps state, or sets a style or an announcement: never a field.
     func leaves(field: String) -> Bool { true }
 }
+
+extension DebounceStage: ScreenReusable {}

@@ -70,6 +70,12 @@ package final class DedupStage: ToastStage {
         return .pass
     }
 
+    /// For a screen reused after another was forgotten: no key remembered.
+    func empty() {
+        cache = RecencyCache(capacity: cache.capacity)
+        lastPass = nil
+    }
+
     /// With screens on, each screen has its own keys.
     package func forNewScreen() -> (any ToastStage)? {
         DedupStage(settings: settings)
@@ -179,3 +185,5 @@ extension DedupStage: FieldPreserving {
     /// It keeps state, or sets a style or an announcement: never a field.
     func leaves(field: String) -> Bool { true }
 }
+
+extension DedupStage: ScreenReusable {}

@@ -27,6 +27,12 @@ package final class DigestStage: ToastStage {
         self.functions = functions
     }
 
+    /// For a screen reused after another was forgotten: no window.
+    func empty() {
+        windows = [:]
+        timerKeys = [:]
+    }
+
     /// With screens on, each screen has its own windows.
     package func forNewScreen() -> (any ToastStage)? {
         DigestStage(settings: settings, functions: functions)
@@ -139,3 +145,5 @@ extension DigestStage: FieldPreserving {
     /// It keeps state, or sets a style or an announcement: never a field.
     func leaves(field: String) -> Bool { true }
 }
+
+extension DigestStage: ScreenReusable {}

@@ -98,6 +98,14 @@ package final class RateLimitStage: ToastStage {
 
     /// Forgets groups with nothing in their window and no summary pending, whenever the
     /// table has doubled, so memory stays flat on a stream of ever new sources.
+    /// For a screen reused after another was forgotten: no group, no window, no summary.
+    func empty() {
+        groups = ByteKeyTable()
+        summaryGroups = [:]
+        lastPass = nil
+        groupCountAfterLastSweep = 0
+    }
+
     /// With screens on, each screen has its own groups and windows.
     package func forNewScreen() -> (any ToastStage)? {
         RateLimitStage(settings: settings)
@@ -152,3 +160,5 @@ extension RateLimitStage: FieldPreserving {
     /// It keeps state, or sets a style or an announcement: never a field.
     func leaves(field: String) -> Bool { true }
 }
+
+extension RateLimitStage: ScreenReusable {}
