@@ -10,6 +10,10 @@
 /// which shows it now or later (`present`) and dismisses it on a timeout or an interaction
 /// (`dismiss`). Toasts that stages or scripts bring in wait until the current step is done,
 /// then enter at their stage. At the end, `finish` drains the clock so every toast ends.
+///
+/// With screens on (`PipelineScreens.swift`), the toast's screen is read from its field when it
+/// reaches a stage that keeps state per screen, or the host: that screen's own dedup, rate
+/// limit and host decide for it.
 package final class Pipeline: HostEnvironment {
     /// The run's settings; replaced by `reload`, all but the stages' order.
     package private(set) var settings: PipelineSettings {
