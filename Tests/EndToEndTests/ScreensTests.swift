@@ -215,6 +215,62 @@ import Testing
                 "\(diff.stdout)")
     }
 
+    /// Random streams of shows and interactions over a few screens (repeated ids, stack and
+    /// replace, delays, held toasts, summaries, rules that move toasts, the limit): the run
+    /// ends well, and on every screen each toast ends once (as many dismisses as presents for
+    /// an id, never a dismiss before its present).
+    @Test(arguments: 0..<12)
+    func everyToastEndsOnceOnItsScreen(seed: UInt64) throws {
+        var generator = SplitMix(seed: seed)
+        let users = [#""a""#, #""b""#, #""c""#, "7", "7.0", #""7""#, "null", #""""#]
+        let types = ["show", "show", "show", "show", "tap", "dismiss", "dismiss_all", "swipe", "long_press", "tick"]
+        var time = 0.0
+        var lines: [String] = []
+        for _ in 0..<300 {
+            time += [0, 0, 0.1, 0.5, 1, 3][Int(generator.next() % 6)]
+            let type = types[Int(generator.next() % UInt64(types.count))]
+            var fields = [#""at":\#(time)"#, #""type":"\#(type)""#]
+            if generator.next() % 10 < 9 { fields.append(#""user":\#(users[Int(generator.next() % UInt64(users.count))])"#) }
+            let id = ["x", "y", "z"][Int(generator.next() % 3)] + "\(generator.next() % 3)"
+            if type == "show" {
+                fields.append(#""message":"m\#(generator.next() % 3)","role":"\#(["info", "error", "warning"][Int(generator.next() % 3)])""#)
+                if generator.next() % 2 == 0 { fields.append(#""id":"\#(id)""#) }
+                if generator.next() % 4 == 0 { fields.append(#""duration":\#(generator.next() % 3)"#) }
+                if generator.next() % 5 == 0 { fields.append(#""policy":"\#(generator.next() % 2 == 0 ? "stack" : "replace")""#) }
+                if generator.next() % 6 == 0 { fields.append(#""after":1"#) }
+                if generator.next() % 3 == 0 { fields.append(#""source":"s\#(generator.next() % 2)""#) }
+            } else if type == "dismiss" || type == "tap", generator.next() % 2 == 0 {
+                fields.append(#""id":"\#(id)""#)
+            }
+            lines.append("{" + fields.joined(separator: ",") + "}")
+        }
+        let script = [
+            "config{ screens = { by = 'user', limit = 3 }, debounce = { window = 1 }, digest = { window = 2 }, "
+                + "rate_limit = { limit = 2, key = 'source', summary = true } }",
+            "config{ screens = { by = 'user', limit = 2 }, dedup = { window = 0 } } "
+                + "rule(function(t) if t.message == 'm2' then t.user = 'ops' end end)",
+            "config{ screens = { by = 'source' }, digest = { window = 1, leading = false, key = 'role' } }",
+        ][Int(seed % 3)]
+        let result = try runBinary(["--format", "json", "-e", script] + (seed % 2 == 0 ? [] : ["--no-drain"]),
+                                   stdin: lines.joined(separator: "\n") + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        var open: [String: Int] = [:]
+        var problems: [String] = []
+        for record in try jsonRecords(result.stdout) {
+            let key = "\(record["screen"] ?? "none") \(record["id"] ?? "")"
+            switch record["event"] as? String {
+            case "present": open[key, default: 0] += 1
+            case "dismiss":
+                open[key, default: 0] -= 1
+                if open[key, default: 0] < 0 { problems.append("\(key): a dismiss before its present") }
+            default: break
+            }
+        }
+        problems += open.filter { $0.value != 0 }.map { "\($0.key): \($0.value) presents without a dismiss" }
+        #expect(problems == [])
+        #expect(!result.stdout.isEmpty)
+    }
+
     @Test func settingsMistakesAreReportedAtTheConfigCall() throws {
         for (script, message) in [
             ("config{ screens = true }", "screens must be a table with by (the field that names a screen), not a boolean"),
