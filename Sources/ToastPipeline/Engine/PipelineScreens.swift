@@ -50,7 +50,7 @@ extension Pipeline {
             screen.key = key
             screen.serial = serial
             (screen.held, screen.isRemembered, screen.isTouched) = (0, true, false)
-            for index in screen.stages.indices where table.perScreen[index] && !(screen.stages[index] is any ScreenReusable) {
+            for index in screen.ownPlugins {
                 screen.stages[index] = stageInstances[index].forNewScreen() ?? stageInstances[index]
             }
             table.add(screen)
@@ -64,6 +64,13 @@ extension Pipeline {
             table.perScreen[index] ? (stageInstances[index].forNewScreen() ?? stageInstances[index]) : stageInstances[index]
         }
         screen.contexts = screenContexts(for: screen)
+        for index in screen.stages.indices where table.perScreen[index] {
+            if let builtIn = screen.stages[index] as? any ScreenState {
+                screen.builtIns.append(builtIn)
+            } else {
+                screen.ownPlugins.append(index)
+            }
+        }
         table.add(screen)
         return screen
     }
@@ -73,9 +80,7 @@ extension Pipeline {
     private func forget(_ screen: Screen, in table: ScreenTable) {
         table.remove(screen)
         guard table.spare.count < ScreenTable.spareLimit, screen.host.isEmpty, screen.held == 0 else { return }
-        for index in screen.stages.indices where table.perScreen[index] {
-            (screen.stages[index] as? any ScreenReusable)?.empty()
-        }
+        for builtIn in screen.builtIns { builtIn.empty() }
         table.spare.append(screen)
     }
 
@@ -157,19 +162,14 @@ extension Pipeline {
     private func stateEnds(of screen: Screen, in table: ScreenTable) -> ScreenStateEndOrEvent {
         guard screen.host.isEmpty && screen.held == 0 else { return .onActivity }
         var latest: Microseconds?
-        var askAgain = false
-        for index in screen.stages.indices where table.perScreen[index] {
-            let stage = screen.stages[index]
-            if let state = stage as? any ScreenState {
-                switch state.stateEnds(now: now) {
-                case .now: continue
-                case .at(let time): latest = max(latest ?? time, time)
-                case .onActivity: return .onActivity
-                }
-            } else if !stage.isIdle(at: .microseconds(now)) {
-                askAgain = true
+        for builtIn in screen.builtIns {
+            switch builtIn.stateEnds(now: now) {
+            case .now: continue
+            case .at(let time): latest = max(latest ?? time, time)
+            case .onActivity: return .onActivity
             }
         }
+        let askAgain = screen.ownPlugins.contains { !screen.stages[$0].isIdle(at: .microseconds(now)) }
         if askAgain { return .nextEvent }
         return latest.map(ScreenStateEndOrEvent.at) ?? .now
     }

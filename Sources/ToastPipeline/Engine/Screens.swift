@@ -14,6 +14,10 @@ final class Screen {
     /// For each stage: this screen's own instance, or the one all screens share.
     var stages: [any ToastStage] = []
     var contexts: [StageContext] = []
+    /// Its own instances of the built-in stages, found once; and where the others of its own
+    /// (plugins) are, which are made again when the object is reused.
+    var builtIns: [any ScreenState] = []
+    var ownPlugins: [Int] = []
     /// Toasts of this screen that stages hold.
     var held = 0
     /// Whether the table still remembers it (false once forgotten or ended).

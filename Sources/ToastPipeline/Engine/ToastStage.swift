@@ -58,16 +58,12 @@ protocol FieldPreserving {
     func leaves(field: String) -> Bool
 }
 
-/// A built-in stage kept per screen that can be emptied for another screen, instead of being
-/// freed with its screen and made again (`ScreenTable` keeps a few forgotten screens for reuse).
-protocol ScreenReusable {
-    func empty()
-}
-
-/// A built-in stage kept per screen says when its screen's state ends, more precisely than
-/// `isIdle(at:)`.
-protocol ScreenState {
+/// A built-in stage kept per screen: it says when its screen's state ends, more precisely than
+/// `isIdle(at:)`, and can be emptied for another screen instead of being freed with its screen
+/// and made again (`ScreenTable` keeps a few forgotten screens for reuse).
+protocol ScreenState: AnyObject {
     func stateEnds(now: Microseconds) -> ScreenStateEnd
+    func empty()
 }
 
 /// What a stage decided for one toast.

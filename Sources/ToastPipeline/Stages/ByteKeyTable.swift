@@ -90,6 +90,15 @@ struct ByteKeyTable<Value> {
         count -= 1
     }
 
+    /// Forgets every entry, keeping the memory (a screen's table, emptied for another screen).
+    mutating func removeAll() {
+        entries.removeAll(keepingCapacity: true)
+        isStored.removeAll(keepingCapacity: true)
+        freeNumbers.removeAll(keepingCapacity: true)
+        for bucket in buckets.indices { buckets[bucket] = -1 }
+        count = 0
+    }
+
     /// Forgets every entry whose value `shouldRemove` says to.
     mutating func removeAll(where shouldRemove: (Value) -> Bool) {
         for number in entries.indices where isStored[number] && shouldRemove(entries[number].value) {

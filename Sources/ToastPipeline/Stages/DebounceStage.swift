@@ -85,4 +85,3 @@ extension DebounceStage: FieldPreserving {
     func leaves(field: String) -> Bool { true }
 }
 
-extension DebounceStage: ScreenReusable {}

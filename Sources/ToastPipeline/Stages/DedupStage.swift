@@ -72,7 +72,7 @@ package final class DedupStage: ToastStage {
 
     /// For a screen reused after another was forgotten: no key remembered.
     func empty() {
-        cache = RecencyCache(capacity: cache.capacity)
+        cache.removeAll()
         lastPass = nil
     }
 
@@ -120,6 +120,12 @@ struct RecencyCache<Value> {
 
     init(capacity: Int) {
         self.capacity = capacity
+    }
+
+    /// Forgets every key, keeping the memory.
+    mutating func removeAll() {
+        table.removeAll()
+        (newest, oldest) = (-1, -1)
     }
 
     var count: Int { table.count }
@@ -186,4 +192,3 @@ extension DedupStage: FieldPreserving {
     func leaves(field: String) -> Bool { true }
 }
 
-extension DedupStage: ScreenReusable {}

@@ -146,4 +146,3 @@ extension DigestStage: FieldPreserving {
     func leaves(field: String) -> Bool { true }
 }
 
-extension DigestStage: ScreenReusable {}

@@ -100,8 +100,8 @@ package final class RateLimitStage: ToastStage {
     /// table has doubled, so memory stays flat on a stream of ever new sources.
     /// For a screen reused after another was forgotten: no group, no window, no summary.
     func empty() {
-        groups = ByteKeyTable()
-        summaryGroups = [:]
+        groups.removeAll()
+        summaryGroups.removeAll()
         lastPass = nil
         groupCountAfterLastSweep = 0
     }
@@ -161,4 +161,3 @@ extension RateLimitStage: FieldPreserving {
     func leaves(field: String) -> Bool { true }
 }
 
-extension RateLimitStage: ScreenReusable {}
