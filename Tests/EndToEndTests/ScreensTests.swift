@@ -7,17 +7,16 @@ import Testing
 @Suite struct ScreensTests {
     /// The run's records as short lines: `t [screen] present id message`, `t [screen] dismiss id
     /// reason`, `t [screen] drop id stage reason`; every toast checked to end once.
-    private func story(_ script: String, _ events: [String], arguments: [String] = []) throws -> [String] {
-        let result = try runBinary(["--format", "json", "-e", script] + arguments,
+    private func story(_ script: String, _ events: [String]) throws -> [String] {
+        let result = try runBinary(["--format", "json", "-e", script],
                                    stdin: events.joined(separator: "\n") + "\n")
         #expect(result.status == 0, "\(result.stderr)")
         return try lines(of: result.stdout)
     }
 
     private func lines(of output: String) throws -> [String] {
-        let records = try jsonRecords(output)
         var endings: [String: [String]] = [:]
-        return records.map { record in
+        let lines = try jsonRecords(output).map { record in
             let screen = record["screen"].map { value in value is String ? "[\(value)]" : "[#\(value)]" } ?? "[none]"
             let id = "\(record["id"] ?? "")"
             let event = record["event"] as? String ?? ""
@@ -29,11 +28,11 @@ import Testing
             default: line += " \(record["stage"] ?? "") \(record["reason"] ?? "")"
             }
             return line
-        }.also {
-            for (key, events) in endings {
-                #expect(events == ["drop"] || events == ["present", "dismiss"], "\(key): \(events)")
-            }
         }
+        for (key, events) in endings {
+            #expect(events == ["drop"] || events == ["present", "dismiss"], "\(key): \(events)")
+        }
+        return lines
     }
 
     @Test func eachScreenHasItsOwnHostAndItsOwnRepeatsAndLimits() throws {
@@ -282,13 +281,5 @@ import Testing
             #expect(result.status == 65 || result.status == 2 || result.status == 1, "\(script)")
             #expect(result.stderr.contains(message), "\(script): \(result.stderr)")
         }
-    }
-}
-
-extension Array {
-    /// Runs `body` on the array and returns it: checks beside a value being returned.
-    fileprivate func also(_ body: () -> Void) -> Array {
-        body()
-        return self
     }
 }
