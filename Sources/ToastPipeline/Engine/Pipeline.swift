@@ -369,7 +369,7 @@ package final class Pipeline: HostEnvironment {
         var serial = 0
         if let table = screenTable {
             stampScreen(&toast)
-            if let key = toast.screenKey, let screen = table.byKey[key] {
+            if let key = toast.screenKey, let screen = table.screen(key) {
                 screen.held += 1
                 serial = screen.serial
             }

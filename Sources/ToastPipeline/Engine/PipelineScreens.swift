@@ -144,7 +144,7 @@ extension Pipeline {
     func forgetIdleScreens(_ table: ScreenTable) {
         let candidates = table.takeTouched() + table.windowsEnded(by: now)
         for screen in candidates where screen.isRemembered {
-            switch stateEnds(of: screen, in: table) {
+            switch stateEnds(of: screen) {
             case .now: forget(screen, in: table)
             case .at(let time): table.lookAgain(screen, at: time)
             case .onActivity: break
@@ -159,7 +159,7 @@ extension Pipeline {
 
     /// When what `screen` holds ends: nothing visible, waiting, delayed or held, and nothing
     /// in its own stages (docs/events.md, "Screens").
-    private func stateEnds(of screen: Screen, in table: ScreenTable) -> ScreenStateEndOrEvent {
+    private func stateEnds(of screen: Screen) -> ScreenStateEndOrEvent {
         guard screen.host.isEmpty && screen.held == 0 else { return .onActivity }
         var latest: Microseconds?
         for builtIn in screen.builtIns {

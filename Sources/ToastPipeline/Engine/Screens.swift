@@ -73,7 +73,7 @@ final class ScreenTable {
     let perScreen: [Bool]
     /// Which stages never change the field `by`, so a toast's screen found before them holds after.
     let keepsScreen: [Bool]
-    private(set) var byKey: [ScreenKey: Screen] = [:]
+    private var byKey: [ScreenKey: Screen] = [:]
     private(set) var bySerial: [Int: Screen] = [:]
     private var nextSerial = 0
     /// Least recently named first.
