@@ -41,10 +41,10 @@ import Testing
     func everySettableFieldReadsBackWhatWasSet(field: ToastField) {
         let original = Toast(id: "a", message: "Saved")
         let value: Toast.FieldValue = switch field.kind {
-        case .identifier, .message, .optionalText: .text("changed")
+        case .identifier, .message, .subtitle, .optionalText: .text("changed")
         case .role: .text("error")
         case .duration, .delay: .time(1_500_000)
-        case .choice(let names): .text(names[names.count - 1])
+        case .choice: .text(field.choices[field.choices.count - 1])
         case .priority: .integer(7)
         case .flag: original.value(of: field) == .flag(true) ? .flag(false) : .flag(true)
         case .eventType, .arrivalTime: .absent
@@ -53,7 +53,15 @@ import Testing
         toast.set(field, to: value)
         #expect(toast.value(of: field) == value)
         #expect(toast.value(of: field) != original.value(of: field))
-        #expect(toast.changedFields(since: original) == [field.rawValue])
+        #expect(toast.changedFields(since: original) == [field.name])
+    }
+
+    /// Every field is found by its name, and the decoder knows every name (a row of the
+    /// schema without its member in the decoder fails here).
+    @Test(arguments: ToastField.allCases)
+    func everyFieldIsFoundByItsName(field: ToastField) {
+        #expect(ToastField(named: field.name) == field)
+        #expect(EventFieldName(rawValue: field.name) != nil)
     }
 
     /// Extra fields kept as the line's text are compared by their bytes first, then as values:

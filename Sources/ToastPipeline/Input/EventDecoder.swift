@@ -250,11 +250,11 @@ package struct EventDecoder {
     /// A show field's value from an input line, checked by the field's kind; nil leaves the
     /// default (null is absent, docs/events.md).
     private func checkedValue(of field: ToastField, _ value: JSONValue, microseconds: Microseconds?) throws -> Toast.FieldValue? {
-        let name = field.rawValue
+        var name: String { field.name }
         switch field.kind {
         case .eventType, .arrivalTime, .identifier, .message:
             return nil
-        case .optionalText:
+        case .optionalText, .subtitle:
             return try EventFields.string(name, value).map(Toast.FieldValue.text) ?? .absent
         case .role:
             guard let role = try EventFields.string(name, value) else { return nil }
@@ -268,7 +268,8 @@ package struct EventDecoder {
             guard let after = try EventFields.time(name, value, microseconds) else { return nil }
             guard after >= 0 else { throw FieldError("field '\(name)' must not be negative") }
             return .time(after)
-        case .choice(let names):
+        case .choice:
+            let names = field.choices
             guard let choice = try EventFields.string(name, value) else { return nil }
             guard names.contains(choice) else {
                 throw FieldError("unknown \(name) \(quoted(choice)) (\(names.joined(separator: ", ")))")
@@ -513,52 +514,52 @@ struct EventFields {
 
     // MARK: Typed access (null is absent, docs/events.md)
 
-    static func string(_ name: String, _ value: JSONValue?) throws -> String? {
+    static func string(_ name: @autoclosure () -> String, _ value: JSONValue?) throws -> String? {
         switch value {
         case nil, .null?: return nil
         case .string(let text)?: return text
-        default: throw FieldError("field '\(name)' must be a string")
+        default: throw FieldError("field '\(name())' must be a string")
         }
     }
 
-    static func bool(_ name: String, _ value: JSONValue?) throws -> Bool? {
+    static func bool(_ name: @autoclosure () -> String, _ value: JSONValue?) throws -> Bool? {
         switch value {
         case nil, .null?: return nil
         case .bool(let flag)?: return flag
-        default: throw FieldError("field '\(name)' must be true or false")
+        default: throw FieldError("field '\(name())' must be true or false")
         }
     }
 
-    static func number(_ name: String, _ value: JSONValue?) throws -> Double? {
+    static func number(_ name: @autoclosure () -> String, _ value: JSONValue?) throws -> Double? {
         switch value {
         case nil, .null?: return nil
         case .integer(let number)?: return Double(number)
         case .number(let number)?: return number
-        default: throw FieldError("field '\(name)' must be a number")
+        default: throw FieldError("field '\(name())' must be a number")
         }
     }
 
-    static func integer(_ name: String, _ value: JSONValue?) throws -> Int? {
+    static func integer(_ name: @autoclosure () -> String, _ value: JSONValue?) throws -> Int? {
         switch value {
         case nil, .null?: return nil
         case .integer(let number)?:
-            guard let result = Int(exactly: number) else { throw FieldError("field '\(name)' is out of range") }
+            guard let result = Int(exactly: number) else { throw FieldError("field '\(name())' is out of range") }
             return result
         case .number(let number)?:
-            guard number.rounded() == number else { throw FieldError("field '\(name)' must be an integer") }
-            guard let result = Int(exactly: number) else { throw FieldError("field '\(name)' is out of range") }
+            guard number.rounded() == number else { throw FieldError("field '\(name())' must be an integer") }
+            guard let result = Int(exactly: number) else { throw FieldError("field '\(name())' is out of range") }
             return result
-        default: throw FieldError("field '\(name)' must be an integer")
+        default: throw FieldError("field '\(name())' must be an integer")
         }
     }
 
-    static func time(_ name: String, _ value: JSONValue?, _ micros: Microseconds?) throws -> Microseconds? {
+    static func time(_ name: @autoclosure () -> String, _ value: JSONValue?, _ micros: Microseconds?) throws -> Microseconds? {
         switch value {
         case nil, .null?: return nil
         case .integer?, .number?:
-            guard let micros else { throw FieldError("field '\(name)' is out of range") }
+            guard let micros else { throw FieldError("field '\(name())' is out of range") }
             return micros
-        default: throw FieldError("field '\(name)' must be a number of seconds")
+        default: throw FieldError("field '\(name())' must be a number of seconds")
         }
     }
 }
@@ -570,13 +571,10 @@ enum EventFieldName: String, CaseIterable {
     case dismissOnLongPress = "dismiss_on_long_press"
     case swipe, phase, dy
 
-    /// The show field it names; nil for `phase` and `dy`.
-    var showField: ToastField? { ToastField(rawValue: rawValue) }
-
     /// The show fields checked by their kind, in the order of `ToastField.settable` (the first
     /// wrong one is the one reported); `message` and `subtitle` are read before them.
     static let checkedShowFields = ToastField.settable.filter { $0 != .message && $0 != .subtitle }.compactMap { field in
-        EventFieldName(rawValue: field.rawValue).map { ($0, field) }
+        EventFieldName(rawValue: field.name).map { ($0, field) }
     }
 
     /// `at`, `duration` and `after`: seconds, held in exact microseconds too.

@@ -88,7 +88,7 @@ final class LuaState {
     private func internFieldNames() {
         lua_createtable(L, Int32(ToastField.allCases.count), 0)
         for (position, field) in ToastField.allCases.enumerated() {
-            push(field.rawValue)
+            push(field.name)
             if let key = lua_topointer(L, -1) {
                 fieldKeys.append((key, field))
                 clua_view_setfieldkey(context, Int32(position), key)

@@ -22,7 +22,7 @@ extension LuaState {
             if lua_type(L, -1) == LUA_TNIL {
                 clua_pop(L, 1)
             } else {
-                lua_setfield(L, -2, field.rawValue)
+                lua_setfield(L, -2, field.name)
             }
         }
     }
@@ -138,7 +138,7 @@ extension LuaState {
     /// Reads one field's value, at the top of the stack, into `toast`, checked by the field's
     /// kind. `original` is the toast the script was given (for its role's priority).
     func readField(_ field: ToastField, into toast: inout Toast, original: Toast, roles: RoleTable) throws {
-        let name = field.rawValue
+        let name = field.name
         /// Whether the string at the top is what `toast` already holds (then nothing is set,
         /// and a toast's stored text stays where it is).
         func isUnchangedText() -> Bool {
@@ -162,7 +162,7 @@ extension LuaState {
         switch field.kind {
         case .eventType, .arrivalTime:
             return
-        case .identifier, .message, .optionalText:
+        case .identifier, .message, .subtitle, .optionalText:
             if !isUnchangedText() { toast.set(field, to: .text(try text())) }
         case .role:
             if isUnchangedText() { return }
@@ -180,7 +180,8 @@ extension LuaState {
             }
         case .delay:
             toast.set(field, to: .time(try seconds()))
-        case .choice(let names):
+        case .choice:
+            let names = field.choices
             guard let choice = names.first(where: { stringEquals(at: -1, $0) }) else {
                 let list = names.map(quoted).dropLast().joined(separator: ", ") + " or " + quoted(names.last ?? "")
                 throw LuaBridgeError("field '\(name)' must be \(list)")

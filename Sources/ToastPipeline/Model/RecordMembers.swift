@@ -11,20 +11,26 @@ extension Record {
         }
         switch self {
         case .present(let toast, _, let waited):
-            add("message", .string(toast.message))
-            add("subtitle", toast.subtitle.map(JSONValue.string))
-            add("role", .string(toast.role))
-            add("placement", .string(toast.placement.rawValue))
-            add("policy", .string(toast.policy.rawValue))
-            add("priority", .integer(Int64(toast.priority ?? 0)))
-            add("duration", toast.durationMicros.map(Self.seconds) ?? .null)
-            add("symbol", .string(toast.style?.symbol ?? ""))
-            add("glyph", .string(toast.style?.glyph ?? ""))
-            add("color", .string(toast.style?.color ?? ""))
-            add("announcement", .string(toast.announcement ?? ""))
-            add("waited", Self.seconds(waited))
-            add("source", toast.source.map(JSONValue.string))
-            add("extra", toast.extra.isEmpty ? nil : .object(toast.extra))
+            for member in ToastField.presentRecord {
+                switch member {
+                case .field(let field):
+                    add(field.name, toast.withValue(of: field) { value in
+                        switch value {
+                        case .absent: PresentMember.valueWhenAbsent(of: field)
+                        case .text(let bytes): .string(String(decoding: bytes, as: UTF8.self))
+                        case .time(let time): Self.seconds(time)
+                        case .integer(let integer): .integer(Int64(integer))
+                        case .flag(let flag): .bool(flag)
+                        }
+                    })
+                case .symbol: add("symbol", .string(toast.style?.symbol ?? ""))
+                case .glyph: add("glyph", .string(toast.style?.glyph ?? ""))
+                case .color: add("color", .string(toast.style?.color ?? ""))
+                case .announcement: add("announcement", .string(toast.announcement ?? ""))
+                case .waited: add("waited", Self.seconds(waited))
+                case .extra: add("extra", toast.extra.isEmpty ? nil : .object(toast.extra))
+                }
+            }
         case .dismiss(_, _, let reason, let shown):
             add("reason", .string(reason.rawValue))
             add("shown", Self.seconds(shown))

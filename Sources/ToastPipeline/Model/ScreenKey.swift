@@ -54,9 +54,9 @@ extension Toast {
     /// Puts the toast on `screen`: its field `field` set to the screen's value (a summary or a
     /// digest goes to the screen of its group).
     package mutating func moveToScreen(_ screen: ScreenKey, by field: String) {
-        if let known = ToastField(rawValue: field) {
+        if let known = ToastField(named: field) {
             switch (known.kind, screen) {
-            case (.optionalText, .text(let text)): set(known, to: .text(text))
+            case (.optionalText, .text(let text)), (.subtitle, .text(let text)): set(known, to: .text(text))
             case (.priority, .integer(let integer)): set(known, to: .integer(Int(integer)))
             default: break
             }

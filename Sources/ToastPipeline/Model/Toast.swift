@@ -12,23 +12,23 @@ public struct Toast {
     struct Fields {
         var id: String
         var message: ToastText
-        var subtitle: ToastText?
-        var role: String
+        var subtitle: ToastText? = nil
+        var role = "info"
         var duration: Microseconds?
-        var after: Microseconds
-        var placement: Placement
+        var after: Microseconds = 0
+        var placement = Placement.top
         var policy: Policy
-        var priority: Int?
-        var source: String?
-        var key: String?
-        var dismissOnTap: Bool
-        var dismissOnLongPress: Bool
-        var swipe: Bool
-        var extra: ExtraFields
-        var at: Microseconds
+        var priority: Int? = nil
+        var source: String? = nil
+        var key: String? = nil
+        var dismissOnTap = true
+        var dismissOnLongPress = false
+        var swipe = true
+        var extra = ExtraFields.members([])
+        var at: Microseconds = 0
         var inputLine: Int
-        var style: AppliedStyle?
-        var announcement: Announcement?
+        var style: AppliedStyle? = nil
+        var announcement: Announcement? = nil
         /// The stage that made the toast (`rate_limit`'s summaries); nil for any other toast.
         var madeBy: String? = nil
         /// With screens on, the screen the pipeline last found it on (its records say it).
@@ -48,9 +48,7 @@ public struct Toast {
     /// default (docs/events.md), `duration` and `policy` as the queue settings give them.
     static func showFields(id: String, message: ToastText, duration: Microseconds?, policy: Policy,
                            inputLine: Int) -> Fields {
-        Fields(id: id, message: message, subtitle: nil, role: "info", duration: duration, after: 0, placement: .top,
-               policy: policy, priority: nil, source: nil, key: nil, dismissOnTap: true, dismissOnLongPress: false,
-               swipe: true, extra: .members([]), at: 0, inputLine: inputLine, style: nil, announcement: nil)
+        Fields(id: id, message: message, duration: duration, policy: policy, inputLine: inputLine)
     }
 
     /// A text field: a `String`, or bytes in the toast's storage (valid UTF-8, as decoded).
@@ -78,6 +76,9 @@ public struct Toast {
 
     /// Whether the two share their storage, and so are equal without comparing fields.
     func sharesStorage(with other: Toast) -> Bool { storage === other.storage }
+
+    /// What `get` reads from the fields (a schema's getter, `ToastField.Get`).
+    func read<Value>(_ get: ToastField.Get<Value>) -> Value { storage.read(get) }
 
     /// The fields, copied first if another toast shares them.
     var uniqueFields: Fields {
@@ -316,7 +317,7 @@ public struct Toast {
         if known == .priority { return .integer(Int64(effectivePriority(in: roles))) }
         return withValue(of: known) { view in
             switch view {
-            case .absent: known.kind == .duration ? .null : nil
+            case .absent: known == .duration ? .null : nil
             case .text(let bytes): .string(String(decoding: bytes, as: UTF8.self))
             case .time(let time): .number(StreamTime.seconds(time))
             case .integer(let integer): .integer(Int64(integer))

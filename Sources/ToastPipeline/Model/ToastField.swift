@@ -1,17 +1,90 @@
-/// The fields of a show event by their docs/events.md names, and the schema that every part reads
-/// them through: the decoder checks a field's JSON value by its `kind`, the Lua bridge pushes
-/// and reads it by its `kind`, and dedup keys, templates and traces read it with
-/// `Toast.withValue(of:_:)`. A new field is a case here, its kind, and its line in
-/// `Toast.withValue`, `Toast.hasSameValue` and `Toast.Fields.set`.
-package enum ToastField: String, CaseIterable, Sendable {
+/// The fields of a show event (docs/events.md), and the one table that says everything the
+/// pipeline knows about each: its name, what it holds (`Kind`), where a toast keeps it
+/// (`Storage`), whether its values repeat from line to line, and where a `present` record
+/// writes it (`presentRecord`). The decoder checks a field by its kind, the Lua bridge pushes
+/// and reads it by its kind, `Toast.withValue`, `hasSameValue` and `set` reach it through its
+/// storage, and the JSON encoder and a hook's `info` follow `presentRecord`.
+///
+/// A new show field is a case here with its row in `row`, a stored property with its default
+/// in `Toast.Fields`, and, if records carry it, its place in `presentRecord`; the decoder
+/// also keeps the members of a line by name (`EventFieldName`, `EventFields`).
+package enum ToastField: Int, CaseIterable, Sendable {
     case id, message, subtitle, role, duration, after, placement, policy, priority, source, key
-    case dismissOnTap = "dismiss_on_tap"
-    case dismissOnLongPress = "dismiss_on_long_press"
-    case swipe, at, type
+    case dismissOnTap, dismissOnLongPress, swipe, at, type
+
+    /// The schema, one row per field.
+    private var row: Row {
+        switch self {
+        case .id: .text("id", .identifier, { $0.id }, { $0.id = $1 })
+        case .message: Row("message", .message, .message)
+        case .subtitle: Row("subtitle", .subtitle, .subtitle)
+        case .role: .text("role", .role, { $0.role }, { $0.role = $1 }, repeats: true)
+        case .duration: Row("duration", .duration, .optionalTime({ $0.duration }, { $0.duration = $1 }))
+        case .after: Row("after", .delay, .time({ $0.after }, { $0.after = $1 }))
+        case .placement: .choice("placement", Placement.self, { $0.placement }, { $0.placement = $1 })
+        case .policy: .choice("policy", Policy.self, { $0.policy }, { $0.policy = $1 })
+        case .priority: Row("priority", .priority, .optionalInteger({ $0.priority }, { $0.priority = $1 }))
+        case .source: Row("source", .optionalText, .optionalText({ $0.source }, { $0.source = $1 }), repeats: true)
+        case .key: Row("key", .optionalText, .optionalText({ $0.key }, { $0.key = $1 }))
+        case .dismissOnTap: .flag("dismiss_on_tap", { $0.dismissOnTap }, { $0.dismissOnTap = $1 })
+        case .dismissOnLongPress: .flag("dismiss_on_long_press", { $0.dismissOnLongPress }, { $0.dismissOnLongPress = $1 })
+        case .swipe: .flag("swipe", { $0.swipe }, { $0.swipe = $1 })
+        // Set when the toast comes in, never through the schema (a script cannot move it).
+        case .at: Row("at", .arrivalTime, .time({ $0.at }, { _, _ in }))
+        case .type: Row("type", .eventType, .constant("show"), repeats: true)
+        }
+    }
+
+    /// The members of a `present` record after those of every record (`event`, `t`, `screen`,
+    /// `id`), in order (docs/events.md, "Records"): the fields records carry, and what the
+    /// stages and the host add.
+    static let presentRecord: [PresentMember] = [
+        .field(.message), .field(.subtitle), .field(.role), .field(.placement), .field(.policy),
+        .field(.priority), .field(.duration), .symbol, .glyph, .color, .announcement, .waited, .field(.source), .extra,
+    ]
+
+    /// A field's row of the schema.
+    struct Row {
+        let name: String
+        let kind: Kind
+        let storage: Storage
+        /// Whether its string values come back line after line (the decoder keeps one
+        /// `String` of each).
+        let repeats: Bool
+        /// The names a `choice` may take.
+        var choices: [String] = []
+
+        init(_ name: String, _ kind: Kind, _ storage: Storage, repeats: Bool = false) {
+            self.name = name
+            self.kind = kind
+            self.storage = storage
+            self.repeats = repeats
+        }
+
+        static func text(_ name: String, _ kind: Kind, _ get: @escaping Get<String>,
+                         _ set: @escaping Set<String>, repeats: Bool = false) -> Row {
+            Row(name, kind, .text(get, set), repeats: repeats)
+        }
+
+        static func flag(_ name: String, _ get: @escaping Get<Bool>,
+                         _ set: @escaping Set<Bool>) -> Row {
+            Row(name, .flag, .flag(get, set))
+        }
+
+        /// A field whose values are the raw values of `Choice`'s cases.
+        static func choice<Choice: RawRepresentable<String> & CaseIterable & Sendable>(
+            _ name: String, _: Choice.Type, _ get: @escaping Get<Choice>, _ set: @escaping Set<Choice>) -> Row {
+            var row = Row(name, .choice, .text({ get($0).rawValue }, { fields, name in
+                if let choice = Choice(rawValue: name) { set(&fields, choice) }
+            }), repeats: true)
+            row.choices = Choice.allCases.map(\.rawValue)
+            return row
+        }
+    }
 
     /// What a field holds, which says how it is checked wherever a value comes in (an input
     /// line, a script's table) and how it goes out.
-    enum Kind: Equatable {
+    enum Kind {
         /// `type`: always `"show"`, never set.
         case eventType
         /// `at`: the time the toast came in, never set by a script.
@@ -20,7 +93,9 @@ package enum ToastField: String, CaseIterable, Sendable {
         case identifier
         /// `message`: a string that must not be empty.
         case message
-        /// A string or nothing (`subtitle`, `source`, `key`).
+        /// `subtitle`: a string or nothing.
+        case subtitle
+        /// A string or nothing.
         case optionalText
         /// A role the run knows.
         case role
@@ -28,33 +103,73 @@ package enum ToastField: String, CaseIterable, Sendable {
         case duration
         /// Seconds ≥ 0.
         case delay
-        /// One of a few names.
-        case choice([String])
+        /// One of a few names (`choices`).
+        case choice
         /// A whole number; nothing is the role's priority.
         case priority
         /// true or false.
         case flag
     }
 
-    var kind: Kind {
-        switch self {
-        case .type: .eventType
-        case .at: .arrivalTime
-        case .id: .identifier
-        case .message: .message
-        case .subtitle, .source, .key: .optionalText
-        case .role: .role
-        case .duration: .duration
-        case .after: .delay
-        case .placement: .choice(Self.placementNames)
-        case .policy: .choice(Self.policyNames)
-        case .priority: .priority
-        case .dismissOnTap, .dismissOnLongPress, .swipe: .flag
+    /// Where a toast keeps a field: `message` and `subtitle` as the bytes they came in, `type`
+    /// nowhere, the others as Swift values.
+    enum Storage {
+        case constant(String)
+        case message
+        case subtitle
+        case text(Get<String>, Set<String>)
+        case optionalText(Get<String?>, Set<String?>)
+        case time(Get<Microseconds>, Set<Microseconds>)
+        case optionalTime(Get<Microseconds?>, Set<Microseconds?>)
+        case optionalInteger(Get<Int?>, Set<Int?>)
+        case flag(Get<Bool>, Set<Bool>)
+    }
+
+    /// How a toast's value of a field is read and written: closures of concrete types, not
+    /// key paths or a generic wrapper, because they run for every field of every line (a key
+    /// path held in a table is applied by the runtime, a generic closure through thunks).
+    typealias Get<Value> = @Sendable (borrowing Toast.Fields) -> Value
+    typealias Set<Value> = @Sendable (inout Toast.Fields, Value) -> Void
+
+    private static let rows = allCases.map(\.row)
+
+    /// The field's name in events, records, settings and scripts.
+    package var name: String { Self.rows[rawValue].name }
+
+    var kind: Kind { Self.kinds[rawValue] }
+
+    var storage: Storage { Self.rows[rawValue].storage }
+
+    /// The names a `choice` field may take.
+    var choices: [String] { Self.rows[rawValue].choices }
+
+    private static let kinds = rows.map(\.kind)
+
+    /// Whether its string values come back line after line.
+    var repeats: Bool { Self.repeating & (1 << rawValue) != 0 }
+
+    /// Whether it is a time (`at`, `duration`, `after`), read in exact microseconds too.
+    var isTime: Bool { Self.times & (1 << rawValue) != 0 }
+
+    /// `repeats` and `isTime` of every field, one bit each: the decoder asks them for every
+    /// member of every line.
+    private static let repeating = mask { $0.repeats }
+    private static let times = mask { row in
+        switch row.kind {
+        case .arrivalTime, .duration, .delay: true
+        default: false
         }
     }
 
-    private static let placementNames = Placement.allCases.map(\.rawValue)
-    private static let policyNames = Policy.allCases.map(\.rawValue)
+    private static func mask(_ isSet: (Row) -> Bool) -> UInt64 {
+        rows.enumerated().reduce(0) { mask, row in isSet(row.element) ? mask | 1 << row.offset : mask }
+    }
+
+    /// The field named `name`, if a show has one.
+    package init?(named name: String) {
+        guard let position = Self.rows.firstIndex(where: { $0.name == name }) else { return nil }
+        self = Self.allCases[position]
+    }
 
     /// The fields an input line or a script may set, in the order they are checked (the
     /// first wrong one is the one reported).
@@ -62,6 +177,31 @@ package enum ToastField: String, CaseIterable, Sendable {
 
     /// The fields a stage may change: the id and the settable ones, in record order.
     static let changeable: [ToastField] = [.id] + settable
+}
+
+/// A member of a `present` record (`ToastField.presentRecord`).
+enum PresentMember {
+    /// A show field: a text or a time as JSON; `priority` 0 and `duration` null when the toast
+    /// has none, any other field left out then.
+    case field(ToastField)
+    /// The role's look, as the `style` stage applied it (`""` without one).
+    case symbol, glyph, color
+    /// What a screen reader would say (`""` without one).
+    case announcement
+    /// How long the toast waited before it was shown.
+    case waited
+    /// The fields docs/events.md does not name, as one object (left out when there are none).
+    case extra
+
+    /// What a record writes for a field the toast has no value of: `priority` 0 (the stage
+    /// that fills it in did not run), `duration` null (no timeout); nil leaves it out.
+    static func valueWhenAbsent(of field: ToastField) -> JSONValue? {
+        switch field.kind {
+        case .priority: .integer(0)
+        case .duration: .null
+        default: nil
+        }
+    }
 }
 
 /// A field as settings name it (dedup `fields`, the rate-limit `key`, announce templates):
@@ -72,6 +212,6 @@ package enum FieldReference: Hashable, Sendable {
     case extra(String)
 
     package init(name: String) {
-        self = ToastField(rawValue: name).map(FieldReference.field) ?? .extra(name)
+        self = ToastField(named: name).map(FieldReference.field) ?? .extra(name)
     }
 }

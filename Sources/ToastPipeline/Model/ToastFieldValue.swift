@@ -26,30 +26,20 @@ extension Toast {
     /// the toast takes its role's (`effectivePriority(in:)` says which that is), `duration`
     /// when there is no timeout.
     func withValue<Result>(of field: ToastField, _ body: (FieldView) -> Result) -> Result {
-        func text(_ string: String) -> Result {
-            string.withUTF8Bytes { body(.text($0)) }
-        }
         func text(_ string: String?) -> Result {
-            guard let string else { return body(.absent) }
-            return text(string)
+            guard var string else { return body(.absent) }
+            return string.withUTF8 { body(.text(UnsafeRawBufferPointer($0))) }
         }
-        switch field {
-        case .type: return text("show")
-        case .at: return body(.time(atMicros))
-        case .id: return text(id)
+        switch field.storage {
+        case .constant(let value): return text(value)
         case .message: return withMessageBytes { body(.text($0)) }
         case .subtitle: return withSubtitleBytes { body(.text($0)) } ?? body(.absent)
-        case .role: return text(role)
-        case .duration: return body(durationMicros.map(FieldView.time) ?? .absent)
-        case .after: return body(.time(afterMicros))
-        case .placement: return text(placement.rawValue)
-        case .policy: return text(policy.rawValue)
-        case .priority: return body(priority.map(FieldView.integer) ?? .absent)
-        case .source: return text(source)
-        case .key: return text(key)
-        case .dismissOnTap: return body(.flag(dismissOnTap))
-        case .dismissOnLongPress: return body(.flag(dismissOnLongPress))
-        case .swipe: return body(.flag(swipe))
+        case .text(let get, _): return text(read(get))
+        case .optionalText(let get, _): return text(read(get))
+        case .time(let get, _): return body(.time(read(get)))
+        case .optionalTime(let get, _): return body(read(get).map(FieldView.time) ?? .absent)
+        case .optionalInteger(let get, _): return body(read(get).map(FieldView.integer) ?? .absent)
+        case .flag(let get, _): return body(.flag(read(get)))
         }
     }
 
@@ -67,27 +57,23 @@ extension Toast {
     }
 
     /// Whether `field` holds the same value here and in `other` (a trace's changed fields):
-    /// the properties compared directly, with no view or `String` made for a stored text.
+    /// the stored values compared directly, with no view or `String` made for a stored text.
     func hasSameValue(of field: ToastField, as other: Toast) -> Bool {
-        switch field {
-        case .type: true
-        case .at: atMicros == other.atMicros
-        case .id: id == other.id
-        case .message: withMessageBytes { mine in other.withMessageBytes { mine.hasSameBytes(as: $0) } }
+        func same<Value: Equatable>(_ get: ToastField.Get<Value>) -> Bool {
+            read(get) == other.read(get)
+        }
+        switch field.storage {
+        case .constant: return true
+        case .message: return withMessageBytes { mine in other.withMessageBytes { mine.hasSameBytes(as: $0) } }
         case .subtitle:
-            withSubtitleBytes { mine in other.withSubtitleBytes { mine.hasSameBytes(as: $0) } ?? false }
+            return withSubtitleBytes { mine in other.withSubtitleBytes { mine.hasSameBytes(as: $0) } ?? false }
                 ?? (other.withSubtitleBytes { _ in true } == nil)
-        case .role: role == other.role
-        case .duration: durationMicros == other.durationMicros
-        case .after: afterMicros == other.afterMicros
-        case .placement: placement == other.placement
-        case .policy: policy == other.policy
-        case .priority: priority == other.priority
-        case .source: source == other.source
-        case .key: key == other.key
-        case .dismissOnTap: dismissOnTap == other.dismissOnTap
-        case .dismissOnLongPress: dismissOnLongPress == other.dismissOnLongPress
-        case .swipe: swipe == other.swipe
+        case .text(let get, _): return same(get)
+        case .optionalText(let get, _): return same(get)
+        case .time(let get, _): return same(get)
+        case .optionalTime(let get, _): return same(get)
+        case .optionalInteger(let get, _): return same(get)
+        case .flag(let get, _): return same(get)
         }
     }
 
@@ -100,27 +86,21 @@ extension Toast {
 }
 
 extension Toast.Fields {
-    /// See `Toast.set(_:to:)`; the decoder sets a show's fields this way before there is a toast.
+    /// See `Toast.set(_:to:)`; the decoder sets a show's fields this way before there is a
+    /// toast. A value of the wrong type for the field is ignored.
     mutating func set(_ field: ToastField, to value: Toast.FieldValue) {
         var text: String? { if case .text(let text) = value { text } else { nil } }
         var time: Microseconds? { if case .time(let time) = value { time } else { nil } }
-        var flag: Bool? { if case .flag(let flag) = value { flag } else { nil } }
-        switch field {
-        case .type, .at: break
-        case .id: if let text { id = text }
+        switch field.storage {
+        case .constant: break
         case .message: if let text { message = .string(text) }
         case .subtitle: subtitle = text.map(Toast.ToastText.string)
-        case .role: if let text { role = text }
-        case .duration: duration = time
-        case .after: after = time ?? 0
-        case .placement: if let placement = text.flatMap(Placement.init(rawValue:)) { self.placement = placement }
-        case .policy: if let policy = text.flatMap(Policy.init(rawValue:)) { self.policy = policy }
-        case .priority: if case .integer(let integer) = value { priority = integer } else { priority = nil }
-        case .source: source = text
-        case .key: key = text
-        case .dismissOnTap: if let flag { dismissOnTap = flag }
-        case .dismissOnLongPress: if let flag { dismissOnLongPress = flag }
-        case .swipe: if let flag { swipe = flag }
+        case .text(_, let set): if let text { set(&self, text) }
+        case .optionalText(_, let set): set(&self, text)
+        case .time(_, let set): if let time { set(&self, time) }
+        case .optionalTime(_, let set): set(&self, time)
+        case .optionalInteger(_, let set): if case .integer(let integer) = value { set(&self, integer) } else { set(&self, nil) }
+        case .flag(_, let set): if case .flag(let flag) = value { set(&self, flag) }
         }
     }
 }

@@ -16,5 +16,5 @@ package final class PriorityStage: ToastStage {
 
 extension PriorityStage: FieldPreserving {
     /// It sets `priority` and nothing else.
-    func leaves(field: String) -> Bool { field != ToastField.priority.rawValue }
+    func leaves(field: String) -> Bool { field != ToastField.priority.name }
 }

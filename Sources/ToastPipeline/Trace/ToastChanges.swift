@@ -9,7 +9,7 @@ extension Toast {
             if value(self) != value(earlier) { names.append(name) }
         }
         for field in ToastField.changeable where !hasSameValue(of: field, as: earlier) {
-            names.append(field.rawValue)
+            names.append(field.name)
         }
         if !hasSameExtra(as: earlier) {
             let extra = self.extra
