@@ -21,9 +21,8 @@
 enum { CLUA_VIEW_FIELDS = 24, CLUA_VIEW_TEXT = 1024, CLUA_TRACKED_NAMES = 32 };
 
 /// How a value of the view is read: ASK means C cannot say and Swift answers.
-/// REFERENCE is a value in the registry (a string Swift keeps, such as a role's name).
 enum { CLUA_VALUE_ASK = 0, CLUA_VALUE_NIL, CLUA_VALUE_STRING, CLUA_VALUE_NUMBER, CLUA_VALUE_INTEGER,
-       CLUA_VALUE_BOOLEAN, CLUA_VALUE_REFERENCE };
+       CLUA_VALUE_BOOLEAN };
 
 typedef struct clua_viewvalue {
     int kind;
@@ -449,7 +448,6 @@ static inline int clua_pushviewvalue(lua_State *L, clua_toastview *view, int key
         case CLUA_VALUE_NUMBER: lua_pushnumber(L, value->number); break;
         case CLUA_VALUE_INTEGER: lua_pushinteger(L, value->integer); break;
         case CLUA_VALUE_BOOLEAN: lua_pushboolean(L, (int)value->integer); break;
-        case CLUA_VALUE_REFERENCE: lua_rawgeti(L, LUA_REGISTRYINDEX, value->integer); break;
         default: return 0;
         }
         view->reads[i]++;

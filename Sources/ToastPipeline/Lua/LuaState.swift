@@ -47,12 +47,6 @@ final class LuaState {
     /// table lookup in Lua, not a call into Swift (see `pushRuleProxy`).
     var ruleMetatable: Int32 = LUA_NOREF
     var ruleValues: Int32 = LUA_NOREF
-    /// Role names as Lua strings, in the registry (see `push(roleName:)`).
-    var roleNames: [(name: String, reference: Int32)] {
-        _read { yield roleNamesCell.value }
-        _modify { yield &roleNamesCell.value }
-    }
-    private let roleNamesCell = UncheckedCell<[(name: String, reference: Int32)]>([])
     /// What the C view of the rules' toast holds (see `RuleToastView.swift`).
     var ruleView: RuleViewSelection {
         _read { yield ruleViewCell.value }

@@ -31,7 +31,6 @@ extension LuaState {
     /// when the toast has none; `priority` is the role's when the toast sets none.
     func pushField(_ field: ToastField, of toast: Toast, roles: RoleTable) {
         if field == .priority { return lua_pushinteger(L, lua_Integer(toast.effectivePriority(in: roles))) }
-        if field == .role { return push(roleName: toast.role) }
         toast.withValue(of: field) { view in
             switch view {
             case .absent: lua_pushnil(L)
@@ -42,27 +41,6 @@ extension LuaState {
             }
         }
     }
-
-    /// Pushes a role's name, kept as a Lua string from its first push on: a run has a few
-    /// roles, and nearly every rule reads one.
-    private func push(roleName: String) {
-        guard let reference = reference(toRoleName: roleName) else { return push(roleName) }
-        pushReference(reference)
-    }
-
-    /// Where the Lua string of a role's name is kept in the registry, kept from now on if it
-    /// was not; nil past `rememberedRoleNames` names.
-    func reference(toRoleName roleName: String) -> Int32? {
-        if let known = roleNames.first(where: { $0.name == roleName }) { return known.reference }
-        guard roleNames.count < Self.rememberedRoleNames else { return nil }
-        push(roleName)
-        let reference = makeReference()
-        roleNames.append((roleName, reference))
-        return reference
-    }
-
-    /// How many role names are kept (a run knows few; scripts may define more).
-    private static let rememberedRoleNames = 32
 
     /// The toast a table describes. `original` gives what the table cannot say: the id
     /// (unless set), the time, the input line, and whether the priority was the role's.

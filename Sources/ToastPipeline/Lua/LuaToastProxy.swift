@@ -12,6 +12,13 @@ import CLua
 /// - `pairs(t)` walks a full copy; `next(t)` and `rawget(t, k)` see only what was written.
 ///   The metatable is protected (`getmetatable(t)` is `"toast"`).
 /// - A proxy keeps its toast until Lua collects it (`__gc`), so a script may keep one.
+///
+/// What is reused follows one rule (docs/performance.md, "What the Lua bridge keeps between
+/// calls", which also says what each reuse is worth): a table that describes a toast is reused
+/// only while nothing can tell it from a new one — no script can hold it, nothing was written
+/// to it, and it shows the same toast.
+/// The reuses:
+///
 /// - When no rule can keep its table (`clua_leavesfirstargument` reads each rule's code), the
 ///   rules' proxy is one table for every toast: reset for the next toast instead of made anew,
 ///   and holding no toast between toasts (`releaseRuleToast`).

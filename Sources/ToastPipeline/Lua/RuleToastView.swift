@@ -6,8 +6,8 @@ import CLua
 /// addresses and a push, far less than the call through Swift.
 ///
 /// The view holds the fields that the rules read (they read the same names of most toasts),
-/// copied when the rules' table starts showing a toast; role names as the
-/// Lua strings kept for them; extra fields as the text of their JSON object, searched in C.
+/// copied when the rules' table starts showing a toast; extra fields as the text of their JSON
+/// object, searched in C.
 /// Whatever the view does not hold (a field rarely read, a text too long for it,
 /// extra fields that are not stored text, a value that is not a plain string or a boolean)
 /// C hands to the Swift reader. Which fields the view holds is looked at again every few
@@ -30,12 +30,7 @@ extension LuaState {
             switch field {
             case .message: toast.withMessageBytes { setViewText(position, $0) }
             case .subtitle: if toast.withSubtitleBytes({ setViewText(position, $0) }) == nil { setViewNil(position) }
-            case .role:
-                if let reference = reference(toRoleName: toast.role) {
-                    setViewValue(position, CLUA_VALUE_REFERENCE, integer: lua_Integer(reference))
-                } else {
-                    setViewText(position, toast.role)
-                }
+            case .role: setViewText(position, toast.role)
             case .source: setViewText(position, toast.source)
             case .id: setViewText(position, toast.id)
             case .priority:
