@@ -77,8 +77,9 @@ public struct Toast {
     /// Whether the two share their storage, and so are equal without comparing fields.
     func sharesStorage(with other: Toast) -> Bool { storage === other.storage }
 
-    /// What `get` reads from the fields (a schema's getter, `ToastField.Get`).
-    func read<Value>(_ get: ToastField.Get<Value>) -> Value { storage.read(get) }
+    /// The fields, read where they are (a schema getter for a field without a property of
+    /// its own reads `$0.fields.name`).
+    var fields: Fields { _read { yield storage.fields } }
 
     /// The fields, copied first if another toast shares them.
     var uniqueFields: Fields {

@@ -19,8 +19,8 @@ package enum ToastField: Int, CaseIterable, Sendable {
         case .message: Row("message", .message, .message)
         case .subtitle: Row("subtitle", .subtitle, .subtitle)
         case .role: .text("role", .role, { $0.role }, { $0.role = $1 }, repeats: true)
-        case .duration: Row("duration", .duration, .optionalTime({ $0.duration }, { $0.duration = $1 }))
-        case .after: Row("after", .delay, .time({ $0.after }, { $0.after = $1 }))
+        case .duration: Row("duration", .duration, .optionalTime({ $0.durationMicros }, { $0.duration = $1 }))
+        case .after: Row("after", .delay, .time({ $0.afterMicros }, { $0.after = $1 }))
         case .placement: .choice("placement", Placement.self, { $0.placement }, { $0.placement = $1 })
         case .policy: .choice("policy", Policy.self, { $0.policy }, { $0.policy = $1 })
         case .priority: Row("priority", .priority, .optionalInteger({ $0.priority }, { $0.priority = $1 }))
@@ -30,7 +30,7 @@ package enum ToastField: Int, CaseIterable, Sendable {
         case .dismissOnLongPress: .flag("dismiss_on_long_press", { $0.dismissOnLongPress }, { $0.dismissOnLongPress = $1 })
         case .swipe: .flag("swipe", { $0.swipe }, { $0.swipe = $1 })
         // Set when the toast comes in, never through the schema (a script cannot move it).
-        case .at: Row("at", .arrivalTime, .time({ $0.at }, { _, _ in }))
+        case .at: Row("at", .arrivalTime, .time({ $0.atMicros }, { _, _ in }))
         case .type: Row("type", .eventType, .constant("show"), repeats: true)
         }
     }
@@ -127,8 +127,10 @@ package enum ToastField: Int, CaseIterable, Sendable {
 
     /// How a toast's value of a field is read and written: closures of concrete types, not
     /// key paths or a generic wrapper, because they run for every field of every line (a key
-    /// path held in a table is applied by the runtime, a generic closure through thunks).
-    typealias Get<Value> = @Sendable (borrowing Toast.Fields) -> Value
+    /// path held in a table is applied by the runtime, a generic closure through thunks). The
+    /// getter reads the toast, whose storage it reaches without copying the other fields; the
+    /// setter writes the fields, which the decoder fills before there is a toast.
+    typealias Get<Value> = @Sendable (Toast) -> Value
     typealias Set<Value> = @Sendable (inout Toast.Fields, Value) -> Void
 
     private static let rows = allCases.map(\.row)

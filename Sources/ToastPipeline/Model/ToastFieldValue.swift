@@ -34,12 +34,12 @@ extension Toast {
         case .constant(let value): return text(value)
         case .message: return withMessageBytes { body(.text($0)) }
         case .subtitle: return withSubtitleBytes { body(.text($0)) } ?? body(.absent)
-        case .text(let get, _): return text(read(get))
-        case .optionalText(let get, _): return text(read(get))
-        case .time(let get, _): return body(.time(read(get)))
-        case .optionalTime(let get, _): return body(read(get).map(FieldView.time) ?? .absent)
-        case .optionalInteger(let get, _): return body(read(get).map(FieldView.integer) ?? .absent)
-        case .flag(let get, _): return body(.flag(read(get)))
+        case .text(let get, _): return text(get(self))
+        case .optionalText(let get, _): return text(get(self))
+        case .time(let get, _): return body(.time(get(self)))
+        case .optionalTime(let get, _): return body(get(self).map(FieldView.time) ?? .absent)
+        case .optionalInteger(let get, _): return body(get(self).map(FieldView.integer) ?? .absent)
+        case .flag(let get, _): return body(.flag(get(self)))
         }
     }
 
@@ -60,7 +60,7 @@ extension Toast {
     /// the stored values compared directly, with no view or `String` made for a stored text.
     func hasSameValue(of field: ToastField, as other: Toast) -> Bool {
         func same<Value: Equatable>(_ get: ToastField.Get<Value>) -> Bool {
-            read(get) == other.read(get)
+            get(self) == get(other)
         }
         switch field.storage {
         case .constant: return true

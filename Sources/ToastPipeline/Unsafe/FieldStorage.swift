@@ -62,12 +62,6 @@ final class FieldStorage<Fields>: ManagedBuffer<FieldStorageHeader<Fields>, UInt
         _modify { yield &withUnsafeMutablePointerToHeader { $0 }.pointee.fields }
     }
 
-    /// What `read` finds in the fields, read where they are: passing `fields` itself to a
-    /// closure copies every field first.
-    func read<Value>(_ read: (borrowing Fields) -> Value) -> Value {
-        withUnsafeMutablePointerToHeader { read($0.pointee.fields) }
-    }
-
     /// The bytes of `range`, for the duration of `body`.
     func withBytes<Result>(_ range: TextRange, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try withUnsafeMutablePointerToElements { area in
