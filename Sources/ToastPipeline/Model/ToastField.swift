@@ -3,11 +3,13 @@
 /// (`Storage`), whether its values repeat from line to line, and where a `present` record
 /// writes it (`presentRecord`). The decoder checks a field by its kind, the Lua bridge pushes
 /// and reads it by its kind, `Toast.withValue`, `hasSameValue` and `set` reach it through its
-/// storage, and the JSON encoder and a hook's `info` follow `presentRecord`.
+/// storage, and a hook's `info` follows `presentRecord`.
 ///
-/// A new show field is a case here with its row in `row`, a stored property with its default
-/// in `Toast.Fields`, and, if records carry it, its place in `presentRecord`; the decoder
-/// also keeps the members of a line by name (`EventFieldName`, `EventFields`).
+/// A new show field is a case here with its row in `row`, and a stored property with its
+/// default in `Toast.Fields`; the decoder keeps the members of a line by name
+/// (`EventFieldName`, `EventFields`: a table there cost every line more than its lookups), and
+/// a field that records carry has its place in `presentRecord` and its line in
+/// `JSONRecordEncoder` (a test holds the two equal).
 package enum ToastField: Int, CaseIterable, Sendable {
     case id, message, subtitle, role, duration, after, placement, policy, priority, source, key
     case dismissOnTap, dismissOnLongPress, swipe, at, type

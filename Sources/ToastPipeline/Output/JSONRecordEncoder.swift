@@ -6,11 +6,46 @@ package struct JSONRecordEncoder: RecordEncoder {
     package func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
         switch record {
         case .present(let toast, let at, let waited):
+            // The members of `ToastField.presentRecord`, written straight from the toast (a loop
+            // over that list made every present slower); a test holds this to `Record.members`,
+            // which follows the list.
             out.appendLiteral(#"{"event":"present","t":"#)
             StreamTime.append(at, to: &out)
             screen(of: toast, &out)
             field(#","id":""#, toast.id, &out)
-            for member in ToastField.presentRecord { append(member, of: toast, waited: waited, to: &out) }
+            toast.withMessageBytes { field(#","message":""#, $0, &out) }
+            toast.withSubtitleBytes { field(#","subtitle":""#, $0, &out) }
+            field(#","role":""#, toast.role, &out)
+            out.appendLiteral(Self.member(toast.placement))
+            out.appendLiteral(Self.member(toast.policy))
+            out.appendLiteral(#","priority":"#)
+            JSONText.appendValue(.integer(Int64(toast.priority ?? 0)), to: &out)
+            out.appendLiteral(#","duration":"#)
+            if let duration = toast.durationMicros {
+                StreamTime.append(duration, to: &out)
+            } else {
+                out.appendLiteral("null")
+            }
+            field(#","symbol":""#, toast.style?.symbol ?? "", &out)
+            field(#","glyph":""#, toast.style?.glyph ?? "", &out)
+            field(#","color":""#, toast.style?.color ?? "", &out)
+            out.appendLiteral(#","announcement":""#)
+            toast.appendEscapedAnnouncement(to: &out)
+            out.append(UInt8(ascii: "\""))
+            out.appendLiteral(#","waited":"#)
+            StreamTime.append(waited, to: &out)
+            if let source = toast.source { field(#","source":""#, source, &out) }
+            // Extra fields kept as text already written as they would be go out as they are.
+            let wroteText = toast.withExtraText { text -> Bool in
+                guard JSONText.isCanonicalObject(text) else { return false }
+                out.appendLiteral(#","extra":"#)
+                out.append(text)
+                return true
+            } ?? false
+            if !wroteText && !toast.extra.isEmpty {
+                out.appendLiteral(#","extra":"#)
+                JSONText.appendObject(toast.extra, to: &out)
+            }
         case .dismiss(let toast, let at, let reason, let shown):
             out.appendLiteral(#"{"event":"dismiss","t":"#)
             StreamTime.append(at, to: &out)
@@ -61,78 +96,6 @@ package struct JSONRecordEncoder: RecordEncoder {
         return true
     }
 
-    /// One member of a `present` record (`ToastField.presentRecord`).
-    private func append(_ member: PresentMember, of toast: Toast, waited: Microseconds, to out: inout ByteBuffer) {
-        switch member {
-        // The fields every `present` carries, straight from the toast; any other through the
-        // schema (`Toast.withValue`), which costs more.
-        case .field(.message): toast.withMessageBytes { field(#","message":""#, $0, &out) }
-        case .field(.subtitle): toast.withSubtitleBytes { field(#","subtitle":""#, $0, &out) }
-        case .field(.role): field(#","role":""#, toast.role, &out)
-        case .field(.placement): field(#","placement":""#, toast.placement.rawValue, &out)
-        case .field(.policy): field(#","policy":""#, toast.policy.rawValue, &out)
-        case .field(.source): if let source = toast.source { field(#","source":""#, source, &out) }
-        case .field(let field):
-            toast.withValue(of: field) { value in
-                switch value {
-                case .absent:
-                    guard let standIn = PresentMember.valueWhenAbsent(of: field) else { return }
-                    name(field, &out)
-                    JSONText.appendValue(standIn, to: &out)
-                case .text(let bytes):
-                    name(field, &out)
-                    out.append(UInt8(ascii: "\""))
-                    JSONText.appendEscaped(bytes, to: &out)
-                    out.append(UInt8(ascii: "\""))
-                case .time(let time):
-                    name(field, &out)
-                    StreamTime.append(time, to: &out)
-                case .integer(let integer):
-                    name(field, &out)
-                    JSONText.appendValue(.integer(Int64(integer)), to: &out)
-                case .flag(let flag):
-                    name(field, &out)
-                    out.appendLiteral(flag ? "true" : "false")
-                }
-            }
-        case .symbol: field(#","symbol":""#, toast.style?.symbol ?? "", &out)
-        case .glyph: field(#","glyph":""#, toast.style?.glyph ?? "", &out)
-        case .color: field(#","color":""#, toast.style?.color ?? "", &out)
-        case .announcement:
-            out.appendLiteral(#","announcement":""#)
-            toast.appendEscapedAnnouncement(to: &out)
-            out.append(UInt8(ascii: "\""))
-        case .waited:
-            out.appendLiteral(#","waited":"#)
-            StreamTime.append(waited, to: &out)
-        case .extra:
-            // Extra fields kept as text already written as they would be go out as they are.
-            let wroteText = toast.withExtraText { text -> Bool in
-                guard JSONText.isCanonicalObject(text) else { return false }
-                out.appendLiteral(#","extra":"#)
-                out.append(text)
-                return true
-            } ?? false
-            if !wroteText && !toast.extra.isEmpty {
-                out.appendLiteral(#","extra":"#)
-                JSONText.appendObject(toast.extra, to: &out)
-            }
-        }
-    }
-
-    /// `,"name":` of `field`.
-    private func name(_ field: ToastField, _ out: inout ByteBuffer) {
-        Self.openings[field.rawValue].withUnsafeBytes { out.append($0) }
-    }
-
-    /// `,"name":` of every field, by `ToastField.rawValue`, written once.
-    private static let openings: [[UInt8]] = ToastField.allCases.map { field in
-        var opening: [UInt8] = [UInt8(ascii: ",")]
-        JSONText.appendString(field.name, to: &opening)
-        opening.append(UInt8(ascii: ":"))
-        return opening
-    }
-
     /// `"screen":…` when screens are on (docs/events.md, "Screens").
     @inline(__always)
     private func screen(of toast: Toast, _ out: inout ByteBuffer) {
@@ -142,6 +105,22 @@ package struct JSONRecordEncoder: RecordEncoder {
     }
 
     // The members whose values are a closed set of words, written whole: nothing to escape.
+
+    private static func member(_ placement: Placement) -> StaticString {
+        switch placement {
+        case .top: #","placement":"top""#
+        case .center: #","placement":"center""#
+        case .bottom: #","placement":"bottom""#
+        }
+    }
+
+    private static func member(_ policy: Policy) -> StaticString {
+        switch policy {
+        case .enqueue: #","policy":"enqueue""#
+        case .replace: #","policy":"replace""#
+        case .stack: #","policy":"stack""#
+        }
+    }
 
     private static func member(_ reason: DismissReason) -> StaticString {
         switch reason {
