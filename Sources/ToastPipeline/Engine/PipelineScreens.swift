@@ -142,7 +142,8 @@ extension Pipeline {
     /// Forgets the screens in which nothing remains, among those used since the last event
     /// and those whose window has ended.
     func forgetIdleScreens(_ table: ScreenTable) {
-        let candidates = table.takeTouched() + table.windowsEnded(by: now)
+        var candidates = table.takeLookList(now: now)
+        defer { table.giveBack(&candidates) }
         for screen in candidates where screen.isRemembered {
             switch stateEnds(of: screen) {
             case .now: forget(screen, in: table)

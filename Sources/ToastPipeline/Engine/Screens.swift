@@ -73,27 +73,58 @@ final class ScreenTable {
     let perScreen: [Bool]
     /// Which stages never change the field `by`, so a toast's screen found before them holds after.
     let keepsScreen: [Bool]
-    private var byKey: [ScreenKey: Screen] = [:]
-    private(set) var bySerial: [Int: Screen] = [:]
-    private var nextSerial = 0
+    /// What changes as screens come and go, in one unchecked cell (`UncheckedCell`): each
+    /// method here reaches it in single steps that call out to nothing that could reach the
+    /// table again, and the pipeline is single-threaded; a class's stored `var`s would pay
+    /// Swift's run-time exclusivity check on every event.
+    private struct State {
+        var byKey: [ScreenKey: Screen] = [:]
+        var bySerial: [Int: Screen] = [:]
+        var nextSerial: Int = 0
+        /// The list of screens from the least recently named to the most.
+        var leastRecent: Screen? = nil
+        var mostRecent: Screen? = nil
+        /// Screens used since the last look.
+        var touched: [Screen] = []
+        /// The memory of the list `takeLookList` hands out, between events.
+        var lookList: [Screen] = []
+        /// The screen found last: the events of a screen often come in a row.
+        var lastFound: Screen? = nil
+        /// Screens kept only by a time window, to look at again when it ends: (time, serial).
+        var windows = TimerQueue<Int>()
+        var spare: [Screen] = []
+        var seen: Int = 0
+        var endedByLimit: Int = 0
+        var mostAtOnce: Int = 0
+    }
+    private let state = UncheckedCell(State())
+
+    /// The screens remembered, by serial.
+    var bySerial: [Int: Screen] {
+        _read { yield state.value.bySerial }
+    }
     /// Least recently named first.
-    private(set) var leastRecent: Screen?
-    private var mostRecent: Screen?
-    /// Screens used since the last look.
-    private var touched: [Screen] = []
-    /// The screen found last, and its key: the events of a screen often come in a row.
-    private var lastFound: Screen?
-    /// Screens kept only by a time window, to look at again when it ends: (time, serial).
-    private var windows = TimerQueue<Int>()
-
+    var leastRecent: Screen? {
+        _read { yield state.value.leastRecent }
+    }
     /// Forgotten screens kept for reuse: their hosts are empty and their stages emptied.
-    var spare: [Screen] = []
-    static let spareLimit = 256
-
+    var spare: [Screen] {
+        _read { yield state.value.spare }
+        _modify { yield &state.value.spare }
+    }
     /// Screens made, ended by `limit`, and at most remembered at once.
-    private(set) var seen = 0
-    var endedByLimit = 0
-    private(set) var mostAtOnce = 0
+    var seen: Int {
+        _read { yield state.value.seen }
+    }
+    var endedByLimit: Int {
+        _read { yield state.value.endedByLimit }
+        _modify { yield &state.value.endedByLimit }
+    }
+    var mostAtOnce: Int {
+        _read { yield state.value.mostAtOnce }
+    }
+
+    static let spareLimit = 256
 
     init(settings: ScreenSettings, perScreen: [Bool], keepsScreen: [Bool]) {
         self.settings = settings
@@ -102,13 +133,13 @@ final class ScreenTable {
         self.keepsScreen = keepsScreen
     }
 
-    var count: Int { byKey.count }
+    var count: Int { state.value.byKey.count }
 
     /// The screen named `key`, if remembered.
     func screen(_ key: ScreenKey) -> Screen? {
-        if let lastFound, lastFound.key == key { return lastFound }
-        let found = byKey[key]
-        if found != nil { lastFound = found }
+        if let lastFound = state.value.lastFound, lastFound.key == key { return lastFound }
+        let found = state.value.byKey[key]
+        if found != nil { state.value.lastFound = found }
         return found
     }
 
@@ -116,15 +147,27 @@ final class ScreenTable {
     func touch(_ screen: Screen) {
         guard !screen.isTouched else { return }
         screen.isTouched = true
-        touched.append(screen)
+        state.value.touched.append(screen)
     }
 
-    /// The screens used since the last look, for it.
-    func takeTouched() -> [Screen] {
-        let screens = touched
-        touched.removeAll(keepingCapacity: true)
+    /// The screens to look at when an event arrives at `now`: those used since the last look,
+    /// then those kept by a window that has ended. `giveBack` returns the list, so that its
+    /// memory (and the touched list's) serves every event.
+    func takeLookList(now: Microseconds) -> [Screen] {
+        var screens: [Screen] = []
+        swap(&screens, &state.value.lookList)
+        swap(&screens, &state.value.touched)
         for screen in screens { screen.isTouched = false }
+        while let due = state.value.windows.popDue(atOrBefore: now) {
+            if let screen = bySerial[due.payload] { screens.append(screen) }
+        }
         return screens
+    }
+
+    /// Takes back a list from `takeLookList`, emptied.
+    func giveBack(_ screens: inout [Screen]) {
+        screens.removeAll(keepingCapacity: true)
+        swap(&screens, &state.value.lookList)
     }
 
     /// Whether `stage` leaves the field that names screens as it is (`FieldPreserving`); a
@@ -137,24 +180,24 @@ final class ScreenTable {
     var inOrderOfAppearance: [Screen] { bySerial.values.sorted { $0.serial < $1.serial } }
 
     func makeSerial() -> Int {
-        nextSerial += 1
-        return nextSerial
+        state.value.nextSerial += 1
+        return state.value.nextSerial
     }
 
     func add(_ screen: Screen) {
-        byKey[screen.key] = screen
-        bySerial[screen.serial] = screen
-        seen += 1
-        mostAtOnce = max(mostAtOnce, byKey.count)
+        state.value.byKey[screen.key] = screen
+        state.value.bySerial[screen.serial] = screen
+        state.value.seen += 1
+        state.value.mostAtOnce = max(mostAtOnce, state.value.byKey.count)
         link(screen)
         touch(screen)
     }
 
     func remove(_ screen: Screen) {
-        byKey[screen.key] = nil
-        bySerial[screen.serial] = nil
+        state.value.byKey[screen.key] = nil
+        state.value.bySerial[screen.serial] = nil
         screen.isRemembered = false
-        if lastFound === screen { lastFound = nil }
+        if state.value.lastFound === screen { state.value.lastFound = nil }
         unlink(screen)
     }
 
@@ -167,29 +210,20 @@ final class ScreenTable {
 
     /// Look at `screen` again at `time`, when a window that keeps it ends.
     func lookAgain(_ screen: Screen, at time: Microseconds) {
-        windows.schedule(screen.serial, at: time)
-    }
-
-    /// The screens whose windows ended by `now`.
-    func windowsEnded(by now: Microseconds) -> [Screen] {
-        var screens: [Screen] = []
-        while let due = windows.popDue(atOrBefore: now) {
-            if let screen = bySerial[due.payload] { screens.append(screen) }
-        }
-        return screens
+        state.value.windows.schedule(screen.serial, at: time)
     }
 
     private func link(_ screen: Screen) {
-        screen.older = mostRecent
+        screen.older = state.value.mostRecent
         screen.newer = nil
-        mostRecent?.newer = screen
-        mostRecent = screen
-        if leastRecent == nil { leastRecent = screen }
+        state.value.mostRecent?.newer = screen
+        state.value.mostRecent = screen
+        if leastRecent == nil { state.value.leastRecent = screen }
     }
 
     private func unlink(_ screen: Screen) {
-        if let older = screen.older { older.newer = screen.newer } else if leastRecent === screen { leastRecent = screen.newer }
-        if let newer = screen.newer { newer.older = screen.older } else if mostRecent === screen { mostRecent = screen.older }
+        if let older = screen.older { older.newer = screen.newer } else if leastRecent === screen { state.value.leastRecent = screen.newer }
+        if let newer = screen.newer { newer.older = screen.older } else if state.value.mostRecent === screen { state.value.mostRecent = screen.older }
         screen.older = nil
         screen.newer = nil
     }
@@ -197,9 +231,9 @@ final class ScreenTable {
     /// Breaks the list's references, for a pipeline that is done.
     func removeAll() {
         for screen in bySerial.values { unlink(screen) }
-        byKey = [:]
-        bySerial = [:]
-        touched = []
-        lastFound = nil
+        state.value.byKey = [:]
+        state.value.bySerial = [:]
+        state.value.touched = []
+        state.value.lastFound = nil
     }
 }
