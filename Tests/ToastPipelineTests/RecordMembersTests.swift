@@ -8,6 +8,16 @@ import Testing
         var toast = Toast(id: "t1", message: "Saved \"a\"\n", subtitle: "12 photos", role: "success",
                           duration: .milliseconds(3_500), priority: 2, source: "editor",
                           extra: [JSONMember("n", .integer(3)), JSONMember("tags", .array([.string("x"), .null]))])
+        // Every field the toast has no value of gets one, so a field that records carry
+        // (`ToastField.presentRecord`) and that one of the two leaves out fails here.
+        for field in ToastField.settable where toast.value(of: field) == .absent {
+            switch field.kind {
+            case .subtitle, .optionalText: toast.set(field, to: .text("a " + field.name))
+            case .priority: toast.set(field, to: .integer(1))
+            case .duration, .delay: toast.set(field, to: .time(1_250_000))
+            default: break
+            }
+        }
         toast.style = AppliedStyle(symbol: "checkmark", glyph: "✔", color: "green")
         toast.announce(label: "Success")
         return toast
