@@ -10,13 +10,12 @@ import CLua
 /// - `decode`: any JSON value (`null` is nil); bad text gives `nil, "why"`.
 extension LuaRuntime {
     func installJSONLibrary() {
-        let L = state.L
-        lua_createtable(L, 0, 2)
-        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.jsonEncode() ?? 0 }, 0)
-        lua_setfield(L, -2, "encode")
-        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.jsonDecode() ?? 0 }, 0)
-        lua_setfield(L, -2, "decode")
-        lua_setglobal(L, "json")
+        state.pushTable(fieldCount: 2)
+        state.pushFunction { L in LuaRuntime.from(L)?.jsonEncode() ?? 0 }
+        state.setField("encode")
+        state.pushFunction { L in LuaRuntime.from(L)?.jsonDecode() ?? 0 }
+        state.setField("decode")
+        state.setGlobal("json")
     }
 
     private func jsonEncode() -> Int32 {
@@ -25,7 +24,7 @@ extension LuaRuntime {
             let value = try state.jsonValue(at: 1, path: "value", stringKeysOnly: true)
             var out = ByteBuffer(capacity: 64)
             JSONText.appendValue(value, to: &out)
-            _ = out.withBytes { lua_pushlstring(state.L, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+            out.withBytes { state.push(bytes: $0) }
             return 1
         } catch let error as LuaBridgeError {
             return raise("json.encode: \(error.message)")
@@ -35,15 +34,11 @@ extension LuaRuntime {
     }
 
     private func jsonDecode() -> Int32 {
-        let L = state.L
-        guard state.type(at: 1) == LUA_TSTRING else {
+        guard let text = state.bytes(at: 1) else {
             return raise("json.decode expects a string, not \(state.typeName(at: 1))")
         }
-        var length = 0
-        let bytes = clua_tolstring(L, 1, &length)
-        let text = UnsafeBufferPointer(start: UnsafeRawPointer(bytes)?.assumingMemoryBound(to: UInt8.self), count: length)
         if let reason = state.pushJSON(text, end: "the end of the text") {
-            lua_pushnil(L)
+            state.pushNil()
             state.push(reason)
             return 2
         }

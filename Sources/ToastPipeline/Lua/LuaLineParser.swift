@@ -23,14 +23,13 @@ final class LuaParseFunction: LineParser {
 extension LuaRuntime {
     func parse(_ line: UnsafeBufferPointer<UInt8>, isText: Bool, number: Int) -> ParsedLine {
         guard let function = parseFunction else { return .rejected("no parse function") }
-        let L = state.L
         let top = state.top
-        defer { lua_settop(L, top) }
+        defer { state.setTop(top) }
         state.pushReference(function.reference)
         if isText {
             guard isValidUTF8(line) else { return .rejected("not valid UTF-8") }
             let end = line.last == 0x0D ? line.count - 1 : line.count
-            lua_pushlstring(L, UnsafeRawPointer(line.baseAddress).map { $0.assumingMemoryBound(to: CChar.self) }, end)
+            state.push(bytes: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[0..<end]))
         } else if let reason = pushJSONObject(line) {
             return .rejected(reason)
         }
@@ -48,27 +47,26 @@ extension LuaRuntime {
 
     /// nil or false: skip; a table with a first element: a list of events; another table: one event.
     private func events(returnedAt index: Int32) throws -> ParsedLine {
-        let L = state.L
-        switch lua_type(L, index) {
+        switch state.type(at: index) {
         case LUA_TNIL: return .skip
-        case LUA_TBOOLEAN where lua_toboolean(L, index) == 0: return .skip
+        case LUA_TBOOLEAN where !state.isTrue(at: index): return .skip
         case LUA_TTABLE: break
         default:
             throw LuaBridgeError("returned \(state.typeName(at: index)); expected an event table, a list of them, or nil")
         }
-        guard lua_rawgeti(L, index, 1) != LUA_TNIL else {
-            clua_pop(L, 1)
+        guard state.pushElement(1, ofTableAt: index) != LUA_TNIL else {
+            state.pop()
             return .events([try state.eventFields(at: index, path: "event")])
         }
-        clua_pop(L, 1)
+        state.pop()
         var events: [EventFields] = []
-        let count = Int(lua_rawlen(L, index))
+        let count = state.length(ofTableAt: index)
         for position in 1...max(1, count) {
-            guard lua_rawgeti(L, index, lua_Integer(position)) == LUA_TTABLE else {
+            guard state.pushElement(position, ofTableAt: index) == LUA_TTABLE else {
                 throw LuaBridgeError("element \(position) of the returned list is \(state.typeName(at: -1)), not an event table")
             }
             events.append(try state.eventFields(at: -1, path: "event \(position)"))
-            clua_pop(L, 1)
+            state.pop()
         }
         return .events(events)
     }

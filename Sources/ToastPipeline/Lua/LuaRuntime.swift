@@ -109,7 +109,7 @@ package final class LuaRuntime {
         let status = source.withCString { luaL_loadbufferx(state.L, $0, strlen($0), "=\(name)", "t") }
         guard status == LUA_OK else {
             let message = state.string(at: -1) ?? "cannot load \(name)"
-            clua_pop(state.L, 1)
+            state.pop()
             throw failed(message)
         }
         if case .failure(let message) = state.call(argumentCount: 0, resultCount: 0, budget: budget, place: name) {
@@ -145,6 +145,9 @@ package final class LuaRuntime {
     /// One call into Lua runs the rules for as long as they keep the toast as it is
     /// (`LuaState.runRules`); a rule that does anything else has its results read here, and
     /// the rest run from the next one on.
+    ///
+    /// This and `takeResults` call Lua's C API directly rather than through `LuaState`'s
+    /// typed methods: they run for every toast (the rules stage's hot path).
     private func runRules(_ group: LuaRuleGroup, on toast: inout Toast) -> (rule: LuaRule, note: String?)? {
         let L = state.L
         let top = state.top
@@ -320,12 +323,12 @@ package final class LuaRuntime {
         state.setGlobalFunction("parse_time", { L in LuaRuntime.from(L)?.parseTime() ?? 0 })
         state.setGlobalFunction("__toastscript_log", { L in LuaRuntime.from(L)?.logLine() ?? 0 })
         installJSONLibrary()
-        lua_createtable(state.L, 0, Int32(options.variables.count))
+        state.pushTable(fieldCount: Int32(options.variables.count))
         for (name, value) in options.variables {
             state.push(value)
-            lua_setfield(state.L, -2, name)
+            state.setField(name)
         }
-        lua_setglobal(state.L, "__toastscript_vars")
+        state.setGlobal("__toastscript_vars")
         // log and print convert in Lua, so a failing __tostring stays a Lua error; a table is
         // written as JSON when it is JSON. `vars` reads the --var values and cannot be written,
         // nor can the global be replaced.
@@ -439,7 +442,7 @@ package final class LuaRuntime {
             return raise("on expects (\"present\" | \"dismiss\" | \"drop\" | \"end\", function)")
         }
         let place = state.definitionPlace(ofFunctionAt: 2)
-        lua_pushvalue(state.L, 2)
+        state.pushCopy(of: 2)
         hooks[event, default: []].append((state.makeReference(), place))
         return 0
     }
@@ -482,7 +485,7 @@ package final class LuaRuntime {
             return raise("parse: a run has one parse function, and \(first.place) set it already")
         }
         let place = state.definitionPlace(ofFunctionAt: 1)
-        lua_pushvalue(state.L, 1)
+        state.pushCopy(of: 1)
         parseFunction = (state.makeReference(), place)
         return 0
     }
@@ -500,17 +503,17 @@ package final class LuaRuntime {
         }
         switch TimestampParser(zone: options.timeZone).seconds(from: text, format: format) {
         case .success(let seconds):
-            lua_pushnumber(state.L, seconds)
+            state.push(seconds)
             return 1
         case .failure(let error):
-            lua_pushnil(state.L)
+            state.pushNil()
             state.push(error.message)
             return 2
         }
     }
 
     private func now() -> Int32 {
-        lua_pushnumber(state.L, StreamTime.seconds(currentCall?.context.nowMicros ?? 0))
+        state.push(StreamTime.seconds(currentCall?.context.nowMicros ?? 0))
         return 1
     }
 

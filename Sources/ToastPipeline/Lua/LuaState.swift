@@ -155,6 +155,53 @@ final class LuaState {
         lua_setglobal(L, name)
     }
 
+    /// Sets global `name` to the value at the top; pops it.
+    func setGlobal(_ name: String) {
+        lua_setglobal(L, name)
+    }
+
+    // MARK: Tables and functions
+
+    /// Pushes a new table with room for `fieldCount` named fields.
+    func pushTable(fieldCount: Int32) {
+        lua_createtable(L, 0, fieldCount)
+    }
+
+    /// Sets field `name` of the table just below the top to the value at the top; pops it.
+    func setField(_ name: String) {
+        lua_setfield(L, -2, name)
+    }
+
+    /// Pushes a Swift function whose upvalues are the `upvalueCount` values at the top (which
+    /// it pops).
+    func pushFunction(_ function: clua_SwiftFunction, upvalueCount: Int32 = 0) {
+        clua_pushswiftfunction(L, function, upvalueCount)
+    }
+
+    /// Pushes a copy of the value at `index`.
+    func pushCopy(of index: Int32) {
+        lua_pushvalue(L, index)
+    }
+
+    func pushNil() { lua_pushnil(L) }
+
+    func push(_ integer: Int) { lua_pushinteger(L, lua_Integer(integer)) }
+
+    func push(_ number: Double) { lua_pushnumber(L, number) }
+
+    /// Drops the stack back to `top` values.
+    func setTop(_ top: Int32) { lua_settop(L, top) }
+
+    func pop(_ count: Int32 = 1) { clua_pop(L, count) }
+
+    /// Pushes element `position` of the table at `index` (no metamethods); returns its type.
+    func pushElement(_ position: Int, ofTableAt index: Int32) -> Int32 {
+        lua_rawgeti(L, index, lua_Integer(position))
+    }
+
+    /// The length of the table at `index` (no metamethods).
+    func length(ofTableAt index: Int32) -> Int { Int(lua_rawlen(L, index)) }
+
     // MARK: Calls
 
     /// Loads a script file (text only unless `allowBinary`) and pushes the chunk;
@@ -261,6 +308,27 @@ final class LuaState {
     }
 
     func type(at index: Int32) -> Int32 { lua_type(L, index) }
+
+    /// Whether the value at `index` is anything but nil and false.
+    func isTrue(at index: Int32) -> Bool { lua_toboolean(L, index) != 0 }
+
+    /// The number at `index` (0 for anything that is not one).
+    func number(at index: Int32) -> Double { clua_tonumber(L, index, nil) }
+
+    /// The integer in upvalue `upvalue` of the running Swift function (0 for anything that is
+    /// not one); upvalue 1 is the function itself (see `clua_trampoline`).
+    func integer(inUpvalue upvalue: Int32) -> Int {
+        Int(clua_tointeger(L, clua_registryindex() - upvalue, nil))
+    }
+
+    /// The bytes of the string at `index`, valid while it is on the stack; nil for other
+    /// types.
+    func bytes(at index: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard lua_type(L, index) == LUA_TSTRING else { return nil }
+        var length = 0
+        let pointer = clua_tolstring(L, index, &length)
+        return UnsafeBufferPointer(start: UnsafeRawPointer(pointer)?.assumingMemoryBound(to: UInt8.self), count: length)
+    }
 
     func typeName(at index: Int32) -> String {
         String(cString: lua_typename(L, lua_type(L, index)))

@@ -14,11 +14,10 @@ struct LuaTimer {
 extension LuaRuntime: ScriptClock {
     /// `after(seconds, fn)`: a handle whose `cancel` stops the timer.
     func after() -> Int32 {
-        let L = state.L
         guard state.type(at: 1) == LUA_TNUMBER else {
             return raise("after needs a number of seconds > 0, not \(state.typeName(at: 1))")
         }
-        let seconds = clua_tonumber(L, 1, nil)
+        let seconds = state.number(at: 1)
         guard seconds > 0, let delay = StreamTime.microseconds(fromSeconds: seconds), delay > 0 else {
             return raise("after needs a number of seconds > 0, not \(seconds)")
         }
@@ -26,7 +25,7 @@ extension LuaRuntime: ScriptClock {
             return raise("after expects (seconds, function), not a \(state.typeName(at: 2)) for the function")
         }
         let place = state.callerPlace()
-        lua_pushvalue(L, 2)
+        state.pushCopy(of: 2)
         let token = nextTimerToken
         nextTimerToken += 1
         scriptTimers[token] = LuaTimer(reference: state.makeReference(), place: place)
@@ -36,17 +35,17 @@ extension LuaRuntime: ScriptClock {
             timersWhileLoading.append((token, delay))
         }
         // The handle: { cancel = <function of this token> }.
-        lua_createtable(L, 0, 1)
-        lua_pushinteger(L, lua_Integer(token))
-        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.cancelTimer() ?? 0 }, 1)
-        lua_setfield(L, -2, "cancel")
+        state.pushTable(fieldCount: 1)
+        state.push(token)
+        state.pushFunction({ L in LuaRuntime.from(L)?.cancelTimer() ?? 0 }, upvalueCount: 1)
+        state.setField("cancel")
         return 1
     }
 
     /// `handle:cancel()`: the timer of the function's upvalue does not run; a second cancel,
     /// or one after it ran, does nothing.
     private func cancelTimer() -> Int32 {
-        let token = Int(clua_tointeger(state.L, clua_registryindex() - 2, nil))
+        let token = state.integer(inUpvalue: 2)
         if let timer = scriptTimers.removeValue(forKey: token) { state.release(timer.reference) }
         return 0
     }
@@ -56,7 +55,7 @@ extension LuaRuntime: ScriptClock {
         defer { state.release(timer.reference) }
         running(in: ScriptCall(context: context, inputLine: context.inputLine, during: "timer")) {
             let top = state.top
-            defer { lua_settop(state.L, top) }
+            defer { state.setTop(top) }
             state.pushReference(timer.reference)
             _ = callFailing(argumentCount: 0, resultCount: 0, place: timer.place, source: "timer \(timer.place)")
         }
@@ -66,7 +65,7 @@ extension LuaRuntime: ScriptClock {
         guard let functions = hooks["end"] else { return }
         running(in: ScriptCall(context: context, inputLine: 0, during: "end")) {
             let top = state.top
-            defer { lua_settop(state.L, top) }
+            defer { state.setTop(top) }
             for function in functions {
                 state.pushReference(function.reference)
                 _ = callFailing(argumentCount: 0, resultCount: 0, place: function.place, source: "on end")
