@@ -1,15 +1,14 @@
-/// The fields of a show event (docs/events.md), and the one table that says everything the
-/// pipeline knows about each: its name, what it holds (`Kind`), where a toast keeps it
-/// (`Storage`), whether its values repeat from line to line, and where a `present` record
-/// writes it (`presentRecord`). The decoder checks a field by its kind, the Lua bridge pushes
-/// and reads it by its kind, `Toast.withValue`, `hasSameValue` and `set` reach it through its
-/// storage, and a hook's `info` follows `presentRecord`.
+/// The fields of a show event (docs/events.md), and the one table that says what the pipeline
+/// knows about each: its name, what it holds (`Kind`), where a toast keeps it (`Storage`), and
+/// where a `present` record writes it (`presentRecord`). The decoder checks a field by its
+/// kind, the Lua bridge pushes and reads it by its kind, `Toast.withValue`, `hasSameValue` and
+/// `set` reach it through its storage, and a hook's `info` follows `presentRecord`.
 ///
 /// A new show field is a case here with its row in `row`, and a stored property with its
 /// default in `Toast.Fields`; the decoder keeps the members of a line by name
-/// (`EventFieldName`, `EventFields`: a table there cost every line more than its lookups), and
-/// a field that records carry has its place in `presentRecord` and its line in
-/// `JSONRecordEncoder` (a test holds the two equal).
+/// (`EventFieldName`, `EventFields`, which also say which values repeat from line to line: a
+/// table there cost every line more than its lookups), and a field that records carry has its
+/// place in `presentRecord` and its line in `JSONRecordEncoder` (a test holds the two equal).
 package enum ToastField: Int, CaseIterable, Sendable {
     case id, message, subtitle, role, duration, after, placement, policy, priority, source, key
     case dismissOnTap, dismissOnLongPress, swipe, at, type
@@ -20,20 +19,20 @@ package enum ToastField: Int, CaseIterable, Sendable {
         case .id: .text("id", .identifier, { $0.id }, { $0.id = $1 })
         case .message: Row("message", .message, .message)
         case .subtitle: Row("subtitle", .subtitle, .subtitle)
-        case .role: .text("role", .role, { $0.role }, { $0.role = $1 }, repeats: true)
+        case .role: .text("role", .role, { $0.role }, { $0.role = $1 })
         case .duration: Row("duration", .duration, .optionalTime({ $0.durationMicros }, { $0.duration = $1 }))
         case .after: Row("after", .delay, .time({ $0.afterMicros }, { $0.after = $1 }))
         case .placement: .choice("placement", Placement.self, { $0.placement }, { $0.placement = $1 })
         case .policy: .choice("policy", Policy.self, { $0.policy }, { $0.policy = $1 })
         case .priority: Row("priority", .priority, .optionalInteger({ $0.priority }, { $0.priority = $1 }))
-        case .source: Row("source", .optionalText, .optionalText({ $0.source }, { $0.source = $1 }), repeats: true)
+        case .source: Row("source", .optionalText, .optionalText({ $0.source }, { $0.source = $1 }))
         case .key: Row("key", .optionalText, .optionalText({ $0.key }, { $0.key = $1 }))
         case .dismissOnTap: .flag("dismiss_on_tap", { $0.dismissOnTap }, { $0.dismissOnTap = $1 })
         case .dismissOnLongPress: .flag("dismiss_on_long_press", { $0.dismissOnLongPress }, { $0.dismissOnLongPress = $1 })
         case .swipe: .flag("swipe", { $0.swipe }, { $0.swipe = $1 })
         // Set when the toast comes in, never through the schema (a script cannot move it).
         case .at: Row("at", .arrivalTime, .time({ $0.atMicros }, { _, _ in }))
-        case .type: Row("type", .eventType, .constant("show"), repeats: true)
+        case .type: Row("type", .eventType, .constant("show"))
         }
     }
 
@@ -50,22 +49,18 @@ package enum ToastField: Int, CaseIterable, Sendable {
         let name: String
         let kind: Kind
         let storage: Storage
-        /// Whether its string values come back line after line (the decoder keeps one
-        /// `String` of each).
-        let repeats: Bool
         /// The names a `choice` may take.
         var choices: [String] = []
 
-        init(_ name: String, _ kind: Kind, _ storage: Storage, repeats: Bool = false) {
+        init(_ name: String, _ kind: Kind, _ storage: Storage) {
             self.name = name
             self.kind = kind
             self.storage = storage
-            self.repeats = repeats
         }
 
         static func text(_ name: String, _ kind: Kind, _ get: @escaping Get<String>,
-                         _ set: @escaping Set<String>, repeats: Bool = false) -> Row {
-            Row(name, kind, .text(get, set), repeats: repeats)
+                         _ set: @escaping Set<String>) -> Row {
+            Row(name, kind, .text(get, set))
         }
 
         static func flag(_ name: String, _ get: @escaping Get<Bool>,
@@ -78,7 +73,7 @@ package enum ToastField: Int, CaseIterable, Sendable {
             _ name: String, _: Choice.Type, _ get: @escaping Get<Choice>, _ set: @escaping Set<Choice>) -> Row {
             var row = Row(name, .choice, .text({ get($0).rawValue }, { fields, name in
                 if let choice = Choice(rawValue: name) { set(&fields, choice) }
-            }), repeats: true)
+            }))
             row.choices = Choice.allCases.map(\.rawValue)
             return row
         }
@@ -148,26 +143,6 @@ package enum ToastField: Int, CaseIterable, Sendable {
     var choices: [String] { Self.rows[rawValue].choices }
 
     private static let kinds = rows.map(\.kind)
-
-    /// Whether its string values come back line after line.
-    var repeats: Bool { Self.repeating & (1 << rawValue) != 0 }
-
-    /// Whether it is a time (`at`, `duration`, `after`), read in exact microseconds too.
-    var isTime: Bool { Self.times & (1 << rawValue) != 0 }
-
-    /// `repeats` and `isTime` of every field, one bit each: the decoder asks them for every
-    /// member of every line.
-    private static let repeating = mask { $0.repeats }
-    private static let times = mask { row in
-        switch row.kind {
-        case .arrivalTime, .duration, .delay: true
-        default: false
-        }
-    }
-
-    private static func mask(_ isSet: (Row) -> Bool) -> UInt64 {
-        rows.enumerated().reduce(0) { mask, row in isSet(row.element) ? mask | 1 << row.offset : mask }
-    }
 
     /// The field named `name`, if a show has one.
     package init?(named name: String) {
