@@ -77,10 +77,6 @@ public struct Toast {
     /// Whether the two share their storage, and so are equal without comparing fields.
     func sharesStorage(with other: Toast) -> Bool { storage === other.storage }
 
-    /// The fields, read where they are (a schema getter for a field without a property of
-    /// its own reads `$0.fields.name`).
-    var fields: Fields { _read { yield storage.fields } }
-
     /// The fields, copied first if another toast shares them.
     var uniqueFields: Fields {
         _read { yield storage.fields }

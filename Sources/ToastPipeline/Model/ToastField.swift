@@ -16,10 +16,10 @@ package enum ToastField: Int, CaseIterable, Sendable {
     /// The schema, one row per field.
     private var row: Row {
         switch self {
-        case .id: .text("id", .identifier, { $0.id }, { $0.id = $1 })
+        case .id: Row("id", .identifier, .text({ $0.id }, { $0.id = $1 }))
         case .message: Row("message", .message, .message)
         case .subtitle: Row("subtitle", .subtitle, .subtitle)
-        case .role: .text("role", .role, { $0.role }, { $0.role = $1 })
+        case .role: Row("role", .role, .text({ $0.role }, { $0.role = $1 }))
         case .duration: Row("duration", .duration, .optionalTime({ $0.durationMicros }, { $0.duration = $1 }))
         case .after: Row("after", .delay, .time({ $0.afterMicros }, { $0.after = $1 }))
         case .placement: .choice("placement", Placement.self, { $0.placement }, { $0.placement = $1 })
@@ -27,9 +27,10 @@ package enum ToastField: Int, CaseIterable, Sendable {
         case .priority: Row("priority", .priority, .optionalInteger({ $0.priority }, { $0.priority = $1 }))
         case .source: Row("source", .optionalText, .optionalText({ $0.source }, { $0.source = $1 }))
         case .key: Row("key", .optionalText, .optionalText({ $0.key }, { $0.key = $1 }))
-        case .dismissOnTap: .flag("dismiss_on_tap", { $0.dismissOnTap }, { $0.dismissOnTap = $1 })
-        case .dismissOnLongPress: .flag("dismiss_on_long_press", { $0.dismissOnLongPress }, { $0.dismissOnLongPress = $1 })
-        case .swipe: .flag("swipe", { $0.swipe }, { $0.swipe = $1 })
+        case .dismissOnTap: Row("dismiss_on_tap", .flag, .flag({ $0.dismissOnTap }, { $0.dismissOnTap = $1 }))
+        case .dismissOnLongPress:
+            Row("dismiss_on_long_press", .flag, .flag({ $0.dismissOnLongPress }, { $0.dismissOnLongPress = $1 }))
+        case .swipe: Row("swipe", .flag, .flag({ $0.swipe }, { $0.swipe = $1 }))
         // Set when the toast comes in, never through the schema (a script cannot move it).
         case .at: Row("at", .arrivalTime, .time({ $0.atMicros }, { _, _ in }))
         case .type: Row("type", .eventType, .constant("show"))
@@ -56,16 +57,6 @@ package enum ToastField: Int, CaseIterable, Sendable {
             self.name = name
             self.kind = kind
             self.storage = storage
-        }
-
-        static func text(_ name: String, _ kind: Kind, _ get: @escaping Get<String>,
-                         _ set: @escaping Set<String>) -> Row {
-            Row(name, kind, .text(get, set))
-        }
-
-        static func flag(_ name: String, _ get: @escaping Get<Bool>,
-                         _ set: @escaping Set<Bool>) -> Row {
-            Row(name, .flag, .flag(get, set))
         }
 
         /// A field whose values are the raw values of `Choice`'s cases.
@@ -126,7 +117,8 @@ package enum ToastField: Int, CaseIterable, Sendable {
     /// key paths or a generic wrapper, because they run for every field of every line (a key
     /// path held in a table is applied by the runtime, a generic closure through thunks). The
     /// getter reads the toast, whose storage it reaches without copying the other fields; the
-    /// setter writes the fields, which the decoder fills before there is a toast.
+    /// setter writes the fields, which the decoder fills before there is a toast. (A field
+    /// without a `Toast` property of its own is read as `$0.uniqueFields.name`.)
     typealias Get<Value> = @Sendable (Toast) -> Value
     typealias Set<Value> = @Sendable (inout Toast.Fields, Value) -> Void
 
@@ -142,6 +134,8 @@ package enum ToastField: Int, CaseIterable, Sendable {
     /// The names a `choice` field may take.
     var choices: [String] { Self.rows[rawValue].choices }
 
+    /// The kinds apart from the rows, so that asking a field's kind (the decoder does for every
+    /// field of every line) copies no closures.
     private static let kinds = rows.map(\.kind)
 
     /// The field named `name`, if a show has one.
