@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import ToastPipeline
 
-/// The command line contract (SPEC §1 bad input, §4 formats and exit codes, §7 options),
-/// run in-process.
+/// The command line contract (docs/events.md: bad lines, formats and exit status;
+/// toastscript(1): the options), run in-process.
 @Suite struct CommandLineTests {
     @Test func badLinesAreRejectedWithTheirLineNumberAndTheRestFlows() {
         let result = runCLI(["--format", "json"], input: lines(

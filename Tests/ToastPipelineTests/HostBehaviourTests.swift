@@ -1,7 +1,7 @@
 import Testing
 @testable import ToastPipeline
 
-/// The host's behaviour (SPEC §3 host, §1 interactions), as whole record streams.
+/// The host's behaviour (docs/events.md, "`show`" and "Interactions"), as whole record streams.
 @Suite struct HostBehaviourTests {
     /// Dedup would drop repeated messages before the host sees them.
     let noDedup = "config{ dedup = false }"

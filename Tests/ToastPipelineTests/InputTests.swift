@@ -1,7 +1,7 @@
 import Testing
 @testable import ToastPipeline
 
-/// Decoding of JSON Lines and text input (SPEC §1, §8 "Lines", "Null", "Ranges", "JSON").
+/// Decoding of JSON Lines and text input (docs/events.md, "Input" and "Bad lines").
 @Suite struct EventDecoderTests {
     func decode(_ line: String, decoder: inout EventDecoder, number: Int = 1) -> Result<Event, InputRejection> {
         var bytes = Array(line.utf8)

@@ -3,8 +3,9 @@ import Testing
 @testable import ToastPipeline
 import ToastPipelineTesting
 
-/// SPEC §4's promise on long random streams: every toast that comes in ends in exactly one
-/// `drop`, or one `present` followed by one `dismiss`, and records come in time order.
+/// The promise of docs/events.md ("Records") on long random streams: every toast that comes
+/// in ends in exactly one `drop`, or one `present` followed by one `dismiss`, and records come
+/// in time order.
 @Suite struct InvariantTests {
     /// A small deterministic generator (SplitMix64), so failures replay.
     struct SeededGenerator: RandomNumberGenerator {

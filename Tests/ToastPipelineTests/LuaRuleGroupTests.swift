@@ -3,8 +3,9 @@ import Testing
 import ToastPipelineTesting
 
 /// The Lua rules of a script run as one group, one call into Lua a toast: each rule must still
-/// behave exactly as if it ran alone (SPEC §5): its own budget, an error that skips only that
-/// rule, the drop named by the rule that made it, Swift rules in between in their place.
+/// behave exactly as if it ran alone (docs/lua.md, "rule(fn)"): its own budget, an error that
+/// skips only that rule, the drop named by the rule that made it, Swift rules in between in
+/// their place.
 @Suite struct LuaRuleGroupTests {
     private let show = lines(#"{"message":"M"}"#)
 

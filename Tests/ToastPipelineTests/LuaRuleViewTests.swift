@@ -7,7 +7,8 @@ import ToastPipelineTesting
 /// see exactly what the toast holds: the same values, of the same Lua types, as the Swift
 /// side gives (which `pairs(t)` still builds a whole copy from).
 @Suite struct LuaRuleViewTests {
-    /// Every name a rule below reads: the fields of SPEC §1 and extra fields of every kind.
+    /// Every name a rule below reads: the fields of docs/events.md ("`show`") and extra fields of
+    /// every kind.
     static let names = ["id", "message", "subtitle", "role", "duration", "after", "placement", "policy", "priority",
                         "source", "key", "dismiss_on_tap", "dismiss_on_long_press", "swipe", "at", "type",
                         "level", "count", "ratio", "flag", "off", "none", "nested", "list", "escaped", "twice",

@@ -1,7 +1,7 @@
 import Testing
 @testable import ToastPipeline
 
-/// SPEC §5: rules, roles, hooks, emit, now, log, the sandbox and the limits.
+/// docs/lua.md: rules, roles, hooks, emit, now, log, the sandbox and the limits.
 @Suite struct LuaRuleTests {
     let show = lines(#"{"message":"Saved","role":"success","level":"debug","n":{"a":[1,2]}}"#)
 

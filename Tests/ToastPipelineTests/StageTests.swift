@@ -2,8 +2,8 @@ import Testing
 @testable import ToastPipeline
 import ToastPipelineTesting
 
-/// dedup, rate_limit, priority, style and announce (SPEC §3), each through the harness or
-/// as whole record streams.
+/// dedup, rate_limit, priority, style and announce (docs/lua.md, "config"), each through the
+/// harness or as whole record streams.
 @Suite struct DedupTests {
     let noRepeats = "config{ queue = { drop_repeats = false, policy = 'stack', max_visible = 10 } }"
 
