@@ -181,6 +181,27 @@ import Testing
         #expect(story.contains("10 [alice] present e1 2 more from alice"))
     }
 
+    /// The screen is found again whenever a rule may have moved the toast: by an extra field
+    /// once the rule wrote an extra field, by a show field once it wrote any field.
+    @Test func aRuleThatChangesOtherFieldsLeavesTheToastOnItsScreen() throws {
+        let byUser = """
+            config{ screens = { by = 'user' } }
+            rule('edit', function(t) t.message = t.message .. '!'; if t.id == 'b' then t.team = 'x' end end)
+            """
+        let events = [#"{"at":0,"id":"a","message":"m","user":"alice","duration":1}"#,
+                      #"{"at":0,"id":"b","message":"m","user":"bob","team":"y","duration":1}"#]
+        #expect(try story(byUser, events) == ["0 [alice] present a m!", "0 [bob] present b m!",
+                                              "1 [alice] dismiss a timeout", "1 [bob] dismiss b timeout"])
+        let bySource = """
+            config{ screens = { by = 'source' } }
+            rule('to ops', function(t) if t.id == 'a' then t.source = 'ops' else t.message = 'n' end end)
+            """
+        let shows = [#"{"at":0,"id":"a","message":"m","source":"alice","duration":1}"#,
+                     #"{"at":0,"id":"b","message":"m","source":"alice","duration":1}"#]
+        #expect(try story(bySource, shows) == ["0 [ops] present a m", "0 [alice] present b n",
+                                               "1 [ops] dismiss a timeout", "1 [alice] dismiss b timeout"])
+    }
+
     @Test func textExplainAndHooksNameTheScreen() throws {
         let events = [#"{"at":0,"id":"a1","message":"hello","user":"alice"}"#]
         let text = try runBinary(["-e", "config{ screens = { by = 'user' } }"], stdin: events[0] + "\n")

@@ -199,8 +199,9 @@ package final class Pipeline: HostEnvironment {
         if var toast = event.kind.takeToast() {
             toast.atMicros = now
             statisticsCell.value.toastsIn += 1
-            if let table = screenTable, let screen = table.screen(toast.screen(by: table.field, roles: settings.roles)) {
-                table.named(screen)
+            if let table = screenTable {
+                stampScreen(&toast)
+                if let key = toast.screenKey, let screen = table.screen(key) { table.named(screen) }
             }
             run(&toast, from: 0)
         } else if let table = screenTable {

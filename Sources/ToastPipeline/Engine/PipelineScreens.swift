@@ -33,9 +33,12 @@ extension Pipeline {
         return screen
     }
 
-    /// Writes the toast's screen into it, as its field says now.
+    /// Writes the toast's screen into it, as its field says now. A screen named by an extra
+    /// field and found while the extra fields are still the bytes they were decoded from (by
+    /// the decoder, or here before) still holds: no rule has written an extra field since.
     func stampScreen(_ toast: inout Toast) {
         guard let table = screenTable else { return }
+        if toast.screenKey != nil, case .extra = table.field, toast.keepsDecodedExtra { return }
         toast.screenKey = toast.screen(by: table.field, roles: settings.roles)
     }
 

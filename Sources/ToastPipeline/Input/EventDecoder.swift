@@ -179,7 +179,10 @@ package struct EventDecoder {
         let kind: Event.Kind
         switch type {
         case "show":
-            let show = try showFields(from: fields, id: id, line: line, text: stored?.text)
+            // Named by an extra field, the screen holds for as long as the extra fields stay
+            // the bytes read here: the pipeline then need not look for the field again.
+            let show = try showFields(from: fields, id: id, line: line, text: stored?.text,
+                                      screen: screenShowField == nil ? screen : nil)
             if let arena = stored?.arena { return .show(DecodedShow(fields: show, arena: arena, at: at, line: line)) }
             kind = .show(Toast(fields: show))
         case "dismiss": kind = .dismiss(target: id)
@@ -222,7 +225,8 @@ package struct EventDecoder {
 
     /// A show's fields after defaults; `text` says where the message, subtitle and extra
     /// fields of a JSON line are kept (in the arena), when they are.
-    private func showFields(from fields: EventFields, id: String?, line: Int, text: StoredText?) throws -> Toast.Fields {
+    private func showFields(from fields: EventFields, id: String?, line: Int, text: StoredText?,
+                            screen: ScreenKey?) throws -> Toast.Fields {
         let message: Toast.ToastText
         if let stored = text?.message {
             guard stored.count > 0 else { throw FieldError("field 'message' must not be empty") }
@@ -238,6 +242,7 @@ package struct EventDecoder {
                                      duration: defaultDuration, policy: defaultPolicy, inputLine: line)
         toast.subtitle = subtitle
         toast.extra = text?.extra.map(Toast.ExtraFields.stored) ?? .members(fields.extra)
+        toast.screenKey = screen
         for (name, field) in EventFieldName.checkedShowFields {
             guard let value = fields[name] else { continue }
             if let checked = try checkedValue(of: field, value, microseconds: fields.microseconds(of: name)) {

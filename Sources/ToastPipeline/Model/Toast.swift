@@ -191,6 +191,13 @@ public struct Toast {
         set { uniqueFields.swipe = newValue }
     }
 
+    /// Whether the extra fields are still the text they were decoded from: nothing has
+    /// written an extra field since.
+    var keepsDecodedExtra: Bool {
+        if case .stored = storage.fields.extra { return true }
+        return false
+    }
+
     /// `body` with the extra fields as the text of a JSON object (as it came in), when the
     /// toast keeps them as text; nil when they are members.
     func withExtraText<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
