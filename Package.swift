@@ -21,13 +21,20 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        .target(name: "ToastPipeline", dependencies: ["CLua", "CDBus"]),
+        // The model, the engine, the host and the built-in stages: no C, no I/O.
+        .target(name: "ToastCore"),
+        // Reading events and writing records: decoders, encoders, sinks and the desktop.
+        .target(name: "ToastIO", dependencies: ["ToastCore", "CDBus"]),
+        // The Lua bridge: scripts as rules, hooks, parse and settings.
+        .target(name: "ToastLua", dependencies: ["ToastCore", "ToastIO", "CLua"]),
+        // The library users import: the command line and what a custom binary needs.
+        .target(name: "ToastPipeline", dependencies: ["ToastCore", "ToastIO", "ToastLua"]),
         // Test doubles for stage authors: an in-memory sink and a stage harness.
-        .target(name: "ToastPipelineTesting", dependencies: ["ToastPipeline"]),
+        .target(name: "ToastPipelineTesting", dependencies: ["ToastPipeline", "ToastCore", "ToastIO", "ToastLua"]),
         .executableTarget(name: "toastscript", dependencies: ["ToastPipeline"]),
         .testTarget(
             name: "ToastPipelineTests",
-            dependencies: ["ToastPipeline", "ToastPipelineTesting"]
+            dependencies: ["ToastCore", "ToastIO", "ToastLua", "ToastPipeline", "ToastPipelineTesting"]
         ),
         .testTarget(
             name: "EndToEndTests",

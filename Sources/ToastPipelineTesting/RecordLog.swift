@@ -1,4 +1,6 @@
 import ToastPipeline
+@_spi(ToastInternals) import ToastCore
+import ToastIO
 
 /// A record writer that keeps every record: what tests and plugin authors assert on.
 package final class RecordLog: RecordWriter {

@@ -1,4 +1,7 @@
 import ToastPipeline
+@_spi(ToastInternals) import ToastCore
+import ToastIO
+import ToastLua
 
 /// Runs stages in the pipeline `toastscript` runs, with its host, on a clock the test moves,
 /// and keeps every record. Set it up from a script, as a run would be, or from stages you

@@ -1,39 +1,51 @@
 import Foundation
 import Testing
 
-/// The folders of `Sources/ToastPipeline` depend on each other one way only (the README, "Where
-/// things are"). They are one Swift module, so the compiler does not hold these arrows; this
-/// test does: a type named in a folder must be declared in that folder or in one it may use.
+/// The modules depend on each other one way only, and the compiler holds those arrows
+/// (`Package.swift`). Inside a module the folders depend on each other one way only too (the
+/// README, "Where things are"); this test holds those: a type named in a folder must be declared
+/// in that folder or in one it may use.
 @Suite struct LayeringTests {
-    /// Each folder and the folders it may use.
-    static let allowed: [String: Set<String>] = [
-        "Unsafe": [],
-        "Model": ["Unsafe"],
-        "Trace": ["Model", "Unsafe"],
-        "Config": ["Model", "Unsafe"],
-        "Input": ["Model", "Unsafe"],
-        "Host": ["Model", "Unsafe", "Config", "Trace"],
-        "Engine": ["Model", "Unsafe", "Config", "Trace", "Host"],
-        "Stages": ["Model", "Unsafe", "Config", "Trace", "Engine"],
-        "Output": ["Model", "Unsafe", "Config", "Trace", "Engine"],
-        "Diff": ["Model", "Unsafe", "Engine"],
-        "Desktop": ["Model", "Unsafe", "Engine"],
-        "Lua": ["Model", "Unsafe", "Config", "Trace", "Input", "Engine", "Stages"],
-        "CLI": ["Model", "Unsafe", "Config", "Trace", "Input", "Host", "Engine", "Stages", "Output", "Diff",
-                "Desktop", "Lua"],
-    ]
+    /// Each folder (`Module/Folder`) and the folders it may use.
+    static let allowed: [String: Set<String>] = {
+        let core = ["Unsafe", "Model", "Trace", "Config", "Host", "Engine", "Stages"].map { "ToastCore/" + $0 }
+        let rules: [String: [String]] = [
+            "ToastCore/Unsafe": [],
+            "ToastCore/Model": ["ToastCore/Unsafe"],
+            "ToastCore/Trace": ["ToastCore/Model", "ToastCore/Unsafe"],
+            "ToastCore/Config": ["ToastCore/Model", "ToastCore/Unsafe"],
+            "ToastCore/Host": ["ToastCore/Model", "ToastCore/Unsafe", "ToastCore/Config", "ToastCore/Trace"],
+            "ToastCore/Engine": ["ToastCore/Model", "ToastCore/Unsafe", "ToastCore/Config", "ToastCore/Trace",
+                                 "ToastCore/Host"],
+            "ToastCore/Stages": ["ToastCore/Model", "ToastCore/Unsafe", "ToastCore/Config", "ToastCore/Trace",
+                                 "ToastCore/Engine"],
+            "ToastIO/Unsafe": ["ToastCore/Unsafe"],
+            "ToastIO/Input": core + ["ToastIO/Unsafe", "ToastIO/Output"],
+            "ToastIO/Output": core,
+            "ToastIO/Desktop": core,
+            "ToastLua/Lua": core + ["ToastIO/Input"],
+            "ToastPipeline/Diff": core,
+        ]
+        var allowed = rules.mapValues(Set.init)
+        allowed["ToastPipeline/CLI"] = Set(rules.keys)
+        return allowed
+    }()
 
-    static let sources = root + "/Sources/ToastPipeline"
+    static let sources = root + "/Sources"
 
-    /// The Swift files of each folder, their text without comments and string literals.
+    /// The Swift files of each folder of the library's modules, their text without comments and
+    /// string literals.
     static func folders() throws -> [String: [(file: String, code: String)]] {
         var result: [String: [(file: String, code: String)]] = [:]
         let manager = FileManager.default
-        for folder in try manager.contentsOfDirectory(atPath: sources) {
-            guard let files = manager.enumerator(atPath: sources + "/" + folder) else { continue }
-            for case let file as String in files where file.hasSuffix(".swift") {
-                let text = try String(contentsOfFile: sources + "/" + folder + "/" + file, encoding: .utf8)
-                result[folder, default: []].append((folder + "/" + file, codeOnly(text)))
+        for module in ["ToastCore", "ToastIO", "ToastLua", "ToastPipeline"] {
+            for folder in try manager.contentsOfDirectory(atPath: sources + "/" + module) where !folder.hasSuffix(".swift") {
+                let path = module + "/" + folder
+                guard let files = manager.enumerator(atPath: sources + "/" + path) else { continue }
+                for case let file as String in files where file.hasSuffix(".swift") {
+                    let text = try String(contentsOfFile: sources + "/" + path + "/" + file, encoding: .utf8)
+                    result[path, default: []].append((path + "/" + file, codeOnly(text)))
+                }
             }
         }
         return result
@@ -81,7 +93,8 @@ import Testing
         let folders = try Self.folders()
         #expect(Set(folders.keys) == Set(Self.allowed.keys), "a new folder needs its place in `allowed`")
         let owner = Self.declarations(in: folders)
-        #expect(owner["Toast"] == "Model" && owner["Pipeline"] == "Engine" && owner["LuaRuntime"] == "Lua",
+        #expect(owner["Toast"] == "ToastCore/Model" && owner["Pipeline"] == "ToastCore/Engine"
+                    && owner["LuaRuntime"] == "ToastLua/Lua",
                 "the scan finds the declarations")
         let word = try NSRegularExpression(pattern: #"\b[A-Za-z_]\w*\b"#)
         var wrong: [String] = []

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
+@testable import ToastLua
 @testable import ToastPipeline
 
 /// Issue 6's accounting on random streams mixing good and hostile lines: `--stats` and the

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
+@testable import ToastLua
 @testable import ToastPipeline
 
 /// The command line contract (docs/events.md: bad lines, formats and exit status;

@@ -1,4 +1,6 @@
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastLua
 @testable import ToastPipeline
 
 /// The host's behaviour (docs/events.md, "`show`" and "Interactions"), as whole record streams.

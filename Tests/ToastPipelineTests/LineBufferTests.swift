@@ -1,4 +1,6 @@
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
 @testable import ToastPipeline
 
 /// The input buffer under `LineReader`: lines come out whole whatever the reads' sizes, a

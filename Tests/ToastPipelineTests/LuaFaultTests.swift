@@ -1,4 +1,6 @@
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastLua
 @testable import ToastPipeline
 
 /// Scripts that fail in the nastiest ways a rule can (issue 6): each is one script error with

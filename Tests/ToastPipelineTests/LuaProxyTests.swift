@@ -1,4 +1,6 @@
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastLua
 @testable import ToastPipeline
 import ToastPipelineTesting
 

@@ -1,4 +1,7 @@
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
+@testable import ToastLua
 @testable import ToastPipeline
 
 /// docs/lua.md: rules, roles, hooks, emit, now, log, the sandbox and the limits.

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
+@testable import ToastLua
 @testable import ToastPipeline
 
 /// A script's `parse` function turns any line into events before the clock and the stages

@@ -1,4 +1,7 @@
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
+@testable import ToastLua
 @testable import ToastPipeline
 
 /// Property tests of the byte-level reader and writer (issue 5): random toasts, with every

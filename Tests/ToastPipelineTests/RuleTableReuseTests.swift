@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastLua
 @testable import ToastPipeline
 import ToastPipelineTesting
 

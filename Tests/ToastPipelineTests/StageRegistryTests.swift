@@ -1,4 +1,6 @@
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
 @testable import ToastPipeline
 import ToastPipelineTesting
 

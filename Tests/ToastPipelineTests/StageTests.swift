@@ -1,4 +1,6 @@
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
 @testable import ToastPipeline
 import ToastPipelineTesting
 
@@ -35,7 +37,7 @@ import ToastPipelineTesting
         #expect(cache.count == 40)
         for number in 0..<120 {
             let key = Array("k\(number)".utf8)
-            let found = key.withUnsafeBytes { cache.slot(of: $0, hash: RecencyCache<Int>.hash($0)).map(cache.value(at:)) }
+            let found = key.withUnsafeBytes { cache.slot(of: $0, hash: RecencyCache<Int>.hash($0)).map { cache.value(at: $0) } }
             #expect(found == model[key])
         }
     }

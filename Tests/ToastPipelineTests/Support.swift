@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
+@testable import ToastLua
 @testable import ToastPipeline
 
 /// What one in-process run of the command printed and returned.

@@ -1,4 +1,6 @@
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
 @testable import ToastPipeline
 
 /// The lock, condition and thread the reading thread is built on: what one thread hands over

@@ -1,4 +1,6 @@
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
 @testable import ToastPipeline
 
 /// How times and spans are told to a person, and where a time goes across the HTML timeline.

@@ -1,4 +1,6 @@
 import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
 @testable import ToastPipeline
 
 /// `Toast` keeps its fields in a shared copy-on-write storage, a decoded one with its text as

@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+@_spi(ToastInternals) import ToastCore
+import ToastIO
 
 /// The outside world of one run: standard streams, environment variables and the wall
 /// clock. The real one comes from the process; tests pass their own.

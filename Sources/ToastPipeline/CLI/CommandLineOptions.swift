@@ -1,6 +1,9 @@
+@_spi(ToastInternals) import ToastCore
+import ToastIO
+import ToastLua
+
 /// Everything the command line says (toastscript(1)).
 package struct CommandLineOptions: Equatable, Sendable {
-    package enum InputFormat: String, Sendable, CaseIterable { case json, text }
     package enum ClockMode: String, Sendable, CaseIterable { case stream, wall, replay }
     package enum ColorMode: String, Sendable, CaseIterable { case auto, always, never }
 

@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+@_spi(ToastInternals) import ToastCore
+import ToastIO
+import ToastLua
 
 /// `toastscript diff OLD NEW [OPTIONS] < events`: the same events through two script sets
 /// with the same options, and every toast whose fate differs, grouped by how it changed.

@@ -1,3 +1,7 @@
+@_spi(ToastInternals) import ToastCore
+import ToastIO
+import ToastLua
+
 /// What a run says on stderr about rejected lines and failed script calls, without flooding
 /// it (docs/events.md).
 ///

@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+@_spi(ToastInternals) import ToastCore
+import ToastIO
+import ToastLua
 
 /// Streams the input through the pipeline: reads lines, rejects bad ones with a message
 /// (and to the dead-letter file), hands events to the pipeline on the chosen clock, and
@@ -138,7 +141,7 @@ struct RunLoop {
                 if case .rejected = part { rejectedBefore = true }
             }
         case .show(let show):
-            var event = show.makeEvent()
+            var event = (consume show).makeEvent()
             deliver(&event)
         case .event(var event):
             deliver(&event)

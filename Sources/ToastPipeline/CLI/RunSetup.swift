@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+@_spi(ToastInternals) import ToastCore
+import ToastIO
+import ToastLua
 
 /// Everything a run needs, built before any input is read: scripts loaded, files opened,
 /// the pipeline assembled. Any failure here is exit 1 (docs/events.md).

@@ -4,6 +4,8 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
+@_spi(ToastInternals) import ToastCore
+import ToastIO
 
 /// SIGINT and SIGTERM end the run after the current event, with every record written; a
 /// closed output pipe is noticed as a failed write, not a signal. SIGHUP asks for the scripts

@@ -1,3 +1,6 @@
+@_spi(ToastInternals) import ToastCore
+import ToastIO
+
 /// `--stats`: what the run did, for a person, on stderr (docs/events.md, "Records").
 struct StatisticsReport {
     let programName: String

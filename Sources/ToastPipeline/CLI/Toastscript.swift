@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+@_spi(ToastInternals) import ToastCore
+import ToastIO
+import ToastLua
 
 /// The `toastscript` command as a library function, so a custom build with its own stages
 /// is a `main.swift` of a few lines, and goes by its own name:

@@ -1,3 +1,5 @@
+@_spi(ToastInternals) import ToastCore
+
 /// How one toast's life ended, as `toastscript diff` compares it: dropped (by which stage,
 /// for which reason, by which rule) or presented (when, and when and why it was dismissed).
 package enum ToastFate: Equatable, Sendable {

@@ -1,0 +1,637 @@
+/// The whole flow of toasts, on the stream clock:
+///
+///     event ─▶ rules ─▶ dedup ─▶ rate_limit ─▶ priority ─▶ style ─▶ announce ─▶ host ─▶ records
+///               │         │          │                                          │
+///               └─────────┴──────────┴──────────── drop records ────────────────┘
+///
+/// Follow one toast: a show event at `at: 2` first moves the clock to 2, firing every timer
+/// due by then. The toast enters the first stage; each stage passes it (perhaps changed) or
+/// drops it, which writes a `drop` record. One that passes them all is admitted by the host,
+/// which shows it now or later (`present`) and dismisses it on a timeout or an interaction
+/// (`dismiss`). Toasts that stages or scripts bring in wait until the current step is done,
+/// then enter at their stage. At the end, `finish` drains the clock so every toast ends.
+///
+/// With screens on (`PipelineScreens.swift`), the toast's screen is read from its field when it
+/// reaches a stage that keeps state per screen, or the host: that screen's own dedup, rate
+/// limit and host decide for it.
+///
+/// One show line, from stdin to its record, through the modules:
+/// 1. ToastPipeline's `RunLoop` (CLI/) reads standard input with ToastIO's `LineReader`, which
+///    cuts it into lines. For a recorded file, ToastIO's `ReadAhead` decodes ahead on a second
+///    thread; either way `LineDecoding` hands each line to `EventDecoder` (Input/), which checks
+///    it and makes a `DecodedShow` (ToastCore, Model/): the fields, with the text still in the
+///    batch's `TextArena`.
+/// 2. The run loop makes the show's `Toast` and hands the event to `handle(taking:)` here: the
+///    clock moves to the event's time, and the toast runs through the stages (Stages/). The
+///    rules stage runs each `ToastRule`; Lua rules are ToastLua's `LuaRule`s, reached only
+///    through that protocol.
+/// 3. A toast that passes every stage is admitted by the host (Host/), which presents it,
+///    queues it or evicts another. Every record goes to the run's `RecordWriter`: ToastIO's
+///    `SinkRecordWriter`, whose `JSONRecordEncoder` (Output/) encodes it into a block written to
+///    standard output.
+package final class Pipeline: HostEnvironment {
+    /// The run's settings; replaced by `reload`, all but the stages' order.
+    package private(set) var settings: PipelineSettings {
+        get { settingsCell.value }
+        set { settingsCell.value = newValue }
+    }
+    // Settings, observers and the script clock are kept in unchecked cells (`UncheckedCell`):
+    // read in every step, replaced only by a reload between events.
+    private let settingsCell: UncheckedCell<PipelineSettings>
+    package let stageNames: [String]
+    private let stages: [any ToastStage]
+    /// The stages as placed (with screens on, those every screen shares, and the model of
+    /// each screen's own).
+    var stageInstances: [any ToastStage] { stages }
+    var stageContexts: [StageContext] { contexts }
+    /// Where the rules stage is, which a toast a stage made goes through first.
+    private let rulesIndex: Int?
+    private var contexts: [StageContext] = []
+    private let output: any RecordWriter
+    /// Run after each record is written (the scripts' hooks).
+    private var observers: [any RecordObserver] {
+        get { observersCell.value }
+        set { observersCell.value = newValue }
+    }
+    private let observersCell: UncheckedCell<[any RecordObserver]>
+    /// The context of code outside the stages (hooks, a `parse` function): its `emit` brings a
+    /// toast in at the first stage.
+    package private(set) var entryContext: StageContext!
+    // The hot state below is kept in unchecked cells (`UncheckedCell`: Swift's run-time check
+    // on every access would cost more than a stage): each access is one step that calls out to no stage,
+    // host or writer while it lasts (a timer is popped, then fired; a pending toast is copied
+    // out, then run), so no two accesses overlap.
+    private let timers = UncheckedCell(TimerQueue<PipelineTimer>())
+    /// Toasts brought in during a step, with the stage each enters at; `isNew` is false for
+    /// a held toast that a stage released (it came in before).
+    private let pending = UncheckedCell<[(toast: Toast, stage: Int, isNew: Bool)]>([])
+    /// Toasts the stages hold, by serial (the order they were held), with their stage, when
+    /// they were held and, with screens on, the serial of their screen (0: none).
+    private var held: [Int: (toast: Toast, stage: Int, since: Microseconds, screen: Int)] = [:]
+    /// With screens on, every screen's host and stages; nil: one host for every toast.
+    let screenTable: ScreenTable?
+    /// With screens on, the screen of the toast being run, while no stage that may move it
+    /// (a rule, a plugin) has run since it was found.
+    var screenInHand: (screen: Screen, serial: Int)?
+    private var nextHoldSerial = 0
+    private var pendingStart = 0
+    private var isRunningPending = false
+    /// How deep inside `handle`, a timer or `finish` we are: toasts emitted there wait.
+    private var stepDepth = 0
+    package let generatedIDs: GeneratedIDs
+    /// Where decisions are traced (`--trace`); nil traces nothing.
+    package let tracer: (any TraceWriter)?
+    /// Trace records written so far, so that a stage that traced its own steps gets none more.
+    private var tracesWritten = 0
+    /// Why the current stage decided as it did, when it said so (`StageContext.explain`).
+    private var stageBecause: String?
+
+    /// How explanations (`--trace`, `--explain`) show a time: a log's own timestamps as dates.
+    package var timeDisplay = TimeDisplay()
+
+    /// The stream clock.
+    package var now: Microseconds { nowCell.value }
+    private let nowCell = UncheckedCell<Microseconds>(0)
+    /// The input line being handled, for toasts brought in while handling it.
+    package var currentLine: Int { currentLineCell.value }
+    private let currentLineCell = UncheckedCell(0)
+    /// What the run has counted so far.
+    package var statistics: PipelineStatistics {
+        var statistics = statisticsCell.value
+        statistics.screens = screenCounts
+        return statistics
+    }
+    private let statisticsCell: UncheckedCell<PipelineStatistics>
+
+    /// The last stage; built on first use, as it needs the pipeline as its environment.
+    package private(set) lazy var host: Host = {
+        let host = Host(settings: settings.queue, environment: self, keepingEnvironment: false)
+        if tracer != nil { host.trace = { [unowned self] in self.trace($0) } }
+        return host
+    }()
+
+    enum PipelineTimer {
+        case host(HostTimer)
+        /// The timer of a screen's host (screens on).
+        case screenHost(HostTimer, screen: Int)
+        /// A stage's timer; `screen` is the serial of the screen whose instance set it (0: the
+        /// stage every screen shares).
+        case stage(Int, token: Int, screen: Int)
+        /// A stage's timer that carries a value (`StageContext.setTimer(at:value:)`).
+        case stageValue(Int, id: Int)
+        /// A script's timer, of the scripts of `generation` (a reload starts a new one).
+        case script(token: Int, generation: Int)
+    }
+
+    /// The scripts' timers and end-of-input hooks, and how many were attached (a reload
+    /// attaches new ones, and the old ones' timers go stale).
+    private let scriptClockCell = UncheckedCell<(clock: (any ScriptClock)?, generation: Int)>((nil, 0))
+    private var scriptClock: (any ScriptClock)? { scriptClockCell.value.clock }
+    private var scriptClockGeneration: Int { scriptClockCell.value.generation }
+
+    /// A pipeline of `stages` (in order, named as in `config{ stages = ... }`) before the
+    /// host, writing records to `output` and, when there is a `tracer`, every decision to it.
+    package init(settings: PipelineSettings, stages: [(name: String, stage: any ToastStage)],
+                output: any RecordWriter, generatedIDs: GeneratedIDs = GeneratedIDs(),
+                tracer: (any TraceWriter)? = nil, observers: [any RecordObserver] = []) {
+        self.settingsCell = UncheckedCell(settings)
+        self.generatedIDs = generatedIDs
+        self.tracer = tracer
+        self.observersCell = UncheckedCell(observers)
+        self.stageNames = stages.map(\.name)
+        self.stages = stages.map(\.stage)
+        self.rulesIndex = stages.firstIndex { $0.name == BuiltInStage.rules }
+        self.output = output
+        self.statisticsCell = UncheckedCell(PipelineStatistics(stageNames: stages.map(\.name)))
+        self.screenTable = settings.screens.map { screens in
+            ScreenTable(settings: screens, perScreen: stages.map { $0.stage.forNewScreen() != nil },
+                        keepsScreen: stages.map { ScreenTable.leavesScreenField($0.stage, by: screens.by) })
+        }
+        self.contexts = stages.enumerated().map { index, entry in
+            StageContext(stageName: entry.name, position: index, pipeline: self)
+        }
+        entryContext = StageContext(stageName: "scripts", position: -1, pipeline: self)
+    }
+
+    deinit {
+        screenTable?.removeAll()
+    }
+
+    /// The scripts were reloaded while the run goes on: `settings` and `observers` replace the
+    /// run's, and each stage in place takes the settings of its namesake in `replacements`
+    /// (`ToastStage.reload(from:)`), keeping what it holds; so does the host. The stages'
+    /// order stays as it is until a restart: the result is whether the new settings ask for
+    /// another one.
+    @discardableResult
+    package func reload(settings newSettings: PipelineSettings, stages replacements: [(name: String, stage: any ToastStage)],
+                       observers: [any RecordObserver]) -> Bool {
+        let orderChanged = replacements.map(\.name) != stageNames
+        for (name, replacement) in replacements {
+            guard let index = stageNames.firstIndex(of: name) else { continue }
+            stages[index].reload(from: replacement)
+            for screen in screenTable?.bySerial.values ?? [:].values where screenTable?.perScreen[index] == true {
+                screen.stages[index].reload(from: replacement)
+            }
+        }
+        var kept = newSettings
+        kept.stages = settings.stages
+        settings = kept
+        host.settings = kept.queue
+        self.observers = observers
+        // The contexts hand the stages the new roles and settings.
+        contexts = stageNames.enumerated().map { StageContext(stageName: $0.element, position: $0.offset, pipeline: self) }
+        for screen in screenTable?.bySerial.values ?? [:].values {
+            screen.host.settings = kept.queue
+            screen.contexts = screenContexts(for: screen)
+        }
+        entryContext = StageContext(stageName: "scripts", position: -1, pipeline: self)
+        return orderChanged
+    }
+
+    // MARK: Driving
+
+    /// Handles one event at its time (or now, when it has none or is late).
+    package func handle(_ event: Event) {
+        var event = event
+        handle(taking: &event)
+    }
+
+    /// `handle`, taking the event's toast out of `event` (left a `tick`), so the toast is not
+    /// shared with the caller when a stage changes it (a shared toast is copied whole).
+    package func handle(taking event: inout Event) {
+        stepDepth += 1
+        defer { stepDepth -= 1 }
+        var time = event.at ?? now
+        if time < now {
+            time = now
+            statisticsCell.value.lateEvents += 1
+        }
+        // Timers this event's time fires run during its line (what they bring in names it).
+        currentLineCell.value = event.line
+        advance(to: time)
+        statisticsCell.value.events += 1
+        if let table = screenTable { forgetIdleScreens(table) }
+        if var toast = event.kind.takeToast() {
+            toast.atMicros = now
+            statisticsCell.value.toastsIn += 1
+            if let table = screenTable {
+                stampScreen(&toast)
+                if let key = toast.screenKey, let screen = table.screen(key) { table.named(screen) }
+            }
+            run(&toast, from: 0)
+        } else if let table = screenTable {
+            interact(event, on: table)
+        } else {
+            let found = host.interact(event.kind)
+            switch event.kind {
+            case .dismiss(let target?) where !found:
+                // An explicit id finds a held toast after visible, waiting and delayed ones.
+                if let serial = held.filter({ $0.value.toast.id == target }).keys.max() {
+                    endHeld(serial, reason: .cancelled, because: "a dismiss for it came while it was held")
+                }
+            case .dismissAll:
+                endAllHeld(reason: .cancelled, because: "dismiss_all came while it was held")
+            default:
+                break
+            }
+        }
+        runPending()
+    }
+
+    /// The scripts' clock (`after`, `on("end")`), and the timers they set while loading, each
+    /// `delay` from now. A clock attached before replaces it: its pending timers are dropped.
+    package func attach(scriptClock: any ScriptClock, timers: [(token: Int, delay: Microseconds)]) {
+        scriptClockCell.value = (scriptClock, scriptClockGeneration + 1)
+        for timer in timers { scheduleScriptTimer(token: timer.token, at: now + timer.delay) }
+    }
+
+    /// Calls the script clock's `scriptTimerFired(token:context:)` at `time`.
+    package func scheduleScriptTimer(token: Int, at time: Microseconds) {
+        timers.value.schedule(.script(token: token, generation: scriptClockGeneration), at: max(time, now))
+    }
+
+    /// The input has ended: the scripts' `on("end")` hooks run, and what they bring in enters,
+    /// before the drain (`finish`). Not on a signal.
+    package func endOfInput() {
+        stepDepth += 1
+        scriptClock?.inputEnded(context: entryContext)
+        stepDepth -= 1
+        runPending()
+    }
+
+    /// Moves the clock to `time`, firing every timer due at or before it in order.
+    package func advance(to time: Microseconds) {
+        while let timer = timers.value.popDue(atOrBefore: time) {
+            fire(timer)
+        }
+        if time > now { nowCell.value = time }
+    }
+
+    /// When the next timer that still means something is due.
+    package var nextTimerDue: Microseconds? {
+        while let timer = timers.value.next {
+            if isLive(timer.payload) { return timer.due }
+            _ = timers.value.popNext()
+        }
+        return nil
+    }
+
+    /// Ends the run: with `drain`, the clock runs on through every timer; then every toast
+    /// still in the host ends with `host_removed` (docs/events.md, "The clock").
+    package func finish(drain: Bool) {
+        stepDepth += 1
+        defer { stepDepth -= 1 }
+        repeat {
+            if drain {
+                while let timer = timers.value.popNext() { fire(timer) }
+            } else {
+                timers.value.removeAll()
+            }
+            for host in hosts { host.removeAll() }
+            runPending()
+        } while hosts.contains { !$0.isEmpty } || (drain && !timers.value.isEmpty)
+        // After the host's own endings, the toasts still held, in the order they were held.
+        endAllHeld(reason: .hostRemoved, because: "the run ended while it was held")
+    }
+
+    private func fire(_ timer: TimerQueue<PipelineTimer>.Timer) {
+        guard isLive(timer.payload) else { return }
+        stepDepth += 1
+        defer { stepDepth -= 1 }
+        if timer.due > now { nowCell.value = timer.due }
+        switch timer.payload {
+        case .host(let hostTimer):
+            host.timerFired(hostTimer)
+        case .screenHost(let hostTimer, let serial):
+            guard let screen = screenTable?.bySerial[serial] else { break }
+            screenTable?.touch(screen)
+            screen.host.timerFired(hostTimer)
+        case .stage(let index, let token, let serial):
+            guard let (stage, context) = stage(index, ofScreen: serial) else { break }
+            stage.timerFired(token: token, context: context)
+        case .stageValue(let index, let id):
+            if let (value, serial) = stageTimerValues.removeValue(forKey: id), let (stage, context) = stage(index, ofScreen: serial) {
+                stage.timerFired(StageTimer(id: id, value: value), context: context)
+            }
+        case .script(let token, _):
+            scriptClock?.scriptTimerFired(token: token, context: entryContext)
+        }
+        runPending()
+    }
+
+    private func isLive(_ payload: PipelineTimer) -> Bool {
+        switch payload {
+        case .host(let hostTimer): return host.isLive(hostTimer)
+        case .screenHost(let hostTimer, let serial): return screenTable?.bySerial[serial]?.host.isLive(hostTimer) ?? false
+        case .script(_, let generation): return generation == scriptClockGeneration
+        case .stageValue(_, let id): return stageTimerValues[id] != nil
+        case .stage: return true
+        }
+    }
+
+    // MARK: Toasts
+
+    /// Runs `toast` through the stages from `start` (it is taken: `inout` so that the caller
+    /// keeps no second reference and a stage's change does not copy it whole). A traced run
+    /// takes the same steps with a trace record of each stage's decision; the choice is made
+    /// once per toast, so an untraced run does not pay for tracing.
+    private func run(_ toast: inout Toast, from start: Int) {
+        if let table = screenTable {
+            screenInHand = nil
+            runStages(&toast, from: start) { toast, index in
+                let (stage, context) = table.perScreen[index] ? screenInHand(of: &toast, in: table).stageAndContext(index)
+                    : (stages[index], contexts[index])
+                let verdict = tracer != nil ? processTraced(&toast, stage, context, at: index) : stage.process(&toast, context: context)
+                if !table.keepsScreen[index] { screenInHand = nil }
+                return verdict
+            }
+        } else if tracer != nil {
+            runStages(&toast, from: start) { toast, index in processTraced(&toast, at: index) }
+        } else {
+            runStages(&toast, from: start) { toast, index in stages[index].process(&toast, context: contexts[index]) }
+        }
+    }
+
+    /// The stages from `start`, each deciding through `process`, then the host.
+    @inline(__always)
+    private func runStages(_ toast: inout Toast, from start: Int, _ process: (inout Toast, Int) -> StageVerdict) {
+        for index in start..<stages.count {
+            switch process(&toast, index) {
+            case .pass:
+                continue
+            case .drop(let drop):
+                statisticsCell.value.countPasses(from: start, upTo: index)
+                statisticsCell.value.stages[index].droppedCounts.add(drop.reason.rawValue)
+                if screenTable != nil { stampScreen(&toast) }
+                write(.drop(toast, at: now, drop))
+                return
+            case .hold(let handle):
+                statisticsCell.value.countPasses(from: start, upTo: index)
+                statisticsCell.value.stages[index].held += 1
+                hold(toast, handle, at: index)
+                return
+            }
+        }
+        statisticsCell.value.countPasses(from: start, upTo: stages.count)
+        if let table = screenTable {
+            screenInHand(of: &toast, in: table).host.admit(toast)
+        } else {
+            host.admit(toast)
+        }
+    }
+
+    private func hold(_ toast: Toast, _ handle: HoldHandle, at index: Int) {
+        var toast = toast
+        var serial = 0
+        if let table = screenTable {
+            stampScreen(&toast)
+            if let key = toast.screenKey, let screen = table.screen(key) {
+                screen.held += 1
+                serial = screen.serial
+            }
+        }
+        held[handle.serial] = (toast, index, now, serial)
+    }
+
+    /// A toast a stage made, through the rules stage alone before it goes on after its maker:
+    /// whether the rules kept it (a drop is written).
+    private func passesRules(_ toast: inout Toast, at rules: Int) -> Bool {
+        let verdict = tracer != nil ? processTraced(&toast, at: rules) : stages[rules].process(&toast, context: contexts[rules])
+        statisticsCell.value.stages[rules].entered += 1
+        switch verdict {
+        case .pass:
+            statisticsCell.value.stages[rules].passed += 1
+            return true
+        case .drop(let drop):
+            statisticsCell.value.stages[rules].droppedCounts.add(drop.reason.rawValue)
+            if screenTable != nil { stampScreen(&toast) }
+            write(.drop(toast, at: now, drop))
+            return false
+        case .hold(let handle):
+            // The rules stage holds nothing; should a plugin in its place, the toast waits there.
+            statisticsCell.value.stages[rules].held += 1
+            hold(toast, handle, at: rules)
+            return false
+        }
+    }
+
+    /// `process` at stage `index`, with a trace record of its decision unless the stage traced
+    /// its own steps.
+    private func processTraced(_ toast: inout Toast, at index: Int) -> StageVerdict {
+        processTraced(&toast, stages[index], contexts[index], at: index)
+    }
+
+    private func processTraced(_ toast: inout Toast, _ stage: any ToastStage, _ context: StageContext,
+                               at index: Int) -> StageVerdict {
+        let before = toast
+        let tracesBefore = tracesWritten
+        stageBecause = nil
+        let verdict = stage.process(&toast, context: context)
+        guard tracesWritten == tracesBefore else { return verdict }
+        let trace: TraceRecord
+        switch verdict {
+        case .pass:
+            let changed = toast.changedFields(since: before)
+            trace = TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: changed.isEmpty ? .pass : .change,
+                                changedFields: changed, because: stageBecause)
+        case .drop(let drop):
+            trace = TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: .drop, rule: drop.rule,
+                                details: drop.traceDetails, because: stageBecause)
+        case .hold:
+            trace = TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: .held, because: stageBecause)
+        }
+        self.trace(trace)
+        return verdict
+    }
+
+    /// Writes a trace record, when tracing. `aboutToastInHand`: a stage's own step for the
+    /// toast it is deciding (then the pipeline adds no record of its own for that decision);
+    /// false for what a stage does to another, held toast.
+    func trace(_ record: TraceRecord, aboutToastInHand: Bool = true) {
+        guard let tracer else { return }
+        if aboutToastInHand { tracesWritten += 1 }
+        tracer.write(record)
+    }
+
+    /// Keeps a stage's words for the trace of its current decision.
+    func explainStage(_ because: String) {
+        stageBecause = because
+    }
+
+    /// Brings a new toast in at the first stage, once the current step is done, as a
+    /// script's `emit` does.
+    package func emit(_ toast: Toast) {
+        emit(toast, atStage: 0)
+    }
+
+    /// Brings a toast in at `stage`, once the current step is done (at once outside a step).
+    func emit(_ toast: Toast, atStage stage: Int) {
+        enqueue(toast, atStage: stage)
+        if stepDepth == 0 { runPending() }
+    }
+
+    private func enqueue(_ toast: Toast, atStage stage: Int) {
+        var toast = toast
+        toast.atMicros = now
+        if toast.inputLine == 0 { toast.inputLine = currentLine }
+        pending.value.append((toast, stage, true))
+    }
+
+    // MARK: Held toasts
+
+    func newHold() -> HoldHandle {
+        nextHoldSerial += 1
+        return HoldHandle(serial: nextHoldSerial)
+    }
+
+    func heldToast(_ handle: HoldHandle) -> Toast? {
+        held[handle.serial]?.toast
+    }
+
+    /// A held toast goes on from the stage after its holder, now.
+    func release(_ handle: HoldHandle) -> Bool {
+        guard let entry = takeHeld(handle.serial) else { return false }
+        statisticsCell.value.stages[entry.stage].released += 1
+        statisticsCell.value.stages[entry.stage].passed += 1
+        trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .released,
+                          details: [JSONMember("held", .number(StreamTime.seconds(now - entry.since)))],
+                          because: "held for \(StreamTime.format(now - entry.since)) s, since \(timeDisplay.moment(entry.since))"),
+              aboutToastInHand: false)
+        pending.value.append((entry.toast, entry.stage + 1, false))
+        if stepDepth == 0 { runPending() }
+        return true
+    }
+
+    /// A held toast ends with a drop record of its stage's `drop`.
+    func dropHeld(_ handle: HoldHandle, _ drop: Drop) -> Bool {
+        guard let entry = takeHeld(handle.serial) else { return false }
+        statisticsCell.value.stages[entry.stage].droppedCounts.add(drop.reason.rawValue)
+        trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
+                          details: drop.traceDetails, because: "held for \(StreamTime.format(now - entry.since)) s"),
+              aboutToastInHand: false)
+        write(.drop(entry.toast, at: now, drop))
+        return true
+    }
+
+    /// Ends a held toast for the pipeline (a dismiss, the end of the run): a drop of its stage.
+    private func endHeld(_ serial: Int, reason: DropReason, because: String) {
+        guard let entry = takeHeld(serial) else { return }
+        let drop = Drop(stage: stageNames[entry.stage], reason: reason)
+        statisticsCell.value.stages[entry.stage].droppedCounts.add(reason.rawValue)
+        trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
+                          details: drop.traceDetails, because: because), aboutToastInHand: false)
+        write(.drop(entry.toast, at: now, drop))
+    }
+
+    /// `endAllHeld` for a screen's toasts (`PipelineScreens`).
+    func endAllHeldToasts(reason: DropReason, because: String, screen: Int) {
+        endAllHeld(reason: reason, because: because, screen: screen)
+    }
+
+    /// A `dismiss` for `id` on the screen with `screen` found nothing in its host: the latest
+    /// toast with that id its stages hold is cancelled.
+    func endHeldToast(id: String, screen: Int) {
+        if let serial = held.filter({ $0.value.toast.id == id && $0.value.screen == screen }).keys.max() {
+            endHeld(serial, reason: .cancelled, because: "a dismiss for it came while it was held")
+        }
+    }
+
+    /// Ends every held toast (of one screen, when `screen` is not nil), in the order they were held.
+    private func endAllHeld(reason: DropReason, because: String, screen: Int? = nil) {
+        for serial in held.keys.sorted() where screen == nil || held[serial]?.screen == screen {
+            endHeld(serial, reason: reason, because: because)
+        }
+    }
+
+    /// Takes a toast out of the held ones, and out of its screen's count.
+    private func takeHeld(_ serial: Int) -> (toast: Toast, stage: Int, since: Microseconds, screen: Int)? {
+        guard let entry = held.removeValue(forKey: serial) else { return nil }
+        if entry.screen != 0, let screen = screenTable?.bySerial[entry.screen] {
+            screen.held -= 1
+            screenTable?.touch(screen)
+        }
+        return entry
+    }
+
+    private func runPending() {
+        guard !isRunningPending else { return }
+        isRunningPending = true
+        while pendingStart < pending.value.count {
+            var (toast, stage, isNew) = pending.value[pendingStart]
+            pendingStart += 1
+            if isNew {
+                statisticsCell.value.toastsIn += 1
+                if toast.madeBy != nil, let rules = rulesIndex, rules < stage {
+                    guard passesRules(&toast, at: rules) else { continue }
+                }
+            }
+            run(&toast, from: stage)
+        }
+        pending.value.removeAll(keepingCapacity: true)
+        pendingStart = 0
+        isRunningPending = false
+    }
+
+    /// The next id for a toast that `emit` or a summary brings in: `e<N>`.
+    package func nextGeneratedID() -> String {
+        generatedIDs.next()
+    }
+
+    /// A toast with the defaults of a show event (docs/events.md), the next `e<N>` id
+    /// and the current time.
+    package func makeGeneratedToast(message: String, role: String = "info") -> Toast {
+        var toast = settings.queue.show(id: nextGeneratedID(), message: message, role: role)
+        toast.atMicros = now
+        toast.inputLine = currentLine
+        return toast
+    }
+
+    func scheduleStageTimer(stage: Int, screen: Int, token: Int, at time: Microseconds) {
+        timers.value.schedule(.stage(stage, token: token, screen: screen), at: max(time, now))
+    }
+
+    /// The values of the timers stages set with a value, by id, until they fire or are
+    /// cancelled, with the serial of the screen whose stage set them (0: none).
+    private var stageTimerValues: [Int: (value: any Sendable, screen: Int)] = [:]
+    private var nextStageTimer = 0
+
+    func scheduleStageTimer(stage: Int, screen: Int, value: any Sendable, at time: Microseconds) -> StageTimer {
+        nextStageTimer += 1
+        stageTimerValues[nextStageTimer] = (value, screen)
+        timers.value.schedule(.stageValue(stage, id: nextStageTimer), at: max(time, now))
+        return StageTimer(id: nextStageTimer, value: value)
+    }
+
+    func cancelStageTimer(_ timer: StageTimer) {
+        stageTimerValues[timer.id] = nil
+    }
+
+    // MARK: HostEnvironment
+
+    package func schedule(_ timer: HostTimer, at time: Microseconds) {
+        timers.value.schedule(.host(timer), at: time)
+    }
+
+    func scheduleHostTimer(_ timer: HostTimer, screen: Int, at time: Microseconds) {
+        timers.value.schedule(.screenHost(timer, screen: screen), at: time)
+    }
+
+    package func write(_ record: Record) {
+        statisticsCell.value.records += 1
+        let hostIndex = stages.count
+        switch record {
+        case .present:
+            statisticsCell.value.stages[hostIndex].presented += 1
+        case .dismiss(_, _, let reason, _):
+            statisticsCell.value.stages[hostIndex].dismissedCounts.add(reason.rawValue)
+        case .drop(_, _, let drop) where drop.stage == "host":
+            statisticsCell.value.stages[hostIndex].droppedCounts.add(drop.reason.rawValue)
+        case .drop:
+            break
+        }
+        output.write(record)
+        // Only with observers: reading `entryContext` is an access the run-time check guards.
+        guard !observers.isEmpty else { return }
+        for observer in observers { observer.observe(record, context: entryContext) }
+    }
+}

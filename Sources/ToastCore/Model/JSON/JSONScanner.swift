@@ -1,0 +1,451 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why a line is not strict JSON (RFC 8259); the message ends up after `input line N: `.
+@_spi(ToastInternals) public struct JSONSyntaxError: Error {
+    @_spi(ToastInternals) public var message: String
+
+    @_spi(ToastInternals) public init(message: String) {
+        self.message = message
+    }
+}
+
+/// A number as written in JSON, read three ways at once.
+@_spi(ToastInternals) public struct JSONNumber {
+    var double: Double
+    /// The value, when it was written without fraction or exponent and fits `Int64`.
+    var integer: Int64?
+    /// The value in whole microseconds, rounded half to even from the exact decimal
+    /// (docs/events.md); nil when out of range.
+    @_spi(ToastInternals) public var microseconds: Microseconds?
+
+    @_spi(ToastInternals) public var jsonValue: JSONValue {
+        if let integer { return .integer(integer) }
+        return .number(double)
+    }
+}
+
+/// A strict, byte-level JSON reader over one line, with no `Foundation` on the hot path.
+///
+/// The line must already be valid UTF-8. Nesting is limited to `maxDepth`, so hostile input
+/// cannot exhaust the stack.
+///
+/// Inlinable across modules (docs/performance.md, "Across modules"): the decoder in ToastIO and the
+/// Lua bridge scan every line with it.
+@_spi(ToastInternals) public struct JSONScanner {
+    @_spi(ToastInternals) public static let maxDepth = 256
+
+    @_spi(ToastInternals) public let bytes: UnsafeBufferPointer<UInt8>
+    @_spi(ToastInternals) public var index = 0
+    /// The column of the first number too large for a `Double` (`1e400`). Such a number is
+    /// valid JSON, so the line is still read to its end (and counted as a show if it is one);
+    /// the decoder then rejects it, like a value out of range.
+    @_spi(ToastInternals) public private(set) var outOfRangeColumn: Int?
+
+    @_spi(ToastInternals) public init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    @inlinable @_spi(ToastInternals) public var isAtEnd: Bool { index >= bytes.count }
+
+    @inlinable @_spi(ToastInternals) public var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    @inlinable
+    @_spi(ToastInternals) public mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// Consumes `byte` (after white space) or fails naming what was expected.
+    @inlinable
+    @_spi(ToastInternals) public mutating func expect(_ byte: UInt8, _ what: String) throws {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == byte else { throw unexpected(expecting: what) }
+        index += 1
+    }
+
+    @_spi(ToastInternals) public func unexpected(expecting what: String) -> JSONSyntaxError {
+        guard index < bytes.count else {
+            return JSONSyntaxError(message: "invalid JSON: unexpected end of line, expected \(what)")
+        }
+        let byte = bytes[index]
+        let shown = byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+        return JSONSyntaxError(message: "invalid JSON at column \(index + 1): unexpected \(shown), expected \(what)")
+    }
+
+    // MARK: Values
+
+    @_spi(ToastInternals) public mutating func parseValue(depth: Int = 0) throws -> JSONValue {
+        skipWhitespace()
+        guard let byte = current else { throw unexpected(expecting: "a value") }
+        switch byte {
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "{"): return .object(try parseObject(depth: depth + 1))
+        case UInt8(ascii: "["): return .array(try parseArray(depth: depth + 1))
+        case UInt8(ascii: "t"): try parseLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try parseLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try parseLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber().jsonValue
+        default: throw unexpected(expecting: "a value")
+        }
+    }
+
+    private mutating func parseLiteral(_ word: StaticString) throws {
+        let length = word.utf8CodeUnitCount
+        let matches = index + length <= bytes.count && word.withUTF8Buffer { literal in
+            literal.indices.allSatisfy { bytes[index + $0] == literal[$0] }
+        }
+        guard matches else { throw unexpected(expecting: "a value") }
+        index += length
+    }
+
+    mutating func parseObject(depth: Int) throws -> [JSONMember] {
+        guard depth <= JSONScanner.maxDepth else {
+            throw JSONSyntaxError(message: "invalid JSON: nested deeper than \(JSONScanner.maxDepth) levels")
+        }
+        try expect(UInt8(ascii: "{"), "'{'")
+        var members: [JSONMember] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return members
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw unexpected(expecting: "a member name") }
+            let name = try parseString()
+            try expect(UInt8(ascii: ":"), "':'")
+            let value = try parseValue(depth: depth)
+            if let existing = members.firstIndex(where: { $0.name == name }) {
+                members[existing].value = value
+            } else {
+                members.append(JSONMember(name, value))
+            }
+            guard try endOfMember(closing: UInt8(ascii: "}")) else { return members }
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws -> [JSONValue] {
+        guard depth <= JSONScanner.maxDepth else {
+            throw JSONSyntaxError(message: "invalid JSON: nested deeper than \(JSONScanner.maxDepth) levels")
+        }
+        try expect(UInt8(ascii: "["), "'['")
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            index += 1
+            return elements
+        }
+        while true {
+            elements.append(try parseValue(depth: depth))
+            guard try endOfMember(closing: UInt8(ascii: "]")) else { return elements }
+        }
+    }
+
+    /// After a member or element: true on `,` (another follows), false on the closing bracket.
+    @inlinable
+    @_spi(ToastInternals) public mutating func endOfMember(closing: UInt8) throws -> Bool {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: ","): index += 1; return true
+        case closing: index += 1; return false
+        default: throw unexpected(expecting: closing == UInt8(ascii: "}") ? "',' or '}'" : "',' or ']'")
+        }
+    }
+
+    // MARK: Strings
+
+    /// Reads a member name at the current `"`: a view of its bytes when it has no escapes
+    /// (most do), so a caller can match it against names it knows without a `String`.
+    /// The bytes of the string value at the current place when it holds no escape (valid
+    /// UTF-8, as the line was checked), moving past it; nil, without moving, for anything else.
+    @_spi(ToastInternals) public mutating func parsePlainString() -> UnsafeBufferPointer<UInt8>? {
+        skipWhitespace()
+        guard current == UInt8(ascii: "\"") else { return nil }
+        return scanPlainString()
+    }
+
+    /// Checks the value at the current place exactly as `parseValue(depth:)` does, and moves
+    /// past it, making a Swift value only of what nests (arrays and objects, so their depth is
+    /// limited as there): a string or a number costs no allocation.
+    @_spi(ToastInternals) public mutating func checkValue(depth: Int) throws {
+        skipWhitespace()
+        if current == UInt8(ascii: "\""), scanPlainString() != nil { return }
+        _ = try parseValue(depth: depth)
+    }
+
+    /// Moves past the value at the current place, making no Swift value of it (for values
+    /// already checked once: nesting is not limited here).
+    mutating func skipValue() throws {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: "\""):
+            if scanPlainString() == nil { _ = try parseString() }
+        case UInt8(ascii: "{"):
+            index += 1
+            skipWhitespace()
+            if current == UInt8(ascii: "}") { index += 1; return }
+            repeat {
+                skipWhitespace()
+                _ = try parseName()
+                try expect(UInt8(ascii: ":"), "':'")
+                try skipValue()
+            } while try endOfMember(closing: UInt8(ascii: "}"))
+        case UInt8(ascii: "["):
+            index += 1
+            skipWhitespace()
+            if current == UInt8(ascii: "]") { index += 1; return }
+            repeat { try skipValue() } while try endOfMember(closing: UInt8(ascii: "]"))
+        default:
+            _ = try parseValue()  // a number or a literal
+        }
+    }
+
+    @inlinable
+    @_spi(ToastInternals) public mutating func parseName() throws -> (raw: UnsafeBufferPointer<UInt8>?, decoded: String?) {
+        if let raw = scanPlainString() { return (raw, nil) }
+        return (nil, try parseString())
+    }
+
+    /// The bytes of the string at the current `"` when it holds no escape and no control
+    /// character (then the scanner moves past it); nil, not moving, otherwise.
+    @usableFromInline
+    mutating func scanPlainString() -> UnsafeBufferPointer<UInt8>? {
+        let start = index + 1
+        let end = UnsafeRawBufferPointer(bytes).firstJSONSpecialByte(from: start)
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        index = end + 1
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+    }
+
+    /// Reads a string at the current `"`.
+    @usableFromInline mutating func parseString() throws -> String {
+        if let raw = scanPlainString() { return String(decoding: raw, as: UTF8.self) }
+        index += 1  // opening quote
+        var decoded: [UInt8] = []
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(decoding: decoded, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                index += 1
+                try parseEscape(into: &decoded)
+            case 0..<0x20:
+                throw controlCharacter(byte)
+            default:
+                decoded.append(byte)
+                index += 1
+            }
+        }
+        throw JSONSyntaxError(message: "invalid JSON: unterminated string")
+    }
+
+    private func controlCharacter(_ byte: UInt8) -> JSONSyntaxError {
+        JSONSyntaxError(message: "invalid JSON at column \(index + 1): control character 0x\(String(byte, radix: 16)) in a string")
+    }
+
+    private mutating func parseEscape(into out: inout [UInt8]) throws {
+        guard let byte = current else { throw JSONSyntaxError(message: "invalid JSON: unterminated string") }
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""): out.append(0x22)
+        case UInt8(ascii: "\\"): out.append(0x5C)
+        case UInt8(ascii: "/"): out.append(0x2F)
+        case UInt8(ascii: "b"): out.append(0x08)
+        case UInt8(ascii: "f"): out.append(0x0C)
+        case UInt8(ascii: "n"): out.append(0x0A)
+        case UInt8(ascii: "r"): out.append(0x0D)
+        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try parseHex4()
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw JSONSyntaxError(message: "invalid JSON at column \(index + 1): lone surrogate in \\u escape")
+                }
+                index += 2
+                let low = try parseHex4()
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    throw JSONSyntaxError(message: "invalid JSON at column \(index + 1): lone surrogate in \\u escape")
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw JSONSyntaxError(message: "invalid JSON at column \(index + 1): lone surrogate in \\u escape")
+            }
+            guard let unicode = Unicode.Scalar(scalar) else {
+                throw JSONSyntaxError(message: "invalid JSON: bad \\u escape")
+            }
+            out.append(contentsOf: UTF8.encode(unicode)!)
+        default:
+            index -= 2
+            throw JSONSyntaxError(message: "invalid JSON at column \(index + 1): unknown escape '\\\(Character(Unicode.Scalar(byte)))'")
+        }
+    }
+
+    private mutating func parseHex4() throws -> UInt32 {
+        guard index + 4 <= bytes.count else { throw JSONSyntaxError(message: "invalid JSON: short \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw JSONSyntaxError(message: "invalid JSON at column \(index + 1): bad hex digit in \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    // MARK: Numbers
+
+    /// Reads a number in RFC 8259's grammar: no `+`, no leading zeros, no bare `.`, no NaN.
+    @_spi(ToastInternals) public mutating func parseNumber() throws -> JSONNumber {
+        let start = index
+        var negative = false
+        if current == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        var mantissa: UInt64 = 0
+        var significantDigits = 0
+        var decimalExponent = 0
+        var dropped = false  // a nonzero digit beyond the 19 kept
+        var isIntegral = true
+
+        func isDigit(_ byte: UInt8?) -> Bool {
+            guard let byte else { return false }
+            return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+        }
+
+        guard isDigit(current) else { throw unexpected(expecting: "a digit") }
+        if current == UInt8(ascii: "0") {
+            index += 1
+            if isDigit(current) {
+                throw JSONSyntaxError(message: "invalid JSON at column \(start + 1): leading zero in a number")
+            }
+        } else {
+            while isDigit(current) {
+                let digit = UInt64(bytes[index] - UInt8(ascii: "0"))
+                if significantDigits < 19 {
+                    mantissa = mantissa * 10 + digit
+                    significantDigits += 1
+                } else {
+                    decimalExponent += 1
+                    if digit != 0 { dropped = true }
+                }
+                index += 1
+            }
+        }
+        if current == UInt8(ascii: ".") {
+            isIntegral = false
+            index += 1
+            guard isDigit(current) else { throw unexpected(expecting: "a digit after '.'") }
+            while isDigit(current) {
+                let digit = UInt64(bytes[index] - UInt8(ascii: "0"))
+                if significantDigits < 19 {
+                    if mantissa != 0 || digit != 0 {
+                        mantissa = mantissa * 10 + digit
+                        significantDigits += 1
+                    }
+                    decimalExponent -= 1
+                } else if digit != 0 {
+                    dropped = true
+                }
+                index += 1
+            }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            isIntegral = false
+            index += 1
+            var exponentNegative = false
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") {
+                exponentNegative = current == UInt8(ascii: "-")
+                index += 1
+            }
+            guard isDigit(current) else { throw unexpected(expecting: "a digit in the exponent") }
+            var exponent = 0
+            while isDigit(current) {
+                exponent = min(exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")), 1_000_000)
+                index += 1
+            }
+            decimalExponent += exponentNegative ? -exponent : exponent
+        }
+
+        let double = doubleValue(start: start, negative: negative, mantissa: mantissa,
+                                 exponent: decimalExponent, exact: !dropped)
+        if !double.isFinite && outOfRangeColumn == nil { outOfRangeColumn = start + 1 }
+        var integer: Int64? = nil
+        if isIntegral && !dropped && decimalExponent == 0 {
+            if negative {
+                if mantissa <= UInt64(Int64.max) + 1 { integer = mantissa == UInt64(Int64.max) + 1 ? Int64.min : -Int64(mantissa) }
+            } else if mantissa <= UInt64(Int64.max) {
+                integer = Int64(mantissa)
+            }
+        }
+        let micros = JSONScanner.microseconds(negative: negative, mantissa: mantissa,
+                                              exponent: decimalExponent, dropped: dropped)
+        return JSONNumber(double: double, integer: integer, microseconds: micros)
+    }
+
+    private static let exactPowersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    private func doubleValue(start: Int, negative: Bool, mantissa: UInt64, exponent: Int,
+                             exact: Bool) -> Double {
+        var value: Double
+        if exact && mantissa < (1 << 53) && (-22...22).contains(exponent) {
+            // Both operands are exact, so one IEEE operation rounds correctly.
+            value = exponent >= 0 ? Double(mantissa) * JSONScanner.exactPowersOfTen[exponent]
+                                  : Double(mantissa) / JSONScanner.exactPowersOfTen[-exponent]
+            if negative { value = -value }
+        } else {
+            var text = Array(bytes[start..<index]).map { CChar(bitPattern: $0) }
+            text.append(0)
+            value = strtod(text, nil)
+        }
+        return value
+    }
+
+    /// `±mantissa × 10^exponent` in microseconds, rounded half to even; nil when it overflows.
+    static func microseconds(negative: Bool, mantissa: UInt64, exponent: Int, dropped: Bool) -> Microseconds? {
+        if mantissa == 0 { return 0 }
+        let shift = exponent + 6
+        var magnitude: UInt64
+        if shift >= 0 {
+            guard shift <= 18 else { return nil }
+            var scale: UInt64 = 1
+            for _ in 0..<shift { scale *= 10 }
+            let (product, overflow) = mantissa.multipliedReportingOverflow(by: scale)
+            guard !overflow else { return nil }
+            magnitude = product
+        } else {
+            let places = -shift
+            guard places <= 19 else { return 0 }
+            var divisor: UInt64 = 1
+            for _ in 0..<places { divisor *= 10 }
+            magnitude = mantissa / divisor
+            let remainder = mantissa % divisor
+            let half = divisor / 2
+            if remainder > half || (remainder == half && (dropped || magnitude % 2 == 1)) {
+                magnitude += 1
+            }
+        }
+        guard magnitude <= UInt64(Int64.max) else { return nil }
+        return negative ? -Int64(magnitude) : Int64(magnitude)
+    }
+}

@@ -1,0 +1,110 @@
+/// Strict JSON text (RFC 8259) written into byte buffers: strings escaped as little as
+/// JSON allows, so non-ASCII text and `/` stay as they are.
+///
+/// Inlinable across modules (docs/performance.md, "Across modules"): the encoders in ToastIO write
+/// every string of every record with it.
+@_spi(ToastInternals) public enum JSONText {
+    @usableFromInline static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// `text` as a JSON string, quotes included.
+    @inlinable @_spi(ToastInternals) public static func quoted(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        appendString(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `text` as a quoted JSON string.
+    @inlinable @_spi(ToastInternals) public static func appendString<Out: ByteOutput & ~Copyable>(_ text: String, to out: inout Out) {
+        out.append(UInt8(ascii: "\""))
+        appendEscaped(text, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends what goes between the quotes of `text` as a JSON string.
+    @inlinable @_spi(ToastInternals) public static func appendEscaped<Out: ByteOutput & ~Copyable>(_ text: String, to out: inout Out) {
+        text.withUTF8Bytes { appendEscaped($0, to: &out) }
+    }
+
+    /// Appends what goes between the quotes of a JSON string holding the UTF-8 `bytes`.
+    @inlinable @_spi(ToastInternals) public static func appendEscaped<Out: ByteOutput & ~Copyable>(_ bytes: UnsafeRawBufferPointer, to out: inout Out) {
+        var runStart = 0
+        var index = bytes.firstJSONSpecialByte(from: 0)
+        while index < bytes.count {
+            let byte = bytes[index]
+            out.append(UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
+            runStart = index + 1
+            out.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+            case 0x0A: out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "t"))
+            case 0x08: out.append(UInt8(ascii: "b"))
+            case 0x0C: out.append(UInt8(ascii: "f"))
+            default:
+                out.appendLiteral("u00")
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0xF)])
+            }
+            index = bytes.firstJSONSpecialByte(from: runStart)
+        }
+        out.append(UnsafeRawBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+    }
+
+    /// Appends any JSON value; object members keep their order.
+    @inlinable @_spi(ToastInternals) public static func appendValue<Out: ByteOutput & ~Copyable>(_ value: JSONValue, to out: inout Out) {
+        switch value {
+        case .null: out.appendLiteral("null")
+        case .bool(let flag): out.appendLiteral(flag ? "true" : "false")
+        case .integer(let number):
+            if number < 0 { out.append(UInt8(ascii: "-")) }
+            StreamTime.appendDecimal(number.magnitude, to: &out)
+        case .number(let number): appendDouble(number, to: &out)
+        case .string(let text): appendString(text, to: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                appendValue(element, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            appendObject(members, to: &out)
+        }
+    }
+
+    @inlinable @_spi(ToastInternals) public static func appendObject<Out: ByteOutput & ~Copyable>(_ members: [JSONMember], to out: inout Out) {
+        out.append(UInt8(ascii: "{"))
+        for (index, member) in members.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(member.name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendValue(member.value, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// The shortest text that reads back as `number`; integral values print without `.0`.
+    /// Not-finite numbers cannot be JSON and print as `null`.
+    @inlinable @_spi(ToastInternals) public static func appendDouble<Out: ByteOutput & ~Copyable>(_ number: Double, to out: inout Out) {
+        guard number.isFinite else {
+            out.appendLiteral("null")
+            return
+        }
+        if number.rounded() == number && abs(number) < 1e15 {
+            let integer = Int64(number)
+            if integer < 0 || (integer == 0 && number.sign == .minus) { out.append(UInt8(ascii: "-")) }
+            StreamTime.appendDecimal(integer.magnitude, to: &out)
+            return
+        }
+        out.appendUTF8(number.description)
+    }
+
+    /// A value as JSON text.
+    @inlinable @_spi(ToastInternals) public static func encode(_ value: JSONValue) -> String {
+        var out: [UInt8] = []
+        appendValue(value, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}

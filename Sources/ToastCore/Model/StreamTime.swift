@@ -1,0 +1,100 @@
+/// Time on the stream clock, and spans of it, in whole microseconds.
+///
+/// docs/events.md: times are rounded to the microsecond when read and all arithmetic is
+/// exact from there, which an `Int64` gives and a `Double` of seconds does not
+/// (0.1 + 0.2 is not 0.3). One alias keeps the arithmetic plain.
+public typealias Microseconds = Int64
+
+/// Stream times read from seconds and written as the shortest decimal of seconds. Inlinable
+/// across modules (docs/performance.md, "Across modules"): the encoders in ToastIO write every
+/// record's time with it.
+@_spi(ToastInternals) public enum StreamTime {
+    @_spi(ToastInternals) public static let perSecond: Microseconds = 1_000_000
+
+    /// Whole microseconds for `seconds`, rounded half to even; nil when not finite or too large.
+    @inlinable @_spi(ToastInternals) public static func microseconds(fromSeconds seconds: Double) -> Microseconds? {
+        guard seconds.isFinite else { return nil }
+        let scaled = (seconds * 1_000_000).rounded(.toNearestOrEven)
+        guard abs(scaled) < 9.0e18 else { return nil }
+        return Microseconds(scaled)
+    }
+
+    /// Whole microseconds for a `Duration` (a plugin's settings hold spans as `Duration`),
+    /// rounded toward zero; the largest or smallest for one out of range.
+    @inlinable @_spi(ToastInternals) public static func microseconds(_ duration: Duration) -> Microseconds {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: perSecond)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        return whole.addingReportingOverflow(attoseconds / 1_000_000_000_000).partialValue
+    }
+
+    /// Seconds as a `Double`, for Lua and for the few places that want one.
+    @inlinable @_spi(ToastInternals) public static func seconds(_ time: Microseconds) -> Double {
+        Double(time) / 1_000_000
+    }
+
+    /// The shortest decimal for `time` in seconds: `3`, `3.5`, `0.000001`, `-2.25`.
+    @inlinable @_spi(ToastInternals) public static func format(_ time: Microseconds) -> String {
+        var bytes: [UInt8] = []
+        append(time, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the shortest decimal for `time` in seconds to `out`.
+    @inlinable @_spi(ToastInternals) public static func append<Out: ByteOutput & ~Copyable>(_ time: Microseconds, to out: inout Out) {
+        // Written backwards into one scratch buffer, then appended at once: a sign, at most 13
+        // whole digits, a point and at most 6 fraction digits.
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &scratch) { buffer in
+            let magnitude = time.magnitude
+            let whole = magnitude / 1_000_000
+            var fraction = magnitude % 1_000_000
+            var start = buffer.count
+            if fraction != 0 {
+                var digits = 6
+                while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+                for _ in 0..<digits {
+                    start -= 1
+                    buffer[start] = UInt8(ascii: "0") + UInt8(fraction % 10)
+                    fraction /= 10
+                }
+                start -= 1
+                buffer[start] = UInt8(ascii: ".")
+            }
+            start = writeDigits(of: whole, into: buffer, endingAt: start)
+            if time < 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: "-")
+            }
+            out.append(UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
+    /// Appends the decimal digits of `value`.
+    @inlinable static func appendDecimal<Out: ByteOutput & ~Copyable>(_ value: UInt64, to out: inout Out) {
+        if value < 10 {
+            out.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        withUnsafeMutableBytes(of: &scratch) { buffer in
+            let start = writeDigits(of: value, into: buffer, endingAt: buffer.count)
+            out.append(UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
+    /// Writes the decimal digits of `value` backwards into `buffer`, the last just before
+    /// `end`; returns where the first is (the scratch-buffer writers of times, numbers and
+    /// implicit ids share it).
+    @inline(__always)
+    @inlinable @_spi(ToastInternals) public static func writeDigits(of value: UInt64, into buffer: UnsafeMutableRawBufferPointer, endingAt end: Int) -> Int {
+        var start = end
+        var rest = value
+        repeat {
+            start -= 1
+            buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        } while rest > 0
+        return start
+    }
+}

@@ -1,0 +1,573 @@
+/// One toast on its way through the pipeline: every field of a show event (docs/events.md) after
+/// defaults, plus what the stages add (style, announcement).
+///
+/// A value type: a stage changes its own copy, and a record keeps the toast as it was. The
+/// fields live in one shared storage that is copied only when a shared toast is changed, so
+/// handing a toast from stage to host to record costs one reference count. A toast decoded
+/// from a JSON line keeps its message, subtitle and extra fields as the bytes that came in
+/// (`Toast.Storage`, a `FieldStorage`): a `String` is made only when someone reads `message`,
+/// `subtitle` or `extra`; the built-in stages, the host and the encoders read the bytes.
+public struct Toast {
+    /// The stored fields; `Toast` wraps them with copy-on-write.
+    @usableFromInline package struct Fields {
+        @usableFromInline package var id: String
+        @usableFromInline package var message: ToastText
+        @usableFromInline package var subtitle: ToastText? = nil
+        @usableFromInline package var role = "info"
+        @usableFromInline package var duration: Microseconds?
+        @usableFromInline package var after: Microseconds = 0
+        @usableFromInline package var placement = Placement.top
+        @usableFromInline package var policy: Policy
+        @usableFromInline package var priority: Int? = nil
+        @usableFromInline package var source: String? = nil
+        @usableFromInline package var key: String? = nil
+        @usableFromInline package var dismissOnTap = true
+        @usableFromInline package var dismissOnLongPress = false
+        @usableFromInline package var swipe = true
+        @usableFromInline package var extra = ExtraFields.members([])
+        @usableFromInline package var at: Microseconds = 0
+        @usableFromInline package var inputLine: Int
+        @usableFromInline package var style: AppliedStyle? = nil
+        @usableFromInline package var announcement: Announcement? = nil
+        /// The stage that made the toast (`rate_limit`'s summaries); nil for any other toast.
+        @usableFromInline package var madeBy: String? = nil
+        /// With screens on, the screen the pipeline last found it on (its records say it).
+        @usableFromInline package var screenKey: ScreenKey? = nil
+    }
+
+    /// What the `announce` stage set: a text, or the standard announcement with its role's
+    /// label, `label: message, subtitle`, made only when it is read (most toasts are never
+    /// shown). Changing the message or subtitle afterwards first makes it a text, so it always
+    /// says what they were when it was set.
+    @usableFromInline package enum Announcement {
+        case text(String)
+        case standard(label: String)
+    }
+
+    /// The fields of a show that set only its id and message: every other field at its
+    /// default (docs/events.md), `duration` and `policy` as the queue settings give them.
+    package static func showFields(id: String, message: ToastText, duration: Microseconds?, policy: Policy,
+                           inputLine: Int) -> Fields {
+        Fields(id: id, message: message, duration: duration, policy: policy, inputLine: inputLine)
+    }
+
+    /// A text field: a `String`, or bytes in the toast's storage (valid UTF-8, as decoded).
+    @usableFromInline package enum ToastText {
+        case string(String)
+        case stored(TextRange)
+    }
+
+    /// The extra fields: members, or the text of a JSON object in the toast's storage (read
+    /// into members when asked for).
+    @usableFromInline package enum ExtraFields {
+        case members([JSONMember])
+        case stored(TextRange)
+    }
+
+    @usableFromInline var storage: Storage
+
+    /// One allocation: the fields, then the bytes of the text they point into.
+    @usableFromInline package typealias Storage = FieldStorage<Fields>
+
+    /// A toast whose fields are in `storage` (the decoder's `DecodedShow` makes it).
+    package init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// Whether the two share their storage, and so are equal without comparing fields.
+    package func sharesStorage(with other: Toast) -> Bool { storage === other.storage }
+
+    /// The fields, copied first if another toast shares them.
+    var uniqueFields: Fields {
+        _read { yield storage.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            yield &storage.fields
+        }
+    }
+
+    public var id: String {
+        @inlinable get { storage.fields.id }
+        _modify { yield &uniqueFields.id }
+        set { uniqueFields.id = newValue }
+    }
+
+    public var message: String {
+        get { string(storage.fields.message) }
+        set {
+            fixAnnouncement()
+            uniqueFields.message = .string(newValue)
+        }
+    }
+
+    public var subtitle: String? {
+        @inlinable get { storage.fields.subtitle.map(string) }
+        set {
+            fixAnnouncement()
+            uniqueFields.subtitle = newValue.map(ToastText.string)
+        }
+    }
+
+    public var role: String {
+        @inlinable get { storage.fields.role }
+        _modify { yield &uniqueFields.role }
+        set { uniqueFields.role = newValue }
+    }
+
+    /// Time it stays visible; nil: until something dismisses it.
+    public var duration: Duration? {
+        get { durationMicros.map { .microseconds($0) } }
+        set { durationMicros = newValue.map(StreamTime.microseconds) }
+    }
+
+    /// Delay between admission by the pipeline and arrival at the host.
+    public var after: Duration {
+        get { .microseconds(afterMicros) }
+        set { afterMicros = StreamTime.microseconds(newValue) }
+    }
+
+    /// `duration` in the microseconds the pipeline counts in.
+    package var durationMicros: Microseconds? {
+        @inlinable get { storage.fields.duration }
+        _modify { yield &uniqueFields.duration }
+        set { uniqueFields.duration = newValue }
+    }
+
+    /// `after` in microseconds.
+    var afterMicros: Microseconds {
+        @inlinable get { storage.fields.after }
+        _modify { yield &uniqueFields.after }
+        set { uniqueFields.after = newValue }
+    }
+
+    public var placement: Placement {
+        @inlinable get { storage.fields.placement }
+        _modify { yield &uniqueFields.placement }
+        set { uniqueFields.placement = newValue }
+    }
+
+    public var policy: Policy {
+        @inlinable get { storage.fields.policy }
+        _modify { yield &uniqueFields.policy }
+        set { uniqueFields.policy = newValue }
+    }
+
+    /// Its own priority; nil takes its role's (the `priority` stage fills it in).
+    public var priority: Int? {
+        @inlinable get { storage.fields.priority }
+        _modify { yield &uniqueFields.priority }
+        set { uniqueFields.priority = newValue }
+    }
+
+    public var source: String? {
+        @inlinable get { storage.fields.source }
+        _modify { yield &uniqueFields.source }
+        set { uniqueFields.source = newValue }
+    }
+
+    /// Identity for `dedup`, instead of its fields.
+    public var key: String? {
+        @inlinable get { storage.fields.key }
+        _modify { yield &uniqueFields.key }
+        set { uniqueFields.key = newValue }
+    }
+
+    public var dismissOnTap: Bool {
+        @inlinable get { storage.fields.dismissOnTap }
+        _modify { yield &uniqueFields.dismissOnTap }
+        set { uniqueFields.dismissOnTap = newValue }
+    }
+
+    public var dismissOnLongPress: Bool {
+        @inlinable get { storage.fields.dismissOnLongPress }
+        _modify { yield &uniqueFields.dismissOnLongPress }
+        set { uniqueFields.dismissOnLongPress = newValue }
+    }
+
+    /// Whether a swipe, or a drag past the threshold, dismisses it.
+    public var swipe: Bool {
+        @inlinable get { storage.fields.swipe }
+        _modify { yield &uniqueFields.swipe }
+        set { uniqueFields.swipe = newValue }
+    }
+
+    /// Whether the extra fields are still the text they were decoded from: nothing has
+    /// written an extra field since.
+    var keepsDecodedExtra: Bool {
+        if case .stored = storage.fields.extra { return true }
+        return false
+    }
+
+    /// `body` with the extra fields as the text of a JSON object (as it came in), when the
+    /// toast keeps them as text; nil when they are members.
+    @inlinable @_spi(ToastInternals) public func withExtraText<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+        guard case .stored(let range) = storage.fields.extra else { return nil }
+        return storage.withBytes(range, body)
+    }
+
+    /// Fields that docs/events.md does not name, in input order; they come back in `present.extra`.
+    public var extra: [JSONMember] {
+        get {
+            switch storage.fields.extra {
+            case .members(let members): return members
+            case .stored(let range): return storage.withBytes(range, Self.members(ofObjectText:))
+            }
+        }
+        set { uniqueFields.extra = .members(newValue) }
+    }
+
+    /// When it came into the pipeline, on the stream clock (the span since its zero).
+    public var at: Duration {
+        get { .microseconds(atMicros) }
+        set { atMicros = StreamTime.microseconds(newValue) }
+    }
+
+    /// `at` in microseconds.
+    package var atMicros: Microseconds {
+        @inlinable get { storage.fields.at }
+        _modify { yield &uniqueFields.at }
+        set { uniqueFields.at = newValue }
+    }
+
+    /// The input line that brought it in (or whose handling emitted it); 0 for none.
+    /// The name of the stage that made this toast (`rate_limit` for its summaries, `digest`,
+    /// a plugin's name); nil for a toast from input, `emit` or `parse`. Rules see it as
+    /// `toast.made_by`; it is not a field, and no record carries it.
+    public var madeBy: String? {
+        @inlinable get { storage.fields.madeBy }
+        set { uniqueFields.madeBy = newValue }
+    }
+
+    /// With screens on, the screen the pipeline last found the toast on, by its field
+    /// `screens.by`: what its records carry as `screen`. Nil with screens off.
+    package var screenKey: ScreenKey? {
+        @inlinable get { storage.fields.screenKey }
+        set { uniqueFields.screenKey = newValue }
+    }
+
+    public var inputLine: Int {
+        @inlinable get { storage.fields.inputLine }
+        _modify { yield &uniqueFields.inputLine }
+        set { uniqueFields.inputLine = newValue }
+    }
+
+    /// Set by the `style` stage.
+    public var style: AppliedStyle? {
+        @inlinable get { storage.fields.style }
+        _modify { yield &uniqueFields.style }
+        set { uniqueFields.style = newValue }
+    }
+
+    /// Set by the `announce` stage: what a screen reader would say.
+    public var announcement: String? {
+        get {
+            switch storage.fields.announcement {
+            case nil: return nil
+            case .text(let text)?: return text
+            case .standard(let label)?: return standardAnnouncement(label: label)
+            }
+        }
+        set { uniqueFields.announcement = newValue.map(Announcement.text) }
+    }
+
+    /// Sets the standard announcement, `label: message, subtitle` (see `Announcement`).
+    mutating func announce(label: String) {
+        uniqueFields.announcement = .standard(label: label)
+    }
+
+    /// A standard announcement becomes the text it stands for, before its message or subtitle
+    /// changes.
+    mutating func fixAnnouncement() {
+        if case .standard? = storage.fields.announcement { announcement = announcement }
+    }
+
+    public init(id: String, message: String, subtitle: String? = nil, role: String = "info",
+                duration: Duration? = .seconds(3), after: Duration = .zero,
+                placement: Placement = .top, policy: Policy = .enqueue, priority: Int? = nil,
+                source: String? = nil, key: String? = nil, dismissOnTap: Bool = true,
+                dismissOnLongPress: Bool = false, swipe: Bool = true, extra: [JSONMember] = [],
+                at: Duration = .zero, inputLine: Int = 0) {
+        self.init(fields: Fields(
+            id: id, message: .string(message), subtitle: subtitle.map(ToastText.string), role: role,
+            duration: duration.map(StreamTime.microseconds), after: StreamTime.microseconds(after),
+            placement: placement, policy: policy, priority: priority, source: source, key: key,
+            dismissOnTap: dismissOnTap, dismissOnLongPress: dismissOnLongPress, swipe: swipe, extra: .members(extra),
+            at: StreamTime.microseconds(at), inputLine: inputLine, style: nil, announcement: nil))
+    }
+
+    /// A toast with `fields` and no stored text.
+    package init(fields: Fields) {
+        storage = Storage.make(fields)
+    }
+
+    /// Its priority: its own, else its role's, else 0.
+    public func effectivePriority(in roles: RoleTable) -> Int {
+        priority ?? roles.priority(of: role) ?? 0
+    }
+
+    /// The value of a field by its docs/events.md name (extra fields included), after defaults;
+    /// nil when the toast has no value for it. Dedup keys, rate-limit groups and announcement
+    /// templates read fields this way.
+    public func fieldValue(_ name: String, roles: RoleTable) -> JSONValue? {
+        value(of: FieldReference(name: name), roles: roles)
+    }
+
+    /// The value of a field, after defaults; nil when the toast has no value for it.
+    package func value(of field: FieldReference, roles: RoleTable) -> JSONValue? {
+        guard case .field(let known) = field else {
+            if case .extra(let name) = field { return extraValue(name) }
+            return nil
+        }
+        if known == .priority { return .integer(Int64(effectivePriority(in: roles))) }
+        return withValue(of: known) { view in
+            switch view {
+            case .absent: known == .duration ? .null : nil
+            case .text(let bytes): .string(String(decoding: bytes, as: UTF8.self))
+            case .time(let time): .number(StreamTime.seconds(time))
+            case .integer(let integer): .integer(Int64(integer))
+            case .flag(let flag): .bool(flag)
+            }
+        }
+    }
+
+    /// Appends a field's value as key bytes: `-` for no value, `s` and the string's bytes, or
+    /// `j` and the JSON text for anything else, each after its length in four bytes, so
+    /// distinct values never share bytes. The common string fields go in without building a
+    /// `JSONValue`.
+    package func appendKey<Key: ByteOutput & ~Copyable>(of field: FieldReference, roles: RoleTable, to key: inout Key) {
+        func appendLength(_ count: Int) {
+            withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { key.append($0) }
+        }
+        func appendText(_ text: ToastText) {
+            withBytes(of: text) { bytes in
+                key.append(UInt8(ascii: "s"))
+                appendLength(bytes.count)
+                key.append(bytes)
+            }
+        }
+        switch field {
+        case .field(.message): appendText(storage.fields.message)
+        case .field(.role): appendText(.string(role))
+        case .field(.subtitle):
+            if let subtitle = storage.fields.subtitle { appendText(subtitle) } else { key.append(UInt8(ascii: "-")) }
+        case .field(.source): if let source { appendText(.string(source)) } else { key.append(UInt8(ascii: "-")) }
+        default:
+            switch value(of: field, roles: roles) {
+            case nil, .null?: key.append(UInt8(ascii: "-"))
+            case .string(let text)?: appendText(.string(text))
+            case let other?:
+                var json: [UInt8] = []
+                JSONText.appendValue(other, to: &json)
+                key.append(UInt8(ascii: "j"))
+                appendLength(json.count)
+                json.withUnsafeBytes { key.append($0) }
+            }
+        }
+    }
+
+    /// The extra field `name`, if the toast has it.
+    public func extraValue(_ name: String) -> JSONValue? {
+        var name = name
+        return name.withUTF8 { name in
+            withExtraValue(named: UnsafeRawBufferPointer(name)) { view in
+                switch view {
+                case .text(let text): return JSONValue.string(String(decoding: text, as: UTF8.self))
+                case .value(let value): return value
+                }
+            }
+        }
+    }
+
+    /// An extra field's value as `withExtraValue` lends it: the bytes of a string that came in
+    /// without escapes (no `String` made), or the value.
+    package enum ExtraValueView {
+        case text(UnsafeRawBufferPointer)
+        case value(JSONValue)
+    }
+
+    /// `body` with the extra field whose name has the UTF-8 bytes `name`; nil without one.
+    /// Stored extra fields are looked through without making the others (the last of
+    /// duplicates counts, as in a decoded object).
+    package func withExtraValue<Result>(named name: UnsafeRawBufferPointer, _ body: (ExtraValueView) -> Result) -> Result? {
+        switch storage.fields.extra {
+        case .members(let members):
+            guard let member = members.first(where: { $0.name.utf8.elementsEqual(name) }) else { return nil }
+            return body(.value(member.value))
+        case .stored(let range):
+            return storage.withBytes(range) { text in
+                var scanner = JSONScanner(text.assumingMemoryBound(to: UInt8.self))
+                guard let start = Self.lastValueStart(named: name, scanner: &scanner) else { return nil }
+                scanner.index = start
+                if let plain = scanner.parsePlainString() { return body(.text(UnsafeRawBufferPointer(plain))) }
+                guard let value = try? scanner.parseValue(depth: 0) else { return nil }
+                return body(.value(value))
+            }
+        }
+    }
+
+    /// Whether the extra fields are the same here and in `other` (a trace's changed fields):
+    /// two stored texts with the same bytes are, with no members made of them.
+    func hasSameExtra(as other: Toast) -> Bool {
+        if case .stored(let mine) = storage.fields.extra, case .stored(let theirs) = other.storage.fields.extra {
+            let sameBytes = storage.withBytes(mine) { mine in other.storage.withBytes(theirs) { mine.hasSameBytes(as: $0) } }
+            if sameBytes { return true }
+        }
+        return extra == other.extra
+    }
+
+    /// Where the value of the last member `name` starts in a JSON object's text that the
+    /// decoder checked.
+    private static func lastValueStart(named name: UnsafeRawBufferPointer, scanner: inout JSONScanner) -> Int? {
+        var found: Int?
+        do {
+            try scanner.expect(UInt8(ascii: "{"), "'{'")
+            repeat {
+                scanner.skipWhitespace()
+                let member = try scanner.parseName()
+                try scanner.expect(UInt8(ascii: ":"), "':'")
+                let matches = member.raw.map { UnsafeRawBufferPointer($0).hasSameBytes(as: name) }
+                    ?? member.decoded.map { $0.utf8.elementsEqual(name) } ?? false
+                if matches { found = scanner.index }
+                try scanner.skipValue()
+            } while try scanner.endOfMember(closing: UInt8(ascii: "}"))
+        } catch {
+            return nil
+        }
+        return found
+    }
+
+    // MARK: Text as bytes
+
+    /// The message's UTF-8 bytes, for the duration of `body`: read where they are, with no
+    /// `String` made.
+    @inlinable @_spi(ToastInternals) public func withMessageBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withBytes(of: storage.fields.message, body)
+    }
+
+    /// Whether the message is not empty, asked without making a `String` of it.
+    package var hasMessage: Bool { withMessageBytes { !$0.isEmpty } }
+
+    /// The subtitle's UTF-8 bytes, for the duration of `body`; nil without a subtitle.
+    @inlinable @_spi(ToastInternals) public func withSubtitleBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
+        guard let subtitle = storage.fields.subtitle else { return nil }
+        return try withBytes(of: subtitle, body)
+    }
+
+    /// Appends the announcement as the inside of a JSON string (nothing without one).
+    package func appendEscapedAnnouncement<Out: ByteOutput & ~Copyable>(to out: inout Out) {
+        switch storage.fields.announcement {
+        case nil:
+            break
+        case .text(let text)?:
+            JSONText.appendEscaped(text, to: &out)
+        case .standard(let label)?:
+            // Escaping the parts one by one escapes the whole: JSON escapes byte by byte.
+            forEachStandardAnnouncementPart(label: label) { JSONText.appendEscaped($0, to: &out) }
+        }
+    }
+
+    /// `label: message, subtitle`, with no `label: ` for an empty label and no `, subtitle` for
+    /// none or an empty one.
+    private func standardAnnouncement(label: String) -> String {
+        var bytes: [UInt8] = []
+        forEachStandardAnnouncementPart(label: label) { bytes.append(contentsOf: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Hands `body` the parts of the standard announcement in order, as bytes.
+    private func forEachStandardAnnouncementPart(label: String, _ body: (UnsafeRawBufferPointer) -> Void) {
+        if !label.isEmpty {
+            withBytes(of: .string(label), body)
+            withBytes(of: .string(": "), body)
+        }
+        withMessageBytes(body)
+        withSubtitleBytes { subtitle in
+            guard !subtitle.isEmpty else { return }
+            withBytes(of: .string(", "), body)
+            body(subtitle)
+        }
+    }
+
+    /// Whether the two messages are equal as Swift strings are (canonically equivalent), found
+    /// from the bytes without making strings when they are the same bytes or plain ASCII.
+    func hasEqualMessage(to other: Toast) -> Bool {
+        let bytesDecide: Bool? = withMessageBytes { mine in
+            other.withMessageBytes { theirs in
+                if mine.count == theirs.count && mine.elementsEqual(theirs) {
+                    return true
+                }
+                return mine.allSatisfy { $0 < 0x80 } && theirs.allSatisfy { $0 < 0x80 } ? false : nil
+            }
+        }
+        return bytesDecide ?? (message == other.message)
+    }
+
+    @inlinable func withBytes<Result>(of text: ToastText, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        switch text {
+        case .string(var string): return try string.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+        case .stored(let range): return try storage.withBytes(range, body)
+        }
+    }
+
+    @usableFromInline func string(_ text: ToastText) -> String {
+        switch text {
+        case .string(let string): return string
+        case .stored(let range): return storage.withBytes(range) { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// The members of a JSON object's text that the decoder checked (so it reads).
+    private static func members(ofObjectText text: UnsafeRawBufferPointer) -> [JSONMember] {
+        var scanner = JSONScanner(text.assumingMemoryBound(to: UInt8.self))
+        return (try? scanner.parseObject(depth: 0)) ?? []
+    }
+}
+
+/// A role's look as the `style` stage applied it to one toast.
+///
+/// The three texts live in one shared, immutable allocation: the `style` stage gives every toast
+/// of a role the role's own (one reference count, not three), and a toast's fields stay small
+/// (one word instead of six) for every move and copy of a toast.
+public struct AppliedStyle: Equatable, Sendable {
+    private final class Look: Sendable {
+        let symbol: String
+        let glyph: String
+        let color: String
+
+        init(symbol: String, glyph: String, color: String) {
+            self.symbol = symbol
+            self.glyph = glyph
+            self.color = color
+        }
+    }
+
+    private var look: Look
+
+    public var symbol: String {
+        get { look.symbol }
+        set { look = Look(symbol: newValue, glyph: glyph, color: color) }
+    }
+
+    public var glyph: String {
+        get { look.glyph }
+        set { look = Look(symbol: symbol, glyph: newValue, color: color) }
+    }
+
+    public var color: String {
+        get { look.color }
+        set { look = Look(symbol: symbol, glyph: glyph, color: newValue) }
+    }
+
+    public init(symbol: String, glyph: String, color: String) {
+        look = Look(symbol: symbol, glyph: glyph, color: color)
+    }
+
+    public static func == (lhs: AppliedStyle, rhs: AppliedStyle) -> Bool {
+        lhs.look === rhs.look || (lhs.symbol == rhs.symbol && lhs.glyph == rhs.glyph && lhs.color == rhs.color)
+    }
+
+    /// The look of a role.
+    public init(_ style: RoleStyle) {
+        self.init(symbol: style.symbol, glyph: style.glyph, color: style.color)
+    }
+}

@@ -1,0 +1,129 @@
+/// A hash table from byte strings to values, looked up with borrowed bytes: no allocation for a
+/// lookup, one array for a key that is stored. The dedup cache and the rate limit's groups key
+/// their state by the bytes of a toast's fields this way.
+///
+/// An open-addressing table of entry numbers, probed linearly by a hash of the bytes seeded at
+/// random for each process (`SeededByteHash`), so input cannot be crafted to make its keys
+/// collide; the bytes are compared (one `memcmp`) only when the hashes match. At most half the
+/// buckets are used; removal shifts the rest of the probe run back, so there are no tombstones.
+/// An entry keeps its number while it is stored.
+struct ByteKeyTable<Value> {
+    private struct Entry {
+        var key: [UInt8]
+        var hash: Int
+        var value: Value
+    }
+
+    /// Entries by number; a removed one stays until its number is reused (`isStored` false).
+    private var entries: [Entry] = []
+    private var isStored: [Bool] = []
+    private var freeNumbers: [Int] = []
+    /// Entry numbers by hash; -1 is empty.
+    private var buckets = [Int](repeating: -1, count: 16)
+    private(set) var count = 0
+
+    static func hash(_ key: UnsafeRawBufferPointer) -> Int {
+        SeededByteHash.hash(key)
+    }
+
+    /// The number of the entry for `key` (whose `hash` is given), if it is stored.
+    ///
+    /// `mutating` though it changes nothing: the stages keep their tables in an
+    /// `UncheckedCell`, and a mutating call works on the table where it is, while a read
+    /// made the compiler copy the whole table out first (four arrays retained and released
+    /// for every toast).
+    mutating func number(of key: UnsafeRawBufferPointer, hash: Int) -> Int? {
+        let mask = buckets.count - 1
+        var bucket = hash & mask
+        while true {
+            let number = buckets[bucket]
+            if number < 0 { return nil }
+            if entries[number].hash == hash, entries[number].key.withUnsafeBytes({ $0.hasSameBytes(as: key) }) {
+                return number
+            }
+            bucket = (bucket + 1) & mask
+        }
+    }
+
+    /// Stores `key`, which is not stored yet; returns its entry's number.
+    mutating func insert(_ key: UnsafeRawBufferPointer, hash: Int, _ value: Value) -> Int {
+        let entry = Entry(key: Array(key), hash: hash, value: value)
+        let number: Int
+        if let free = freeNumbers.popLast() {
+            number = free
+            entries[number] = entry
+            isStored[number] = true
+        } else {
+            number = entries.count
+            entries.append(entry)
+            isStored.append(true)
+        }
+        count += 1
+        if count * 2 > buckets.count { grow() } else { place(number, hash: hash) }
+        return number
+    }
+
+    /// The value of entry `number`, which is stored.
+    subscript(number: Int) -> Value {
+        get { entries[number].value }
+        _modify { yield &entries[number].value }
+    }
+
+    /// Forgets entry `number`; its number may be given to a later key.
+    mutating func remove(at number: Int) {
+        guard isStored[number] else { return }
+        let hash = entries[number].hash
+        let mask = buckets.count - 1
+        var hole = hash & mask
+        while buckets[hole] != number { hole = (hole + 1) & mask }
+        var next = hole
+        while true {
+            next = (next + 1) & mask
+            let moving = buckets[next]
+            if moving < 0 { break }
+            let home = entries[moving].hash & mask
+            // It stays if its home lies cyclically after the hole and up to where it is.
+            let staysPut = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
+            if staysPut { continue }
+            buckets[hole] = moving
+            hole = next
+        }
+        buckets[hole] = -1
+        isStored[number] = false
+        entries[number].key = []
+        freeNumbers.append(number)
+        count -= 1
+    }
+
+    /// Forgets every entry, keeping the memory (a screen's table, emptied for another screen).
+    mutating func removeAll() {
+        entries.removeAll(keepingCapacity: true)
+        isStored.removeAll(keepingCapacity: true)
+        freeNumbers.removeAll(keepingCapacity: true)
+        for bucket in buckets.indices { buckets[bucket] = -1 }
+        count = 0
+    }
+
+    /// Forgets every entry whose value `shouldRemove` says to.
+    mutating func removeAll(where shouldRemove: (Value) -> Bool) {
+        for number in entries.indices where isStored[number] && shouldRemove(entries[number].value) {
+            remove(at: number)
+        }
+    }
+
+    /// Puts entry `number` in the first empty bucket from its hash.
+    private mutating func place(_ number: Int, hash: Int) {
+        let mask = buckets.count - 1
+        var bucket = hash & mask
+        while buckets[bucket] >= 0 { bucket = (bucket + 1) & mask }
+        buckets[bucket] = number
+    }
+
+    /// Doubles the buckets and places every entry again.
+    private mutating func grow() {
+        buckets = [Int](repeating: -1, count: buckets.count * 2)
+        for number in entries.indices where isStored[number] {
+            place(number, hash: entries[number].hash)
+        }
+    }
+}

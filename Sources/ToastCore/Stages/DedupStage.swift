@@ -1,0 +1,196 @@
+/// The `dedup` stage: drops a toast whose key passed less than `window` ago (docs/lua.md, "config").
+///
+/// The window counts from the last toast that passed, so a steady flood passes once per
+/// window. At most `cache` keys are remembered, the least recently passed forgotten first.
+package final class DedupStage: ToastStage {
+    package var settings: DedupSettings { configuration.value.settings }
+    private var fields: [FieldReference] { configuration.value.fields }
+    // The settings and the fields they name, in an unchecked cell (`UncheckedCell`): read for
+    // every toast, replaced only by a reload, between events.
+    private let configuration: UncheckedCell<(settings: DedupSettings, fields: [FieldReference])>
+    // `cache` and `scratch` are kept in unchecked cells (`UncheckedCell`): each access is one
+    // step of `process` that calls out to nothing that could reach this stage.
+    private let cacheCell: UncheckedCell<RecencyCache<PassedToast>>
+    private let scratchCell = UncheckedCell(ByteBuffer(capacity: 256))
+
+    /// The keys that passed, least recently passed first to go.
+    private var cache: RecencyCache<PassedToast> {
+        _read { yield cacheCell.value }
+        _modify { yield &cacheCell.value }
+    }
+    /// Reused for building each key.
+    private var scratch: ByteBuffer {
+        _read { yield scratchCell.value }
+        _modify { yield &scratchCell.value }
+    }
+
+    struct PassedToast {
+        var time: Microseconds
+        var id: String
+    }
+
+    /// When a toast last passed (a key was remembered), for `stateEnds`.
+    private var lastPass: Microseconds?
+
+    package init(settings: DedupSettings) {
+        self.configuration = UncheckedCell((settings, settings.fields.map(FieldReference.init(name:))))
+        self.cacheCell = UncheckedCell(RecencyCache(capacity: settings.cache))
+    }
+
+    /// New `window` and `fields`; the keys remembered stay, and so does the cache's size (a
+    /// new `cache` takes effect at the next start).
+    package func reload(from replacement: any ToastStage) {
+        guard let replacement = replacement as? DedupStage else { return }
+        var settings = replacement.settings
+        settings.cache = cache.capacity
+        configuration.value = (settings, replacement.fields)
+    }
+
+    package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+        buildIdentity(of: toast, roles: context.roles)
+        let now = context.nowMicros
+        let passed = PassedToast(time: now, id: toast.id)
+        let found = scratch.withBytes { key -> Int? in
+            let hash = RecencyCache<PassedToast>.hash(key)
+            if let slot = cache.slot(of: key, hash: hash) { return slot }
+            cache.insert(key, hash: hash, passed)
+            return nil
+        }
+        guard let slot = found else {
+            lastPass = now
+            return .pass
+        }
+        let earlier = cache.value(at: slot)
+        if settings.window == 0 || now - earlier.time < settings.window {
+            context.explain(self.explanation(of: toast, earlier: earlier, context: context))
+            return .drop(Drop(stage: "dedup", reason: .duplicate, of: earlier.id))
+        }
+        cache.update(at: slot, passed)
+        lastPass = now
+        return .pass
+    }
+
+    /// For a screen reused after another was forgotten: no key remembered.
+    func empty() {
+        cache.removeAll()
+        lastPass = nil
+    }
+
+    /// With screens on, each screen has its own keys.
+    package func forNewScreen() -> (any ToastStage)? {
+        DedupStage(settings: settings)
+    }
+
+
+    /// "same message, subtitle and role as t1 at 2 s, within the 5 s window".
+    private func explanation(of toast: Toast, earlier: PassedToast, context: StageContext) -> String {
+        let what = toast.key != nil ? "key \(quoted(toast.key ?? ""))" : Self.list(settings.fields)
+        let window = settings.window == 0 ? "the window is 0: every repeat is dropped"
+                                          : "within the \(StreamTime.format(settings.window)) s window"
+        return "same \(what) as \(earlier.id) at \(context.describe(earlier.time)), \(window)"
+    }
+
+    /// `a`, `a and b`, `a, b and c`.
+    static func list(_ names: [String]) -> String {
+        guard let last = names.last else { return "nothing" }
+        return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " and " + last
+    }
+
+    /// Builds in `scratch` the toast's identity (`Toast.appendIdentity`).
+    private func buildIdentity(of toast: Toast, roles: RoleTable) {
+        scratch.removeAll()
+        toast.appendIdentity(fields: fields, roles: roles, to: &scratch)
+    }
+}
+
+/// A map from byte strings of bounded size that forgets the least recently stored entry first.
+/// Looking up does not count as use; only storing does (dedup remembers passes, not drops).
+/// Keys are looked up as borrowed bytes (`ByteKeyTable`).
+struct RecencyCache<Value> {
+    private struct Node {
+        var value: Value
+        var newer: Int
+        var older: Int
+    }
+
+    let capacity: Int
+    private var table = ByteKeyTable<Node>()
+    private var newest = -1
+    private var oldest = -1
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// Forgets every key, keeping the memory.
+    mutating func removeAll() {
+        table.removeAll()
+        (newest, oldest) = (-1, -1)
+    }
+
+    var count: Int { table.count }
+
+    static func hash(_ key: UnsafeRawBufferPointer) -> Int {
+        ByteKeyTable<Node>.hash(key)
+    }
+
+    /// Where `key` (whose `hash` is given) is stored, if it is; a lookup that is not a use.
+    /// (`mutating`, like `ByteKeyTable.number`, so that it runs on the cache in place.)
+    mutating func slot(of key: UnsafeRawBufferPointer, hash: Int) -> Int? {
+        table.number(of: key, hash: hash)
+    }
+
+    /// The value at `slot` (`mutating` for the same reason as `slot(of:hash:)`).
+    mutating func value(at slot: Int) -> Value {
+        table[slot].value
+    }
+
+    /// Stores a new value for the key at `slot`, which becomes the most recently used.
+    mutating func update(at slot: Int, _ value: Value) {
+        table[slot].value = value
+        unlink(slot)
+        linkAsNewest(slot)
+    }
+
+    /// Stores a key that is not stored yet, forgetting the least recently used at capacity.
+    mutating func insert(_ key: UnsafeRawBufferPointer, hash: Int, _ value: Value) {
+        guard capacity > 0 else { return }
+        if table.count >= capacity {
+            let forgotten = oldest
+            unlink(forgotten)
+            table.remove(at: forgotten)
+        }
+        let slot = table.insert(key, hash: hash, Node(value: value, newer: -1, older: -1))
+        linkAsNewest(slot)
+    }
+
+    private mutating func unlink(_ slot: Int) {
+        let newer = table[slot].newer
+        let older = table[slot].older
+        if newer >= 0 { table[newer].older = older } else { newest = older }
+        if older >= 0 { table[older].newer = newer } else { oldest = newer }
+    }
+
+    private mutating func linkAsNewest(_ slot: Int) {
+        table[slot].older = newest
+        table[slot].newer = -1
+        if newest >= 0 { table[newest].newer = slot }
+        newest = slot
+        if oldest < 0 { oldest = slot }
+    }
+}
+
+extension DedupStage: ScreenState {
+    /// A key keeps its screen for `window` after it passed; with `window = 0` no key does (a
+    /// repeat on a screen that came back is no repeat).
+    func stateEnds(now: Microseconds) -> ScreenStateEnd {
+        guard settings.window > 0, let lastPass, now < lastPass + settings.window else { return .now }
+        return .at(lastPass + settings.window)
+    }
+}
+
+extension DedupStage: FieldPreserving {
+    /// It keeps state, or sets a style or an announcement: never a field.
+    func leaves(field: String) -> Bool { true }
+}
+

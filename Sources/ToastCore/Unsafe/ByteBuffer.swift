@@ -1,0 +1,71 @@
+/// A growable byte buffer appended to through a raw pointer: where encoders write records and
+/// where dedup builds its keys.
+///
+/// Why not `[UInt8]`: every `append` to an array checks uniqueness and capacity through a
+/// generic path, which costs more than the copy for a short run of bytes, and a record is a dozen short
+/// runs. Here an append is a capacity check and a copy.
+///
+/// Safe to use: the buffer is noncopyable, so exactly one owner can write to or free its memory;
+/// every write first makes room (`reserve`), and the memory is freed once, in `deinit`. Bytes
+/// are only read through `withBytes`, whose pointer is valid for the closure's duration.
+///
+/// Inlinable across modules (docs/performance.md, "Across modules"): the encoders in ToastIO append
+/// to it many times a record.
+@_spi(ToastInternals) public struct ByteBuffer: ~Copyable, ByteOutput {
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    /// Bytes written and not yet taken out.
+    @_spi(ToastInternals) public var count = 0
+
+    @_spi(ToastInternals) public init(capacity: Int = 4096) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    @_spi(ToastInternals) public var isEmpty: Bool { count == 0 }
+
+    /// Makes room for `more` bytes after what is written.
+    @inline(__always)
+    @inlinable mutating func reserve(_ more: Int) {
+        if count + more > capacity { grow(to: count + more) }
+    }
+
+    @usableFromInline mutating func grow(to needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inlinable @inline(__always) @_spi(ToastInternals) public mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    @inlinable @inline(__always) @_spi(ToastInternals) public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    /// Forgets what is written, keeping the memory.
+    @inlinable @_spi(ToastInternals) public mutating func removeAll() {
+        count = 0
+    }
+
+    /// The bytes written, for the duration of `body`.
+    @_spi(ToastInternals) public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The bytes written, as an array.
+    @_spi(ToastInternals) public var bytes: [UInt8] { withBytes { Array($0) } }
+}

@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(ToastInternals) import ToastCore
+
+/// Where input bytes come from: a file descriptor (stdin, `--events FILE`) or memory.
+package protocol ByteSource: AnyObject {
+    /// Reads into `buffer`: the count read, 0 at the end, or a failure.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome
+    /// Waits until a read would not block, at most `milliseconds` (-1: no limit), or until one
+    /// of `wakeDescriptors` (-1s are ignored) becomes readable: how a signal, or a click on the
+    /// desktop, ends the wait at once.
+    func waitUntilReadable(milliseconds: Int32, wakeDescriptors: [Int32]) -> WaitOutcome
+    /// Whether a read now would have to wait for more input.
+    var wouldBlock: Bool { get }
+    /// Whether this is a regular file, which never makes a read wait (a recorded log).
+    var isRegularFile: Bool { get }
+}
+
+extension ByteSource {
+    package var isRegularFile: Bool { false }
+}
+
+package enum WaitOutcome: Equatable {
+    case readable
+    case timedOut
+    /// The wake descriptor became readable, or a signal ended the wait.
+    case woken
+}
+
+package enum ReadOutcome: Equatable {
+    case bytes(Int)
+    case end
+    /// A signal arrived while waiting.
+    case interrupted
+    case failed(String)
+}
+
+/// Input from a file descriptor.
+package final class FileDescriptorSource: ByteSource {
+    package let fd: Int32
+    private let ownsDescriptor: Bool
+
+    package init(fd: Int32, ownsDescriptor: Bool = false) {
+        self.fd = fd
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    /// Opens `path` for reading, or throws with the system's reason.
+    package static func opening(_ path: String) throws -> FileDescriptorSource {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw FileOpenError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        return FileDescriptorSource(fd: fd, ownsDescriptor: true)
+    }
+
+    deinit {
+        if ownsDescriptor { close(fd) }
+    }
+
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
+        let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+        if count > 0 { return .bytes(count) }
+        if count == 0 { return .end }
+        if errno == EINTR || errno == EAGAIN { return .interrupted }
+        return .failed(String(cString: strerror(errno)))
+    }
+
+    package func waitUntilReadable(milliseconds: Int32, wakeDescriptors: [Int32]) -> WaitOutcome {
+        var requests = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+            + wakeDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let ready = poll(&requests, nfds_t(requests.count), milliseconds)
+        if ready < 0 { return errno == EINTR ? .woken : .readable }  // another failure: the read reports it
+        if ready == 0 { return .timedOut }
+        if requests.dropFirst().contains(where: { $0.revents != 0 }) { return .woken }
+        return .readable
+    }
+
+    package var wouldBlock: Bool {
+        var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&request, 1, 0) == 0
+    }
+
+    package var isRegularFile: Bool {
+        var status = stat()
+        return fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+    }
+}
+
+/// Input held in memory: for tests and embedding.
+public final class MemorySource: ByteSource {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    public convenience init(_ text: String) {
+        self.init(Array(text.utf8))
+    }
+
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
+        guard offset < bytes.count else { return .end }
+        let count = min(buffer.count, bytes.count - offset)
+        bytes.withUnsafeBytes { source in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<(offset + count)]))
+        }
+        offset += count
+        return .bytes(count)
+    }
+
+    package func waitUntilReadable(milliseconds: Int32, wakeDescriptors: [Int32]) -> WaitOutcome { .readable }
+
+    public var wouldBlock: Bool { false }
+}

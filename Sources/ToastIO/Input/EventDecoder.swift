@@ -1,0 +1,632 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(ToastInternals) import ToastCore
+
+/// Turns input lines into events: JSON Lines (docs/events.md) or plain text (`--input text`).
+///
+/// It checks every field a type owns, fills in defaults, and numbers the shows without an
+/// `id` (`t<N>`, counting rejected shows too). One decoder reads one stream.
+package struct EventDecoder {
+    /// Roles a show may name: the built-in ones and those the scripts defined.
+    package var roles: RoleTable
+    /// `queue.policy`, for shows that set none.
+    package var defaultPolicy: Policy
+    /// `queue.duration`, for shows that set none (nil: no timeout).
+    package var defaultDuration: Microseconds?
+    /// `screens.by` when screens are on: the field whose value names an event's screen.
+    package var screenField: String? {
+        didSet { screenShowField = screenField.flatMap(EventFieldName.init(rawValue:)).flatMap { $0.isShowField ? $0 : nil } }
+    }
+    /// `screenField` when it is a show field.
+    private var screenShowField: EventFieldName?
+    /// The value of the line's extra member `screenField`, when it has one (a show field's
+    /// value is among its fields).
+    private var lineScreenValue: JSONValue?
+    /// Lines so far that were JSON objects of type `show`, rejected ones included.
+    package private(set) var showCount = 0
+    /// Warnings since the last `takeNotes()`: show fields whose name looks like a typo.
+    private var notes: [String] = []
+    /// Extra field names already looked at for typos (each is warned about once at most). A
+    /// short list, not a set: a stream has few extra names, and hashing one on every line cost
+    /// more than comparing a few small strings.
+    private var namesChecked: [String] = []
+    /// The text of the line's extra fields as one JSON object, for the toast to keep (reused).
+    private var extraText: [UInt8] = []
+    /// The values that repeat from line to line, made into `String`s once.
+    private var interner = StringInterner()
+    static let maximumNamesChecked = 32
+
+    package init(roles: RoleTable = .builtIn, defaultPolicy: Policy = .enqueue,
+                defaultDuration: Microseconds? = 3 * StreamTime.perSecond) {
+        self.roles = roles
+        self.defaultPolicy = defaultPolicy
+        self.defaultDuration = defaultDuration
+    }
+
+    /// Whether a line holds nothing but spaces, tabs and `\r` (docs/events.md).
+    package static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+    }
+
+    /// The line without a leading UTF-8 byte order mark (`EF BB BF`), which editors on some
+    /// systems put at the start of a file.
+    package static func droppingByteOrderMark(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        guard line.count >= 3, line[0] == 0xEF, line[1] == 0xBB, line[2] == 0xBF else { return line }
+        return UnsafeBufferPointer(rebasing: line[3...])
+    }
+
+    /// A plain-text line as a show whose message is the line, less a trailing `\r`.
+    package mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
+        decodeText(line, number: number, arena: TextArena(capacity: line.count)).map(\.event)
+    }
+
+    /// A plain-text line as a show whose message went to `arena` (see `decodeJSON`).
+    package mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int,
+                             arena: TextArena) -> Result<DecodedEvent, InputRejection> {
+        guard isValidUTF8(line) else { return .failure(InputRejection(line: number, reason: "not valid UTF-8")) }
+        showCount += 1
+        var end = line.count
+        if end > 0 && line[end - 1] == 0x0D { end -= 1 }
+        let message = arena.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[0..<end]))
+        let fields = Toast.showFields(id: Self.implicitID(showCount), message: .stored(message),
+                                      duration: defaultDuration, policy: defaultPolicy, inputLine: number)
+        return .success(.show(DecodedShow(fields: fields, arena: arena, at: nil, line: number)))
+    }
+
+    /// One JSON Lines line as an event.
+    package mutating func decodeJSON(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
+        decodeJSON(line, number: number, arena: TextArena(capacity: line.count)).map(\.event)
+    }
+
+    /// One JSON Lines line: an event, or a show whose text went to `arena` and whose toast is
+    /// made later (`DecodedShow`), on the thread that handles it.
+    package mutating func decodeJSON(_ line: UnsafeBufferPointer<UInt8>, number: Int,
+                             arena: TextArena) -> Result<DecodedEvent, InputRejection> {
+        guard isValidUTF8(line) else { return .failure(InputRejection(line: number, reason: "not valid UTF-8")) }
+        var scanner = JSONScanner(line)
+        let fields: EventFields
+        do {
+            scanner.skipWhitespace()
+            guard scanner.current == UInt8(ascii: "{") else {
+                _ = try scanner.parseValue()
+                try Self.expectEnd(&scanner)
+                return .failure(InputRejection(line: number, reason: "not a JSON object"))
+            }
+            extraText.removeAll(keepingCapacity: true)
+            lineScreenValue = nil
+            fields = try EventFields.read(from: &scanner, extraText: &extraText, interner: &interner, namesChecked: namesChecked,
+                                          screenField: screenField, screenValue: &lineScreenValue)
+            try Self.expectEnd(&scanner)
+            if let column = scanner.outOfRangeColumn {
+                if Self.isShow(fields[.type]) { showCount += 1 }
+                return .failure(InputRejection(line: number, reason: "number out of range at column \(column)"))
+            }
+        } catch let error as JSONSyntaxError {
+            return .failure(InputRejection(line: number, reason: error.message))
+        } catch {
+            return .failure(InputRejection(line: number, reason: "\(error)"))
+        }
+        guard Self.isShow(fields[.type]) else { return decode(fields, number: number, stored: nil) }
+        var text = StoredText()
+        text.message = fields.messageBytes.map { arena.append(UnsafeRawBufferPointer($0)) }
+        text.subtitle = fields.subtitleBytes.map { arena.append(UnsafeRawBufferPointer($0)) }
+        if !extraText.isEmpty { text.extra = extraText.withUnsafeBytes { arena.append($0) } }
+        return decode(fields, number: number, stored: (arena, text))
+    }
+
+    /// An event from fields that a `parse` function made: checked, defaulted and numbered
+    /// exactly like a JSON line with those members.
+    package mutating func decode(_ fields: EventFields, number: Int) -> Result<Event, InputRejection> {
+        lineScreenValue = nil
+        return decode(fields, number: number, stored: nil).map(\.event)
+    }
+
+    /// Where a JSON line's text went in its arena: the message and subtitle when they are
+    /// strings without escapes, the extra fields as one JSON object.
+    struct StoredText {
+        var message, subtitle, extra: TextRange?
+    }
+
+    private mutating func decode(_ fields: EventFields, number: Int,
+                                 stored: (arena: TextArena, text: StoredText)?) -> Result<DecodedEvent, InputRejection> {
+        if !fields.extraNames.isEmpty && Self.isShow(fields[.type]) {
+            lookForTypos(in: fields.extraNames, line: number)
+        }
+        do {
+            return .success(try event(from: fields, line: number, stored: stored))
+        } catch let error as FieldError {
+            return .failure(InputRejection(line: number, reason: error.message))
+        } catch {
+            return .failure(InputRejection(line: number, reason: "\(error)"))
+        }
+    }
+
+    /// Whether a `type` member makes the event a show (absent and `null` do).
+    private static func isShow(_ type: JSONValue?) -> Bool {
+        switch type {
+        case nil, .null?: return true
+        case .string(let name)?: return name == "show"
+        default: return false
+        }
+    }
+
+    /// The warnings gathered since the last call, oldest first.
+    package mutating func takeNotes() -> [String] {
+        guard !notes.isEmpty else { return [] }
+        defer { notes = [] }
+        return notes
+    }
+
+    /// Unknown fields are extras, not errors; one close to a show field's name is most likely
+    /// a typo, so it gets one warning (the first time the name is seen).
+    private mutating func lookForTypos(in names: [String], line: Int) {
+        for name in names where !namesChecked.contains(name) && namesChecked.count < Self.maximumNamesChecked {
+            namesChecked.append(name)
+            guard let known = NameSuggestion.closest(to: name, among: EventFieldName.showFieldNames) else { continue }
+            notes.append("input line \(line): unknown field \(quoted(name)); did you mean \(quoted(known))? "
+                         + "(kept as an extra field)")
+        }
+    }
+
+    private static func expectEnd(_ scanner: inout JSONScanner) throws {
+        scanner.skipWhitespace()
+        guard scanner.isAtEnd else { throw scanner.unexpected(expecting: "the end of the line") }
+    }
+
+    private mutating func event(from fields: EventFields, line: Int,
+                                stored: (arena: TextArena, text: StoredText)?) throws -> DecodedEvent {
+        let type = try EventFields.string("type", fields[.type]) ?? "show"
+        if type == "show" { showCount += 1 }
+        let at = try EventFields.time("at", fields[.at], fields.microseconds(of: .at))
+        let id = try EventFields.string("id", fields[.id])
+        let screen: ScreenKey? = try screenField.flatMap { try self.screen(named: $0, in: fields) }
+        let kind: Event.Kind
+        switch type {
+        case "show":
+            // Named by an extra field, the screen holds for as long as the extra fields stay
+            // the bytes read here: the pipeline then need not look for the field again.
+            let show = try showFields(from: fields, id: id, line: line, text: stored?.text,
+                                      screen: screenShowField == nil ? screen : nil)
+            if let arena = stored?.arena { return .show(DecodedShow(fields: show, arena: arena, at: at, line: line)) }
+            kind = .show(Toast(fields: show))
+        case "dismiss": kind = .dismiss(target: id)
+        case "dismiss_all": kind = .dismissAll
+        case "tap": kind = .tap(target: id)
+        case "long_press": kind = .longPress(target: id)
+        case "swipe": kind = .swipe(target: id)
+        case "tick": kind = .tick
+        case "drag":
+            guard let phaseName = try EventFields.string("phase", fields[.phase]) else {
+                throw FieldError("drag needs a 'phase' (begin or end)")
+            }
+            guard let phase = DragPhase(rawValue: phaseName) else {
+                throw FieldError("unknown drag phase \(quoted(phaseName)) (begin or end)")
+            }
+            let dy = try EventFields.number("dy", fields[.dy]) ?? 0
+            kind = .drag(target: id, phase: phase, dy: dy)
+        default:
+            throw FieldError("unknown type \(quoted(type)) (show, dismiss, dismiss_all, tap, long_press, swipe, drag, tick)")
+        }
+        var event = Event(kind, at: at, line: line)
+        event.screen = screen
+        return .event(event)
+    }
+
+    /// The screen an event names with its field `field` (absent or null: `""`); nil for a
+    /// `tick` or `dismiss_all` without the field, which name every screen.
+    private func screen(named field: String, in fields: EventFields) throws -> ScreenKey? {
+        let value: JSONValue?
+        let type = fields[.type]?.stringValue ?? "show"
+        if let known = screenShowField {
+            value = fields[known]
+        } else {
+            value = lineScreenValue ?? fields.extra.last { $0.name == field }?.value
+        }
+        if value == nil && (type == "tick" || type == "dismiss_all") { return nil }
+        guard let screen = ScreenKey(naming: value) else { throw FieldError(ScreenKey.problem(field: field)) }
+        return screen
+    }
+
+    /// A show's fields after defaults; `text` says where the message, subtitle and extra
+    /// fields of a JSON line are kept (in the arena), when they are.
+    private func showFields(from fields: EventFields, id: String?, line: Int, text: StoredText?,
+                            screen: ScreenKey?) throws -> Toast.Fields {
+        let message: Toast.ToastText
+        if let stored = text?.message {
+            guard stored.count > 0 else { throw FieldError("field 'message' must not be empty") }
+            message = .stored(stored)
+        } else {
+            guard let string = try EventFields.string("message", fields[.message]) else { throw FieldError("missing message") }
+            guard !string.isEmpty else { throw FieldError("field 'message' must not be empty") }
+            message = .string(string)
+        }
+        let subtitle = try text?.subtitle.map(Toast.ToastText.stored)
+            ?? EventFields.string("subtitle", fields[.subtitle]).map(Toast.ToastText.string)
+        var toast = Toast.showFields(id: id ?? Self.implicitID(showCount), message: message,
+                                     duration: defaultDuration, policy: defaultPolicy, inputLine: line)
+        toast.subtitle = subtitle
+        toast.extra = text?.extra.map(Toast.ExtraFields.stored) ?? .members(fields.extra)
+        toast.screenKey = screen
+        for (name, field, kind) in EventFieldName.checkedShowFields {
+            guard let value = fields[name] else { continue }
+            if let checked = try checkedValue(of: field, kind: kind, value, microseconds: fields.microseconds(of: name)) {
+                toast.set(field, to: checked)
+            }
+        }
+        return toast
+    }
+
+    /// A show field's value from an input line, checked by the field's kind; nil leaves the
+    /// default (null is absent, docs/events.md).
+    private func checkedValue(of field: ToastField, kind: ToastField.Kind, _ value: JSONValue,
+                              microseconds: Microseconds?) throws -> Toast.FieldValue? {
+        var name: String { field.name }
+        switch kind {
+        case .eventType, .arrivalTime, .identifier, .message:
+            return nil
+        case .optionalText, .subtitle:
+            return try EventFields.string(name, value).map(Toast.FieldValue.text) ?? .absent
+        case .role:
+            guard let role = try EventFields.string(name, value) else { return nil }
+            guard roles.contains(role) else {
+                throw FieldError("unknown role \(quoted(role)) (known: \(roles.names.joined(separator: ", ")))")
+            }
+            return .text(role)
+        case .duration:
+            return try Self.duration(value, micros: microseconds).map(Toast.FieldValue.time) ?? .absent
+        case .delay:
+            guard let after = try EventFields.time(name, value, microseconds) else { return nil }
+            guard after >= 0 else { throw FieldError("field '\(name)' must not be negative") }
+            return .time(after)
+        case .choice:
+            let names = field.choices
+            guard let choice = try EventFields.string(name, value) else { return nil }
+            guard names.contains(choice) else {
+                throw FieldError("unknown \(name) \(quoted(choice)) (\(names.joined(separator: ", ")))")
+            }
+            return .text(choice)
+        case .priority:
+            return try EventFields.integer(name, value).map(Toast.FieldValue.integer) ?? .absent
+        case .flag:
+            return try EventFields.bool(name, value).map(Toast.FieldValue.flag)
+        }
+    }
+
+    /// `t<N>`, the id of the `count`th show without one, made from its bytes: `String(count)`
+    /// goes through a generic `description`, slower than writing the digits.
+    static func implicitID(_ count: Int) -> String {
+        var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for "t" and 20 digits
+        return withUnsafeMutableBytes(of: &bytes) { buffer in
+            var start = StreamTime.writeDigits(of: UInt64(count.magnitude), into: buffer, endingAt: buffer.count)
+            start -= 1
+            buffer[start] = UInt8(ascii: "t")
+            return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
+        }
+    }
+
+    /// `duration`: seconds > 0, `"short"`, `"long"`; `null` or `0`: no timeout.
+    static func duration(_ value: JSONValue, micros: Microseconds?) throws -> Microseconds? {
+        switch value {
+        case .null: return nil
+        case .string(let word) where NamedDuration(rawValue: word) != nil: return NamedDuration(rawValue: word)?.microseconds
+        case .integer, .number:
+            guard let micros else { throw FieldError("field 'duration' is out of range") }
+            guard micros >= 0 else { throw FieldError("field 'duration' must not be negative") }
+            return micros == 0 ? nil : micros
+        default:
+            throw FieldError("field 'duration' must be a number of seconds, \"short\" or \"long\"")
+        }
+    }
+}
+
+/// What a line decodes to: an event, or a show whose toast is still to be made.
+package enum DecodedEvent {
+    case event(Event)
+    case show(DecodedShow)
+
+    /// The event, with the show's toast made now.
+    var event: Event {
+        switch self {
+        case .event(let event): return event
+        case .show(let show): return show.makeEvent()
+        }
+    }
+}
+
+/// A field with a value of the wrong type or out of range.
+struct FieldError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// The members of one event object, sorted into the fields docs/events.md names and the rest.
+/// Values are checked only once the event's type is known (docs/events.md).
+package struct EventFields {
+    package var type, at, id: JSONValue?
+    package var message, subtitle, role, duration, after, placement, policy, priority, source, key: JSONValue?
+    package var dismissOnTap, dismissOnLongPress, swipe: JSONValue?
+    package var phase, dy: JSONValue?
+    package var atMicros, durationMicros, afterMicros: Microseconds?
+    /// Every member that is not a show field, in order (a show's `extra`), when the fields
+    /// come from a `parse` function; a JSON line's go on as text (`extraText` of `read`), and
+    /// only `phase` and `dy`, which a drag also reads, are kept here as values too.
+    package var extra: [JSONMember] = []
+    /// The names of the members that are not show fields, to look for typos in.
+    package var extraNames: [String] = []
+    /// A JSON line's `message` and `subtitle` when they are strings without escapes: their
+    /// bytes in the line, valid while the line is (the show keeps them as they are).
+    package var messageBytes, subtitleBytes: UnsafeBufferPointer<UInt8>?
+
+    package init() {}
+
+    /// The members of the object at the scanner; `extraText` gets the text of the members
+    /// that are not show fields (`phase` and `dy` included) as one JSON object, `{...}`, or
+    /// nothing when there are none. Names and values that repeat come from `interner`;
+    /// `extraNames` leaves out those in `namesChecked` (already looked at for typos), so a
+    /// line whose extra names were all seen before makes no list of them.
+    static func read(from scanner: inout JSONScanner, extraText: inout [UInt8],
+                     interner: inout StringInterner, namesChecked: [String], screenField: String? = nil,
+                     screenValue: inout JSONValue?) throws -> EventFields {
+        var fields = EventFields()
+        try scanner.expect(UInt8(ascii: "{"), "'{'")
+        scanner.skipWhitespace()
+        if scanner.current == UInt8(ascii: "}") {
+            scanner.index += 1
+            return fields
+        }
+        while true {
+            scanner.skipWhitespace()
+            guard scanner.current == UInt8(ascii: "\"") else { throw scanner.unexpected(expecting: "a member name") }
+            let memberStart = scanner.index
+            let name = try scanner.parseName()
+            try scanner.expect(UInt8(ascii: ":"), "':'")
+            let field = name.raw.flatMap(EventFieldName.init) ?? name.decoded.flatMap(EventFieldName.init(rawValue:))
+            if let field {
+                try fields.readValue(of: field, from: &scanner, interner: &interner)
+            } else {
+                // The value goes on as text (`extraText`); only its name is needed here.
+                let extraName = name.raw.map { interner.string($0) } ?? name.decoded ?? ""
+                if !namesChecked.contains(extraName) { fields.extraNames.append(extraName) }
+                if extraName == screenField {
+                    screenValue = try scanner.parseValue(depth: 1)
+                } else {
+                    try scanner.checkValue(depth: 1)
+                }
+            }
+            if !(field?.isShowField ?? false) {
+                extraText.append(extraText.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
+                extraText.append(contentsOf: UnsafeBufferPointer(rebasing: scanner.bytes[memberStart..<scanner.index]))
+            }
+            guard try scanner.endOfMember(closing: UInt8(ascii: "}")) else {
+                if !extraText.isEmpty { extraText.append(UInt8(ascii: "}")) }
+                return fields
+            }
+        }
+    }
+
+    private mutating func readValue(of field: EventFieldName, from scanner: inout JSONScanner,
+                                    interner: inout StringInterner) throws {
+        if field.repeatsAcrossLines, let bytes = scanner.parsePlainString() {
+            store(field, .string(interner.string(bytes)), microseconds: nil)
+        } else if field == .message || field == .subtitle {
+            let bytes = scanner.parsePlainString()
+            if field == .message { messageBytes = bytes } else { subtitleBytes = bytes }
+            store(field, bytes == nil ? try scanner.parseValue(depth: 1) : .string(""), microseconds: nil)
+        } else if field.isTime {
+            let (value, microseconds) = try Self.timeValue(&scanner)
+            store(field, value, microseconds: microseconds)
+        } else {
+            store(field, try scanner.parseValue(depth: 1), microseconds: nil)
+        }
+    }
+
+    /// Sets a field from a value already decoded; a time also gets its exact microseconds,
+    /// read from the same decimal text a JSON line would hold.
+    package mutating func set(_ field: EventFieldName, _ value: JSONValue) {
+        store(field, value, microseconds: field.isTime ? Self.microseconds(of: value) : nil)
+    }
+
+    /// Where each member is kept (`subscript` reads them back by name).
+    @inline(__always)
+    private mutating func store(_ field: EventFieldName, _ value: JSONValue, microseconds: Microseconds?) {
+        switch field {
+        case .at: (at, atMicros) = (value, microseconds)
+        case .duration: (duration, durationMicros) = (value, microseconds)
+        case .after: (after, afterMicros) = (value, microseconds)
+        case .type: type = value
+        case .id: id = value
+        case .message: message = value
+        case .subtitle: subtitle = value
+        case .role: role = value
+        case .placement: placement = value
+        case .policy: policy = value
+        case .priority: priority = value
+        case .source: source = value
+        case .key: key = value
+        case .dismissOnTap: dismissOnTap = value
+        case .dismissOnLongPress: dismissOnLongPress = value
+        case .swipe: swipe = value
+        case .phase, .dy:
+            // Drag fields; for a show they are extra fields like any other.
+            if field == .phase { phase = value } else { dy = value }
+            addExtra(field.rawValue, value)
+        }
+    }
+
+    /// The value of the member `field` (nil when absent).
+    subscript(field: EventFieldName) -> JSONValue? {
+        switch field {
+        case .type: type
+        case .at: at
+        case .id: id
+        case .message: message
+        case .subtitle: subtitle
+        case .role: role
+        case .duration: duration
+        case .after: after
+        case .placement: placement
+        case .policy: policy
+        case .priority: priority
+        case .source: source
+        case .key: key
+        case .dismissOnTap: dismissOnTap
+        case .dismissOnLongPress: dismissOnLongPress
+        case .swipe: swipe
+        case .phase: phase
+        case .dy: dy
+        }
+    }
+
+    /// The exact microseconds of a time member given as a number.
+    func microseconds(of field: EventFieldName) -> Microseconds? {
+        switch field {
+        case .at: atMicros
+        case .duration: durationMicros
+        case .after: afterMicros
+        default: nil
+        }
+    }
+
+    private static func microseconds(of value: JSONValue) -> Microseconds? {
+        let number: Double
+        switch value {
+        case .integer(let integer):
+            let (product, overflow) = integer.multipliedReportingOverflow(by: StreamTime.perSecond)
+            return overflow ? nil : product
+        case .number(let double): number = double
+        default: return nil
+        }
+        var text: [UInt8] = []
+        JSONText.appendDouble(number, to: &text)
+        return text.withUnsafeBufferPointer { bytes in
+            var scanner = JSONScanner(bytes)
+            return (try? scanner.parseNumber())?.microseconds
+        }
+    }
+
+    /// A member that is not a show field; a later duplicate replaces the earlier value.
+    package mutating func addExtra(_ name: String, _ value: JSONValue) {
+        if let existing = extra.firstIndex(where: { $0.name == name }) {
+            extra[existing].value = value
+        } else {
+            extra.append(JSONMember(name, value))
+            extraNames.append(name)
+        }
+    }
+
+    /// A value that may be a time: numbers also give their exact microseconds.
+    private static func timeValue(_ scanner: inout JSONScanner) throws -> (JSONValue, Microseconds?) {
+        scanner.skipWhitespace()
+        if let byte = scanner.current, byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
+            let number = try scanner.parseNumber()
+            return (number.jsonValue, number.microseconds)
+        }
+        return (try scanner.parseValue(depth: 1), nil)
+    }
+
+    // MARK: Typed access (null is absent, docs/events.md)
+
+    static func string(_ name: @autoclosure () -> String, _ value: JSONValue?) throws -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        default: throw FieldError("field '\(name())' must be a string")
+        }
+    }
+
+    static func bool(_ name: @autoclosure () -> String, _ value: JSONValue?) throws -> Bool? {
+        switch value {
+        case nil, .null?: return nil
+        case .bool(let flag)?: return flag
+        default: throw FieldError("field '\(name())' must be true or false")
+        }
+    }
+
+    static func number(_ name: @autoclosure () -> String, _ value: JSONValue?) throws -> Double? {
+        switch value {
+        case nil, .null?: return nil
+        case .integer(let number)?: return Double(number)
+        case .number(let number)?: return number
+        default: throw FieldError("field '\(name())' must be a number")
+        }
+    }
+
+    static func integer(_ name: @autoclosure () -> String, _ value: JSONValue?) throws -> Int? {
+        switch value {
+        case nil, .null?: return nil
+        case .integer(let number)?:
+            guard let result = Int(exactly: number) else { throw FieldError("field '\(name())' is out of range") }
+            return result
+        case .number(let number)?:
+            guard number.rounded() == number else { throw FieldError("field '\(name())' must be an integer") }
+            guard let result = Int(exactly: number) else { throw FieldError("field '\(name())' is out of range") }
+            return result
+        default: throw FieldError("field '\(name())' must be an integer")
+        }
+    }
+
+    static func time(_ name: @autoclosure () -> String, _ value: JSONValue?, _ micros: Microseconds?) throws -> Microseconds? {
+        switch value {
+        case nil, .null?: return nil
+        case .integer?, .number?:
+            guard let micros else { throw FieldError("field '\(name())' is out of range") }
+            return micros
+        default: throw FieldError("field '\(name())' must be a number of seconds")
+        }
+    }
+}
+
+/// The member names an event object gives meaning to (docs/events.md), matched on their bytes.
+package enum EventFieldName: String, CaseIterable {
+    case type, at, id, message, subtitle, role, duration, after, placement, policy, priority, source, key
+    case dismissOnTap = "dismiss_on_tap"
+    case dismissOnLongPress = "dismiss_on_long_press"
+    case swipe, phase, dy
+
+    /// The show fields checked by their kind, in the order of `ToastField.settable` (the first
+    /// wrong one is the one reported); `message` and `subtitle` are read before them.
+    /// Each with its kind, looked up once here rather than for every line.
+    static let checkedShowFields = ToastField.settable.filter { $0 != .message && $0 != .subtitle }.compactMap { field in
+        EventFieldName(rawValue: field.name).map { ($0, field, field.kind) }
+    }
+
+    /// `at`, `duration` and `after`: seconds, held in exact microseconds too.
+    var isTime: Bool { self == .at || self == .duration || self == .after }
+
+    /// Whether a show gives it meaning (`phase` and `dy` belong to drags: for a show they are
+    /// extra fields like any other).
+    var isShowField: Bool { self != .phase && self != .dy }
+
+    /// Whether its string values come back line after line (a `StringInterner` keeps them).
+    var repeatsAcrossLines: Bool {
+        switch self {
+        case .type, .role, .placement, .policy, .source, .phase: true
+        default: false
+        }
+    }
+
+    /// The names a show gives meaning to.
+    static let showFieldNames = allCases.filter(\.isShowField).map(\.rawValue)
+
+    /// The names by their length in bytes, for matching without building a `String`.
+    private static let byLength: [[(bytes: [UInt8], name: EventFieldName)]] = {
+        var table = Array(repeating: [(bytes: [UInt8], name: EventFieldName)](), count: 32)
+        for name in allCases { table[name.rawValue.utf8.count].append((Array(name.rawValue.utf8), name)) }
+        return table
+    }()
+
+    /// (`memcmp` here rather than `hasSameBytes`: inlined from the core, that one made the
+    /// compiler retain each candidate's bytes around the call.)
+    package init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count < EventFieldName.byLength.count, let base = bytes.baseAddress else { return nil }
+        for candidate in EventFieldName.byLength[bytes.count]
+        where candidate.bytes.withUnsafeBufferPointer({ $0.baseAddress.map { memcmp($0, base, bytes.count) == 0 } ?? false }) {
+            self = candidate.name
+            return
+        }
+        return nil
+    }
+}

@@ -1,0 +1,165 @@
+@_spi(ToastInternals) import ToastCore
+
+/// One input line as the run loop sees it: blank, an event, or a rejection (docs/events.md);
+/// with a `parse` function also skipped, or several events (some perhaps rejected).
+package enum DecodedLine {
+    case blank
+    case event(Event)
+    /// A show from a JSON line, its toast still to be made (on the thread that handles it).
+    case show(DecodedShow)
+    case rejected(InputRejection)
+    case skipped
+    case several([DecodedLine])
+}
+
+/// The step from a line's bytes to a `DecodedLine`, and the dead-letter file that keeps the
+/// rejected ones, in input order. The run loop does it inline, or `ReadAhead` on its thread.
+/// (It lives with the run loop: it joins the input format of the command line, the decoder and
+/// the dead-letter file, so that Input does not depend on the command line.)
+package struct LineDecoding {
+    package var decoder: EventDecoder
+    package let input: InputFormat
+    package let deadLetter: FileDescriptorSink?
+    /// A script's `parse` function, which reads every non-blank line first.
+    package var parser: (any LineParser)?
+    /// Whether the first non-blank line was seen (only it is looked at for plain text).
+    private var sawFirstLine = false
+    /// Where the text of the shows decoded since the last `startNewArena()` goes.
+    private var arena = TextArena()
+    /// An arena this full is left to the shows made from it, and a new one started.
+    private static let arenaLimit = 1 << 20
+    /// Text lines that were not valid UTF-8 and were kept with U+FFFD in place of their bad
+    /// bytes: a count the run reports once, at its end. Shared with the copy a reading thread
+    /// decodes with (read only after that thread has ended).
+    package let repairedLines = RepairedLineCount()
+
+    /// How many text lines had bytes that are not UTF-8.
+    package final class RepairedLineCount: @unchecked Sendable {
+        package var count = 0
+    }
+
+    package init(decoder: EventDecoder, input: InputFormat, deadLetter: FileDescriptorSink?,
+         parser: (any LineParser)? = nil) {
+        self.decoder = decoder
+        self.input = input
+        self.deadLetter = deadLetter
+        self.parser = parser
+    }
+
+    /// Leaves the current arena to the shows already decoded into it: `ReadAhead` calls this
+    /// whenever it hands a batch on, since the other thread reads that arena from then on.
+    package mutating func startNewArena() {
+        arena = TextArena()
+    }
+
+    package mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> DecodedLine {
+        // A UTF-8 byte order mark opening the input is not part of the first line (RFC 8259 §8.1).
+        let bytes = number == 1 ? EventDecoder.droppingByteOrderMark(line) : line
+        if EventDecoder.isBlank(bytes) { return .blank }
+        let isFirstLine = !sawFirstLine
+        sawFirstLine = true
+        // Text that is not UTF-8 (a Latin-1 log, a stray byte) is kept, each bad sequence
+        // shown as U+FFFD; JSON input is rejected for it, as JSON must be UTF-8.
+        if input == .text && !isValidUTF8(bytes) {
+            repairedLines.count += 1
+            let repaired = Array(String(decoding: bytes, as: UTF8.self).utf8)
+            return repaired.withUnsafeBufferPointer { decodeValid($0, original: line, number: number, isFirstLine: isFirstLine) }
+        }
+        return decodeValid(bytes, original: line, number: number, isFirstLine: isFirstLine)
+    }
+
+    /// A non-blank line, valid UTF-8 when it is text; `original` is what the dead-letter file gets.
+    private mutating func decodeValid(_ bytes: UnsafeBufferPointer<UInt8>, original line: UnsafeBufferPointer<UInt8>,
+                                      number: Int, isFirstLine: Bool) -> DecodedLine {
+        if let parser { return decode(bytes, through: parser, original: line, number: number, isFirstLine: isFirstLine) }
+        if arena.count > Self.arenaLimit { startNewArena() }
+        let result = input == .text ? decoder.decodeText(bytes, number: number, arena: arena)
+            : decoder.decodeJSON(bytes, number: number, arena: arena)
+        switch result {
+        case .success(.event(let event)):
+            return .event(event)
+        case .success(.show(let show)):
+            return .show(show)
+        case .failure(let rejection):
+            keep(UnsafeRawBufferPointer(line))
+            return .rejected(withTextHint(rejection, bytes, isFirstLine: isFirstLine))
+        }
+    }
+
+    /// A line through the `parse` function, then each event it made through the decoder. The
+    /// dead-letter file gets the line once, however many of its events were rejected.
+    private mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, through parser: any LineParser,
+                                 original line: UnsafeBufferPointer<UInt8>, number: Int, isFirstLine: Bool) -> DecodedLine {
+        let objects: [EventFields]
+        switch parser.parse(bytes, isText: input == .text, number: number) {
+        case .skip:
+            return .skipped
+        case .rejected(let reason):
+            keep(UnsafeRawBufferPointer(line))
+            return .rejected(withTextHint(InputRejection(line: number, reason: reason), bytes, isFirstLine: isFirstLine))
+        case .failed(let reason):
+            keep(UnsafeRawBufferPointer(line))
+            var rejection = InputRejection(line: number, reason: reason)
+            rejection.byFailedParse = true
+            return .rejected(withTextHint(rejection, bytes, isFirstLine: isFirstLine))
+        case .events(let events):
+            objects = events
+        }
+        guard !objects.isEmpty else { return .skipped }
+        var lines: [DecodedLine] = []
+        var kept = false
+        for (position, object) in objects.enumerated() {
+            switch decoder.decode(object, number: number) {
+            case .success(let event):
+                lines.append(.event(event))
+            case .failure(var rejection):
+                if !kept { keep(UnsafeRawBufferPointer(line)) }
+                kept = true
+                let which = objects.count == 1 ? "the event" : "event \(position + 1) of \(objects.count)"
+                rejection.reason = "\(which) from parse: \(rejection.reason)"
+                lines.append(.rejected(rejection))
+            }
+        }
+        return lines.count == 1 ? lines[0] : .several(lines)
+    }
+
+    /// Warnings about the lines decoded since the last call (see `EventDecoder.takeNotes`).
+    package mutating func takeNotes() -> [String] {
+        decoder.takeNotes()
+    }
+
+    /// The rejection, with a hint to use `--input text` when it is JSON input's first line and
+    /// that line does not open a JSON object (a log line may start with a digit, a date, a word).
+    private func withTextHint(_ rejection: InputRejection, _ bytes: UnsafeBufferPointer<UInt8>,
+                              isFirstLine: Bool) -> InputRejection {
+        guard input == .json && isFirstLine && !Self.opensAnObject(bytes) else { return rejection }
+        var hinted = rejection
+        hinted.hint = "hint: the input does not look like JSON Lines (its first line is not a JSON object); --input text shows each line as a message"
+        return hinted
+    }
+
+    /// Whether the line's first character other than a space or tab is `{`.
+    private static func opensAnObject(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        line.first(where: { $0 != 0x20 && $0 != 0x09 }) == UInt8(ascii: "{")
+    }
+
+    /// Where the reader hands the bytes of an over-long line as it skips them: the dead-letter
+    /// file, so it gets the whole line without it ever being held.
+    package var skippedBytes: ((UnsafeRawBufferPointer) -> Void)? {
+        deadLetter.map { deadLetter in { deadLetter.write($0) } }
+    }
+
+    /// A line over the limit: its bytes already went to the dead-letter file as the reader
+    /// skipped them; this ends it.
+    package func tooLong(number: Int, length: Int, limit: Int) -> DecodedLine {
+        keep(UnsafeRawBufferPointer(start: nil, count: 0))
+        return .rejected(InputRejection(line: number, reason: "line of \(length) bytes is longer than --max-line-bytes (\(limit))"))
+    }
+
+    private func keep(_ bytes: UnsafeRawBufferPointer) {
+        guard let deadLetter else { return }
+        if bytes.count > 0 { deadLetter.write(bytes) }
+        var newline: UInt8 = 0x0A
+        withUnsafeBytes(of: &newline) { deadLetter.write($0) }
+    }
+}

@@ -1,0 +1,145 @@
+@_spi(ToastInternals) import ToastCore
+
+/// Reads and decodes input on a second thread, a few batches ahead of the pipeline, so a
+/// recorded log keeps both cores busy: decoding is about a third of the work for a line.
+///
+/// Only for input from a regular file on the stream clock without `--strict`: reading such a
+/// file never waits, so there is nothing to flush while waiting, no wall clock to stamp, and
+/// signals are seen by the run loop between batches. Rejected lines go to the dead-letter file
+/// here, in input order; their messages are printed by the run loop, in order with everything
+/// else it prints.
+///
+/// Shared by the two threads (`@unchecked Sendable`): what both touch is guarded by the
+/// hand-off's lock; the reader and the decoder are used by the reading thread alone.
+package final class ReadAhead: @unchecked Sendable {
+    package enum Item {
+        case line(DecodedLine, number: Int)
+        /// A warning about the line that follows (a field name that looks mistyped).
+        case note(String)
+        case looksBinary
+        case failed(String)
+    }
+
+    package static let batchSize = 1024
+    /// Room in a batch: its lines and the notes about them (a full batch is handed on early).
+    package static let batchCapacity = batchSize + 64
+    /// Batches decoded but not yet taken; the producer waits when this many are ready.
+    package static let maxReady = 4
+
+    private let reader: LineReader
+    private var decoding: LineDecoding
+    private let handOff = ThreadHandOff()
+    // Guarded by `handOff`'s lock:
+    private var ready: [HandOverBatch<Item>] = []
+    private var finished = false
+    private var cancelled = false
+    private var thread: SystemThread?
+
+    package init(reader: LineReader, decoding: LineDecoding) {
+        self.reader = reader
+        self.decoding = decoding
+    }
+
+    /// Starts the reading thread; false when the system would not give one.
+    package func start() -> Bool {
+        thread = SystemThread.start { [self] in produce() }
+        return thread != nil
+    }
+
+    /// The next batch, in input order: take items with `popFirst()`, so that each leaves the
+    /// batch as it is handled (a toast still held by the batch would be copied whole by the
+    /// first stage that changes it). Nil once the input is done.
+    package func next() -> HandOverBatch<Item>? {
+        handOff.withLock {
+            handOff.wait(while: { ready.isEmpty && !finished })
+            guard !ready.isEmpty else { return nil }
+            handOff.wakeAll()
+            return ready.removeFirst()
+        }
+    }
+
+    /// Stops reading (if it has not ended) and waits for the thread.
+    package func stop() {
+        handOff.withLock {
+            cancelled = true
+            handOff.wakeAll()
+        }
+        thread?.join()
+        thread = nil
+    }
+
+    private func produce() {
+        // Items are appended here, not through a helper: passing a decoded line on once more
+        // copies it, a few hundred bytes a line.
+        var batch = HandOverBatch<Item>(capacity: Self.batchCapacity)
+        var lines = 0
+        reading: while true {
+            var last = false
+            switch reader.next() {
+            case .line(let bytes, let number):
+                let line = decoding.decode(bytes, number: number)
+                for note in decoding.takeNotes() {
+                    guard makeRoom(in: &batch) else { return finish() }
+                    batch.append(.note(note))
+                }
+                guard makeRoom(in: &batch) else { return finish() }
+                batch.append(.line(line, number: number))
+            case .tooLong(let number, let length):
+                guard makeRoom(in: &batch) else { return finish() }
+                batch.append(.line(decoding.tooLong(number: number, length: length, limit: reader.maxLineBytes), number: number))
+            case .failed(let reason):
+                guard makeRoom(in: &batch) else { return finish() }
+                batch.append(.failed(reason))
+                last = true
+            case .looksBinary:
+                guard makeRoom(in: &batch) else { return finish() }
+                batch.append(.looksBinary)
+                last = true
+            case .end:
+                last = true
+            case .interrupted, .timedOut:
+                continue
+            }
+            if last { break reading }
+            lines += 1
+            if lines >= Self.batchSize {
+                guard handOn(&batch) else { return finish() }
+                lines = 0
+            }
+        }
+        _ = hand(batch)
+        finish()
+    }
+
+    /// Hands `batch` on when it is full (notes about lines fill it before its lines do); false
+    /// when the run loop wants no more.
+    private func makeRoom(in batch: inout HandOverBatch<Item>) -> Bool {
+        batch.room > 0 || handOn(&batch)
+    }
+
+    /// Hands `batch` on and starts the next; false when the run loop wants no more.
+    private func handOn(_ batch: inout HandOverBatch<Item>) -> Bool {
+        guard hand(batch) else { return false }
+        decoding.startNewArena()
+        batch = HandOverBatch(capacity: Self.batchCapacity)
+        return true
+    }
+
+    /// Queues a batch, waiting while enough are ready; false when the run loop wants no more.
+    private func hand(_ batch: HandOverBatch<Item>) -> Bool {
+        handOff.withLock {
+            handOff.wait(while: { ready.count >= Self.maxReady && !cancelled })
+            guard !cancelled else { return false }
+            if !batch.isEmpty { ready.append(batch) }
+            handOff.wakeAll()
+            return true
+        }
+    }
+
+    private func finish() {
+        handOff.withLock {
+            finished = true
+            handOff.wakeAll()
+        }
+    }
+}

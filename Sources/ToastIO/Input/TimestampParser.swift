@@ -1,0 +1,216 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(ToastInternals) import ToastCore
+
+/// Reads the times that logs write, as seconds since the Unix epoch (a script's `parse_time`):
+/// RFC 3339 / ISO 8601 (`2026-11-30T10:06:31.250+01:00`, `T` or a space, the offset optional),
+/// the classic syslog form (`Nov 30 10:06:31`, in the current year), or any `strftime`-style
+/// format. A time without an offset is in `zone`: the local zone of `TZ`, or UTC.
+package struct TimestampParser: Sendable {
+    package var zone: TimeDisplay.Zone
+    /// The current year, for syslog times that do not say theirs.
+    package var currentYear: @Sendable () -> Int
+
+    package init(zone: TimeDisplay.Zone = .local, currentYear: @escaping @Sendable () -> Int = TimestampParser.yearNow) {
+        self.zone = zone
+        self.currentYear = currentYear
+    }
+
+    /// Seconds since the epoch (fractions kept), or why the text could not be read.
+    package func seconds(from text: String, format: String? = nil) -> Result<Double, TimestampError> {
+        if let format { return seconds(from: text, strftime: format) }
+        let bytes = Array(text.utf8)
+        if let iso = iso8601(bytes) { return iso }
+        if let syslog = syslog(bytes) { return syslog }
+        return .failure(TimestampError("not an RFC 3339 / ISO 8601 or syslog time: \"\(text)\" (give a format)"))
+    }
+
+    // MARK: RFC 3339 / ISO 8601
+
+    /// `YYYY-MM-DD`, then optionally `T` or a space, `HH:MM[:SS[.fraction]]` and `Z` or `±HH[:MM]`.
+    /// nil when the text does not start like one (so other forms are tried).
+    private func iso8601(_ bytes: [UInt8]) -> Result<Double, TimestampError>? {
+        var reader = DigitReader(bytes)
+        guard let year = reader.digits(4), reader.skip("-"), let month = reader.digits(2), reader.skip("-"),
+              let day = reader.digits(2) else { return nil }
+        var hour = 0, minute = 0, second = 0
+        var fraction = 0.0
+        if reader.skip("T") || reader.skip("t") || reader.skip(" ") {
+            guard let h = reader.digits(2), reader.skip(":"), let m = reader.digits(2) else {
+                return .failure(TimestampError("a time of day must be HH:MM or HH:MM:SS"))
+            }
+            hour = h
+            minute = m
+            if reader.skip(":") {
+                guard let s = reader.digits(2) else { return .failure(TimestampError("seconds must be two digits")) }
+                second = s
+                if reader.skip(".") || reader.skip(",") {
+                    guard let digits = reader.fraction() else { return .failure(TimestampError("a fraction needs digits")) }
+                    fraction = digits
+                }
+            }
+        }
+        var offset: Int?
+        if reader.skip("Z") || reader.skip("z") {
+            offset = 0
+        } else if let sign = reader.sign() {
+            guard let h = reader.digits(2, alone: false) else { return .failure(TimestampError("an offset must be ±HH:MM")) }
+            _ = reader.skip(":")
+            let m = reader.digits(2) ?? 0
+            offset = sign * (h * 3600 + m * 60)
+        }
+        guard reader.atEnd else { return .failure(TimestampError("unexpected text after the time")) }
+        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else {
+            return .failure(TimestampError("a field of the date or time is out of range"))
+        }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        let whole: Int
+        if let offset {
+            whole = Int(timegm(&parts)) - offset
+        } else {
+            whole = epochSeconds(&parts)
+        }
+        return .success(Double(whole) + fraction)
+    }
+
+    // MARK: syslog
+
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// `Mon DD HH:MM:SS` (the day may be padded with a space), in the current year.
+    private func syslog(_ bytes: [UInt8]) -> Result<Double, TimestampError>? {
+        guard bytes.count >= 14, let month = Self.months.firstIndex(where: { Array($0.utf8) == Array(bytes[0..<3]) }),
+              bytes[3] == 0x20 else { return nil }
+        var reader = DigitReader(bytes, at: 4)
+        _ = reader.skip(" ")
+        guard let day = reader.digits(2) ?? reader.digits(1), reader.skip(" "), let hour = reader.digits(2), reader.skip(":"),
+              let minute = reader.digits(2), reader.skip(":"), let second = reader.digits(2) else { return nil }
+        guard reader.atEnd else { return .failure(TimestampError("unexpected text after the time")) }
+        guard (1...31).contains(day), hour < 24, minute < 60, second <= 60 else {
+            return .failure(TimestampError("a field of the date or time is out of range"))
+        }
+        var parts = tm()
+        parts.tm_year = Int32(currentYear() - 1900)
+        parts.tm_mon = Int32(month)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        return .success(Double(epochSeconds(&parts)))
+    }
+
+    // MARK: strftime-style formats
+
+    private func seconds(from text: String, strftime format: String) -> Result<Double, TimestampError> {
+        var parts = tm()
+        parts.tm_mday = 1
+        parts.tm_year = Int32(currentYear() - 1900)
+        let rest: String? = text.withCString { textPointer in
+            format.withCString { formatPointer in
+                guard let end = systemStrptime(textPointer, formatPointer, &parts) else { return nil }
+                return String(cString: end)
+            }
+        }
+        guard let rest else { return .failure(TimestampError("\"\(text)\" does not match the format \"\(format)\"")) }
+        guard rest.isEmpty else { return .failure(TimestampError("unexpected text after the time: \"\(rest)\"")) }
+        if format.contains("%z") {
+            let offset = Int(parts.tm_gmtoff)
+            return .success(Double(Int(timegm(&parts)) - offset))
+        }
+        if format.contains("%s") {
+            // strptime filled in the local broken-down time of those epoch seconds.
+            return .success(Double(Int(mktime(&parts))))
+        }
+        return .success(Double(epochSeconds(&parts)))
+    }
+
+    /// The broken-down time read in this parser's zone.
+    private func epochSeconds(_ parts: inout tm) -> Int {
+        switch zone {
+        case .utc: return Int(timegm(&parts))
+        case .local:
+            parts.tm_isdst = -1
+            return Int(mktime(&parts))
+        }
+    }
+
+    package static let yearNow: @Sendable () -> Int = {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        return Int(parts.tm_year) + 1900
+    }
+}
+
+/// glibc's `strptime(3)`. Its header hides it behind `_XOPEN_SOURCE`, so Swift's Glibc module
+/// does not export it; the C signature is declared here. Safe as called: both strings are
+/// NUL-terminated for the call's duration and `tm` is a valid, initialized structure.
+@_silgen_name("strptime")
+private func systemStrptime(_ text: UnsafePointer<CChar>, _ format: UnsafePointer<CChar>,
+                            _ parts: UnsafeMutablePointer<tm>) -> UnsafeMutablePointer<CChar>?
+
+/// Why `parse_time` could not read a text.
+package struct TimestampError: Error, Equatable, Sendable {
+    package var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Steps through ASCII digits and separators.
+private struct DigitReader {
+    let bytes: [UInt8]
+    var index: Int
+
+    init(_ bytes: [UInt8], at index: Int = 0) {
+        self.bytes = bytes
+        self.index = index
+    }
+
+    var atEnd: Bool { index == bytes.count }
+
+    /// `count` digits as a number; `alone`: not followed by another digit.
+    mutating func digits(_ count: Int, alone: Bool = true) -> Int? {
+        guard index + count <= bytes.count else { return nil }
+        var value = 0
+        for byte in bytes[index..<(index + count)] {
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        if alone, index + count < bytes.count, bytes[index + count] >= 0x30 && bytes[index + count] <= 0x39 { return nil }
+        index += count
+        return value
+    }
+
+    /// One or more digits after a decimal point, as a fraction of one.
+    mutating func fraction() -> Double? {
+        var value = 0.0
+        var scale = 1.0
+        let start = index
+        while index < bytes.count, bytes[index] >= 0x30 && bytes[index] <= 0x39 {
+            scale /= 10
+            value += Double(bytes[index] - 0x30) * scale
+            index += 1
+        }
+        return index > start ? value : nil
+    }
+
+    mutating func skip(_ character: Character) -> Bool {
+        guard index < bytes.count, let ascii = character.asciiValue, bytes[index] == ascii else { return false }
+        index += 1
+        return true
+    }
+
+    mutating func sign() -> Int? {
+        if skip("+") { return 1 }
+        if skip("-") { return -1 }
+        return nil
+    }
+}

@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@_spi(ToastInternals) import ToastCore
+
+/// Where encoded records go. Writes that fail are remembered, not thrown, so the pipeline
+/// never unwinds mid-step; the run checks `failure` between events.
+package protocol ByteSink: AnyObject {
+    func write(_ bytes: UnsafeRawBufferPointer)
+    /// Pushes everything written so far to its destination (and to disk, where asked).
+    func flush()
+    /// The first failure, if any; later writes are ignored.
+    var failure: SinkFailure? { get }
+}
+
+package enum SinkFailure: Equatable, Sendable {
+    /// The reader went away (`| head -1`): a quiet end, not an error.
+    case closedPipe
+    /// A write failed, with the system's reason.
+    case writeFailed(String)
+}
+
+/// A sink on a file descriptor: stdout, or a file opened for appending.
+package final class FileDescriptorSink: ByteSink {
+    package let fd: Int32
+    /// The path for messages (`<stdout>` for standard output).
+    package let name: String
+    private let syncToDisk: Bool
+    private let ownsDescriptor: Bool
+    package private(set) var failure: SinkFailure?
+
+    init(fd: Int32, name: String, syncToDisk: Bool, ownsDescriptor: Bool) {
+        self.fd = fd
+        self.name = name
+        self.syncToDisk = syncToDisk
+        self.ownsDescriptor = ownsDescriptor
+    }
+
+    package static func standardOutput() -> FileDescriptorSink {
+        FileDescriptorSink(fd: STDOUT_FILENO, name: "<stdout>", syncToDisk: false, ownsDescriptor: false)
+    }
+
+    /// Opens `path` for appending (creating it), or throws with the system's reason.
+    package static func appending(to path: String, fsync: Bool) throws -> FileDescriptorSink {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw FileOpenError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        return FileDescriptorSink(fd: fd, name: path, syncToDisk: fsync, ownsDescriptor: true)
+    }
+
+    deinit {
+        if ownsDescriptor { close(fd) }
+    }
+
+    /// Whether the descriptor is a terminal (for `--color auto`).
+    package var isTerminal: Bool { isatty(fd) == 1 }
+
+    package func write(_ bytes: UnsafeRawBufferPointer) {
+        guard failure == nil, var next = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let written = Glibc.write(fd, next, remaining)
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = errno == EPIPE ? .closedPipe : .writeFailed("\(name): \(String(cString: strerror(errno)))")
+                return
+            }
+            remaining -= written
+            next += written
+        }
+    }
+
+    package func flush() {
+        guard failure == nil, syncToDisk else { return }
+        if fsync(fd) != 0 && errno != EINVAL {
+            failure = .writeFailed("\(name): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// A sink that keeps everything in memory: for tests and for embedding.
+public final class MemorySink: ByteSink {
+    public private(set) var bytes: [UInt8] = []
+    package private(set) var failure: SinkFailure?
+
+    public init() {}
+
+    package func write(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes.append(contentsOf: bytes)
+    }
+
+    package func flush() {}
+
+    /// What was written, as text.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+}

@@ -1,0 +1,153 @@
+@_spi(ToastInternals) import ToastCore
+
+/// `--format json`: one JSON object per record, fields in the order of docs/events.md, "Records", optional
+/// fields left out when they have no value.
+package struct JSONRecordEncoder: RecordEncoder {
+    package init() {}
+
+    package func encode(_ record: Record, into out: inout ByteBuffer) -> Bool {
+        switch record {
+        case .present(let toast, let at, let waited):
+            // The members of `ToastField.presentRecord`, written straight from the toast (a loop
+            // over that list made every present slower); a test holds this to `Record.members`,
+            // which follows the list.
+            out.appendLiteral(#"{"event":"present","t":"#)
+            StreamTime.append(at, to: &out)
+            screen(of: toast, &out)
+            field(#","id":""#, toast.id, &out)
+            toast.withMessageBytes { field(#","message":""#, $0, &out) }
+            toast.withSubtitleBytes { field(#","subtitle":""#, $0, &out) }
+            field(#","role":""#, toast.role, &out)
+            out.appendLiteral(Self.member(toast.placement))
+            out.appendLiteral(Self.member(toast.policy))
+            out.appendLiteral(#","priority":"#)
+            JSONText.appendValue(.integer(Int64(toast.priority ?? 0)), to: &out)
+            out.appendLiteral(#","duration":"#)
+            if let duration = toast.durationMicros {
+                StreamTime.append(duration, to: &out)
+            } else {
+                out.appendLiteral("null")
+            }
+            field(#","symbol":""#, toast.style?.symbol ?? "", &out)
+            field(#","glyph":""#, toast.style?.glyph ?? "", &out)
+            field(#","color":""#, toast.style?.color ?? "", &out)
+            out.appendLiteral(#","announcement":""#)
+            toast.appendEscapedAnnouncement(to: &out)
+            out.append(UInt8(ascii: "\""))
+            out.appendLiteral(#","waited":"#)
+            StreamTime.append(waited, to: &out)
+            if let source = toast.source { field(#","source":""#, source, &out) }
+            // Extra fields kept as text already written as they would be go out as they are.
+            let wroteText = toast.withExtraText { text -> Bool in
+                guard JSONText.isCanonicalObject(text) else { return false }
+                out.appendLiteral(#","extra":"#)
+                out.append(text)
+                return true
+            } ?? false
+            if !wroteText && !toast.extra.isEmpty {
+                out.appendLiteral(#","extra":"#)
+                JSONText.appendObject(toast.extra, to: &out)
+            }
+        case .dismiss(let toast, let at, let reason, let shown):
+            out.appendLiteral(#"{"event":"dismiss","t":"#)
+            StreamTime.append(at, to: &out)
+            screen(of: toast, &out)
+            field(#","id":""#, toast.id, &out)
+            out.appendLiteral(Self.member(reason))
+            out.appendLiteral(#","shown":"#)
+            StreamTime.append(shown, to: &out)
+        case .drop(let toast, let at, let drop):
+            out.appendLiteral(#"{"event":"drop","t":"#)
+            StreamTime.append(at, to: &out)
+            screen(of: toast, &out)
+            field(#","id":""#, toast.id, &out)
+            field(#","stage":""#, drop.stage, &out)
+            field(#","reason":""#, drop.reason.rawValue, &out)
+            if let rule = drop.rule { field(#","rule":""#, rule, &out) }
+            if let of = drop.of { field(#","of":""#, of, &out) }
+            if let by = drop.by { field(#","by":""#, by, &out) }
+            if let into = drop.into { field(#","into":""#, into, &out) }
+            if let note = drop.note { field(#","note":""#, note, &out) }
+        }
+        out.appendLiteral("}\n")
+        return true
+    }
+
+    /// `{"event":"trace","t":…,"id":…,"stage":…,"verdict":…}` with the rule, the changed
+    /// fields, the details and the reason in words when there are any.
+    package func encode(_ trace: TraceRecord, into out: inout ByteBuffer) -> Bool {
+        out.appendLiteral(#"{"event":"trace","t":"#)
+        StreamTime.append(trace.time, to: &out)
+        screen(of: trace.toast, &out)
+        field(#","id":""#, trace.toast.id, &out)
+        field(#","stage":""#, trace.stage, &out)
+        field(#","verdict":""#, trace.verdict.rawValue, &out)
+        if let rule = trace.rule { field(#","rule":""#, rule, &out) }
+        if !trace.changedFields.isEmpty {
+            out.appendLiteral(#","fields":"#)
+            JSONText.appendValue(.array(trace.changedFields.map(JSONValue.string)), to: &out)
+        }
+        for detail in trace.details {
+            out.append(UInt8(ascii: ","))
+            JSONText.appendString(detail.name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            JSONText.appendValue(detail.value, to: &out)
+        }
+        if let because = trace.because { field(#","because":""#, because, &out) }
+        out.appendLiteral("}\n")
+        return true
+    }
+
+    /// `"screen":…` when screens are on (docs/events.md, "Screens").
+    @inline(__always)
+    private func screen(of toast: Toast, _ out: inout ByteBuffer) {
+        guard let screen = toast.screenKey else { return }
+        out.appendLiteral(#","screen":"#)
+        JSONText.appendValue(screen.jsonValue, to: &out)
+    }
+
+    // The members whose values are a closed set of words, written whole: nothing to escape.
+
+    private static func member(_ placement: Placement) -> StaticString {
+        switch placement {
+        case .top: #","placement":"top""#
+        case .center: #","placement":"center""#
+        case .bottom: #","placement":"bottom""#
+        }
+    }
+
+    private static func member(_ policy: Policy) -> StaticString {
+        switch policy {
+        case .enqueue: #","policy":"enqueue""#
+        case .replace: #","policy":"replace""#
+        case .stack: #","policy":"stack""#
+        }
+    }
+
+    private static func member(_ reason: DismissReason) -> StaticString {
+        switch reason {
+        case .timeout: #","reason":"timeout""#
+        case .tap: #","reason":"tap""#
+        case .longPress: #","reason":"long_press""#
+        case .swipe: #","reason":"swipe""#
+        case .programmatic: #","reason":"programmatic""#
+        case .replacement: #","reason":"replacement""#
+        case .hostRemoved: #","reason":"host_removed""#
+        }
+    }
+
+    /// Appends a string member; `opening` is the text before the value, `,"name":"`, in one
+    /// literal, so a member costs three appends rather than six.
+    private func field(_ opening: StaticString, _ value: String, _ out: inout ByteBuffer) {
+        out.appendLiteral(opening)
+        JSONText.appendEscaped(value, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// A string member whose value is the UTF-8 `bytes` (a toast's stored text).
+    private func field(_ opening: StaticString, _ bytes: UnsafeRawBufferPointer, _ out: inout ByteBuffer) {
+        out.appendLiteral(opening)
+        JSONText.appendEscaped(bytes, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,50 @@
+@_spi(ToastInternals) import ToastCore
+
+/// Encodes records into a reusable buffer and hands it to a sink in large blocks.
+package final class SinkRecordWriter: RecordWriter, TraceWriter {
+    package let encoder: any RecordEncoder
+    package let sink: any ByteSink
+    /// In an unchecked cell (`UncheckedCell`): the encoder appends to it in one access and
+    /// touches nothing of this writer meanwhile.
+    private let buffer: UncheckedCell<ByteBuffer>
+    private let blockSize: Int
+    /// Lines written (a format may leave records out).
+    package var linesWritten: Int { linesWrittenCell.value }
+    /// Unchecked too: counted after the encoder's access has ended.
+    private let linesWrittenCell = UncheckedCell(0)
+
+    package init(encoder: any RecordEncoder, sink: any ByteSink, blockSize: Int = 1 << 16) {
+        self.encoder = encoder
+        self.sink = sink
+        self.blockSize = blockSize
+        buffer = UncheckedCell(ByteBuffer(capacity: blockSize + 4096))
+    }
+
+    package func write(_ record: Record) {
+        if encoder.encode(record, into: &buffer.value) { linesWrittenCell.value += 1 }
+        if buffer.value.count >= blockSize { flushBuffer() }
+    }
+
+    package func write(_ trace: TraceRecord) {
+        if encoder.encode(trace, into: &buffer.value) { linesWrittenCell.value += 1 }
+        if buffer.value.count >= blockSize { flushBuffer() }
+    }
+
+    /// Ends the output: the encoder's last words, then everything flushed.
+    package func finish() {
+        encoder.finish(into: &buffer.value)
+        flush()
+    }
+
+    /// Writes out what is buffered and flushes the sink.
+    package func flush() {
+        flushBuffer()
+        sink.flush()
+    }
+
+    private func flushBuffer() {
+        guard !buffer.value.isEmpty else { return }
+        buffer.value.withBytes { sink.write($0) }
+        buffer.value.removeAll()
+    }
+}

@@ -1,0 +1,44 @@
+@_spi(ToastInternals) import ToastCore
+
+/// How scripts run: sandboxed or not, and their limits (docs/lua.md).
+package struct LuaOptions: Equatable, Sendable {
+    /// `--unsafe-lua`: all standard libraries, binary chunks allowed.
+    package var unsafe = false
+    /// `--lua-budget`: instructions per call of a rule, hook or script chunk (0: none).
+    package var instructionBudget = 10_000_000
+    /// `--lua-memory`: megabytes the state may hold while scripts run (0: no cap).
+    package var memoryLimitMB = 256
+    /// `--tz`: the zone `parse_time` reads times without an offset in (and dates are shown in).
+    package var timeZone: TimeDisplay.Zone = .local
+    /// `--var NAME=VALUE`: what scripts read as `vars.NAME` (a later one of a name wins).
+    package var variables: [String: String] = [:]
+
+    package init(unsafe: Bool = false, instructionBudget: Int = 10_000_000, memoryLimitMB: Int = 256,
+                timeZone: TimeDisplay.Zone = .local) {
+        self.unsafe = unsafe
+        self.instructionBudget = instructionBudget
+        self.memoryLimitMB = memoryLimitMB
+        self.timeZone = timeZone
+    }
+}
+
+/// A script that cannot be used: it does not load, or its top level fails (exit 1).
+public struct ScriptLoadError: Error, Equatable, CustomStringConvertible {
+    /// `FILE:LINE: message`, or the system's reason for a file that cannot be read.
+    public var message: String
+    /// The script's line that `message` names, as shown under it (`    3 | if t.x = 1 then`).
+    public var sourceLine: String?
+
+    public init(message: String, sourceLine: String? = nil) {
+        self.message = message
+        self.sourceLine = sourceLine
+    }
+
+    /// The message, and the line it names beneath it.
+    public var description: String { sourceLine.map { message + "\n" + $0 } ?? message }
+
+    /// The same error when the messages are: the line shown is the one the message names.
+    public static func == (left: ScriptLoadError, right: ScriptLoadError) -> Bool {
+        left.message == right.message
+    }
+}

@@ -1,0 +1,584 @@
+import CLua
+@_spi(ToastInternals) import ToastCore
+import ToastIO
+
+/// The scripting front end: one Lua 5.4 state that runs every script once at start (the
+/// loader: `load`, then `loaded` gives the value a run is built from) and then runs their
+/// functions for the run's adapters: `LuaRule` in the rules stage, `LuaHooks` after each
+/// record, `LuaParseFunction` in front of the decoder, and role `announce` functions for the
+/// announce stage (docs/lua.md). It holds no pipeline: each call gets the context it runs in.
+///
+/// Scripts talk to it through globals (`config`, `rule`, `role`, `on`, `emit`, `now`,
+/// `log`). Swift functions behind them never raise a Lua error themselves: they hand the
+/// message to a C trampoline, so no `longjmp` crosses a Swift frame. Every call into Lua
+/// runs protected, within the instruction budget and the memory cap.
+package final class LuaRuntime {
+    let state: LuaState
+    package let options: LuaOptions
+    /// What `config{}` and `role()` built so far.
+    private var settingsBuilder: SettingsBuilder
+    /// The rules the scripts registered, in order.
+    private var ruleFunctions: [(name: String, reference: Int32, place: String)] = []
+    /// `on(...)` functions by event: `present`, `dismiss`, `drop` and `end`.
+    var hooks: [String: [(reference: Int32, place: String)]] = [:]
+    /// The script's `parse` function, if it set one (one a run).
+    private(set) var parseFunction: (reference: Int32, place: String)?
+    package let generatedIDs: GeneratedIDs
+    /// Toasts emitted while the scripts loaded; they enter when the run starts.
+    private var emittedWhileLoading: [Toast] = []
+    /// The scripts' pending timers (`after`), by token; and those set while loading, with
+    /// their delay, to be set when the run starts.
+    var scriptTimers: [Int: LuaTimer] = [:]
+    var nextTimerToken = 1
+    var timersWhileLoading: [(token: Int, delay: Microseconds)] = []
+    /// The call running now: the context it runs in (nil while loading).
+    private(set) var currentCall: ScriptCall?
+    /// Receives each script call that failed.
+    private let reportError: (ScriptError) -> Void
+    /// Receives what `log` and `print` write.
+    private let writeLog: (String) -> Void
+
+    /// A runtime whose `config{...}` may place and configure the stages of `registry`; a
+    /// failed script call goes to `reportError`, what `log` writes to `writeLog`.
+    package init(options: LuaOptions = LuaOptions(), registry: StageRegistry = .builtIn,
+                generatedIDs: GeneratedIDs = GeneratedIDs(),
+                reportError: @escaping (ScriptError) -> Void = { _ in }, writeLog: @escaping (String) -> Void = { _ in }) throws {
+        try registry.check()
+        guard let state = LuaState(memoryLimit: options.memoryLimitMB * 1_048_576) else {
+            throw ScriptLoadError(message: "cannot create a Lua state")
+        }
+        self.state = state
+        self.options = options
+        self.settingsBuilder = SettingsBuilder(plugins: registry)
+        self.generatedIDs = generatedIDs
+        self.reportError = reportError
+        self.writeLog = writeLog
+        state.owner = Unmanaged.passUnretained(self).toOpaque()
+        if options.unsafe { state.openAllLibraries() } else { state.openSandboxedLibraries() }
+        installGlobals()
+        installProxyMetatable()
+        clua_gc_generational(state.L)
+    }
+
+    deinit {
+        // Closing the state runs the proxies' `__gc`, which must not reach this object.
+        state.owner = nil
+    }
+
+    /// The settings `config{}` and `role()` built so far.
+    package var settings: PipelineSettings { settingsBuilder.settings }
+
+    /// What the scripts set up, to build a run from (see `LoadedScripts`).
+    package var loaded: LoadedScripts {
+        LoadedScripts(settings: settings, rules: rules,
+                      hooks: hooks.keys.contains(where: { $0 != "end" }) ? LuaHooks(runtime: self) : nil,
+                      hasParseFunction: parseFunction != nil, emittedWhileLoading: emittedWhileLoading,
+                      generatedIDs: generatedIDs, functions: self, runtime: self)
+    }
+
+    /// The rules the scripts registered, in order, ready for a rules stage.
+    package var rules: [any ToastRule] {
+        ruleFunctions.map { LuaRule(name: $0.name, reference: $0.reference, place: $0.place, runtime: self) }
+    }
+
+    /// The Lua library's release, e.g. `Lua 5.4.6`.
+    package static var luaRelease: String { String(cString: clua_release()) }
+
+    var budget: Int32 { Int32(clamping: options.instructionBudget) }
+
+    // MARK: Loading
+
+    /// Runs one script file's top level. Throws `FILE:LINE: message` when it does not load
+    /// or its top level fails.
+    /// The message shows the line it names beneath it.
+    package func load(scriptAt path: String) throws {
+        let failed = { (message: String) in
+            ScriptSourceLine.loadError(message, chunkName: path) { ScriptSourceLine.line($0, ofFileAt: path) }
+        }
+        if let message = state.loadFile(path, allowBinary: options.unsafe) {
+            throw failed(message)
+        }
+        if case .failure(let message) = state.call(argumentCount: 0, resultCount: 0, budget: budget, place: path) {
+            throw failed(message)
+        }
+    }
+
+    /// Runs a chunk of Lua text, named `name` in messages (`-e`, tests).
+    package func load(source: String, name: String) throws {
+        let failed = { (message: String) in
+            ScriptSourceLine.loadError(message, chunkName: name) { ScriptSourceLine.line($0, of: source) }
+        }
+        let status = source.withCString { luaL_loadbufferx(state.L, $0, strlen($0), "=\(name)", "t") }
+        guard status == LUA_OK else {
+            let message = state.string(at: -1) ?? "cannot load \(name)"
+            state.pop()
+            throw failed(message)
+        }
+        if case .failure(let message) = state.call(argumentCount: 0, resultCount: 0, budget: budget, place: name) {
+            throw failed(message)
+        }
+    }
+
+    // MARK: Calls into Lua
+
+    /// Runs `body` as a call made in `call`'s context: `now`, `emit` and error reports see it.
+    func running<Result>(in call: ScriptCall, _ body: () -> Result) -> Result {
+        let outer = currentCall
+        currentCall = call
+        defer { currentCall = outer }
+        return body()
+    }
+
+    /// The message of the last rule that failed in `runRules`, for the trace of a rule run
+    /// alone (`LuaRule.apply`); taken with `takeRuleFailure()`.
+    private var lastRuleFailure: String?
+
+    func takeRuleFailure() -> String? {
+        defer { lastRuleFailure = nil }
+        return lastRuleFailure
+    }
+
+    /// Runs `rules` on `toast` in order until one drops it; returns that rule and its note,
+    /// or nil when all kept it.
+    func runRules(_ rules: LuaRuleGroup, on toast: inout Toast, context: StageContext) -> (rule: LuaRule, note: String?)? {
+        running(in: ScriptCall(context: context, inputLine: context.inputLine)) { runRules(rules, on: &toast) }
+    }
+
+    /// One call into Lua runs the rules for as long as they keep the toast as it is
+    /// (`LuaState.runRules`); a rule that does anything else has its results read here, and
+    /// the rest run from the next one on.
+    ///
+    /// This and `takeResults` call Lua's C API directly rather than through `LuaState`'s
+    /// typed methods: they run for every toast (the rules stage's hot path).
+    private func runRules(_ group: LuaRuleGroup, on toast: inout Toast) -> (rule: LuaRule, note: String?)? {
+        let L = state.L
+        let top = state.top
+        state.ruleRunsActive += 1
+        defer {
+            lua_settop(L, top)
+            state.ruleRunsActive -= 1
+            // The rules' table is done with this toast; when no rule can have kept it, it
+            // lets go of the toast now, so the stages after this one change the toast in place.
+            if state.ruleRunsActive == 0 { state.releaseRuleToast() }
+        }
+        let handler = state.pushMessageHandler()
+        var next = 0
+        while next < group.rules.count {
+            // The stored settings' roles (`settings` would copy every setting), read again
+            // after a rule that stopped the run: it may have changed a role.
+            let roles = settingsBuilder.settings.roles
+            let proxy = state.pushRuleProxy(toast, roles: roles)
+            let table = state.top
+            switch state.runRules(group.references, from: next, table: table, handler: handler, budget: budget) {
+            case .allKept:
+                return nil
+            case .failed(let position, let status):
+                let rule = group.rules[position]
+                let message = state.failureMessage(status: status, place: rule.place)
+                lastRuleFailure = message
+                report(message, origin: ruleName(rule), source: ruleSource(rule))
+                next = position + 1
+            case .returned(let position):
+                let rule = group.rules[position]
+                if case .drop(let note) = takeResults(of: rule, at: table + 1, proxy: proxy, table: table, toast: &toast,
+                                                      roles: roles) {
+                    return (rule, note)
+                }
+                next = position + 1
+            }
+            // The next rule gets the same table, showing the toast as this one left it (already
+            // so when nothing was written and the toast was not replaced).
+            if !proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast) {
+                state.reset(proxy, at: table, showing: toast)
+            }
+            lua_settop(L, handler)
+        }
+        return nil
+    }
+
+    /// What `rule` returned, the two values at `first`, for `toast` and its table (`proxy`, at
+    /// `table`): the toast kept (with the changes made to the table, or replaced by a table
+    /// returned) or dropped. A result that is none of these is a script error: reported, and
+    /// the toast kept as it was.
+    private func takeResults(of rule: LuaRule, at first: Int32, proxy: ToastProxy, table: Int32, toast: inout Toast,
+                             roles: RoleTable) -> RuleOutcome {
+        let L = state.L
+        do {
+            switch lua_type(L, first) {
+            case LUA_TNIL where lua_type(L, first + 1) == LUA_TNIL,
+                 LUA_TBOOLEAN where lua_toboolean(L, first) != 0 && lua_type(L, first + 1) == LUA_TNIL,
+                 // The rule returned its own toast: kept, with its changes.
+                 LUA_TTABLE where lua_rawequal(L, first, table) != 0 && lua_type(L, first + 1) == LUA_TNIL:
+                // Most rules keep the toast without writing to it: nothing to read back.
+                if !proxy.isUnwritten {
+                    toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
+                }
+            case LUA_TBOOLEAN where lua_toboolean(L, first) == 0:
+                switch lua_type(L, first + 1) {
+                case LUA_TNIL: return .drop(note: nil)
+                case LUA_TSTRING: return .drop(note: state.string(at: first + 1))
+                default: throw LuaBridgeError("a rule that returns false may add a string, not \(state.typeName(at: first + 1))")
+                }
+            case LUA_TTABLE where lua_type(L, first + 1) == LUA_TNIL:
+                toast = try state.toast(fromTableAt: first, original: toast, defaults: showDefaults, roles: roles)
+            default:
+                let second = lua_type(L, first + 1) == LUA_TNIL ? "" : ", \(state.typeName(at: first + 1))"
+                throw LuaBridgeError("rule returned \(state.typeName(at: first))\(second); expected nothing, true, false (and a reason) or a table")
+            }
+        } catch {
+            let reason = (error as? LuaBridgeError)?.message ?? "\(error)"
+            let message = "\(rule.place): \(ruleName(rule) == nil ? "rule: " : "")\(reason)"
+            lastRuleFailure = message
+            report(message, origin: ruleName(rule), source: ruleSource(rule))
+        }
+        return .keep
+    }
+
+    /// How an error names a rule: `rule "name"`; nil for a rule without a name, which its
+    /// place (`FILE:LINE`, where the message starts) names.
+    private func ruleName(_ rule: LuaRule) -> String? {
+        rule.name == rule.place ? nil : "rule \(quoted(rule.name))"
+    }
+
+    /// How `--stats` counts a rule's errors: by its name, or its place.
+    private func ruleSource(_ rule: LuaRule) -> String {
+        ruleName(rule) ?? "rule \(rule.place)"
+    }
+
+    /// A kept toast's table holds every field it had, so a field that is gone was removed.
+    private var keepDefaults: Toast {
+        var defaults = showDefaults
+        defaults.durationMicros = nil
+        return defaults
+    }
+
+    /// What a show event without fields would have (a replacement starts from it).
+    private var showDefaults: Toast {
+        settings.queue.show(id: "", message: "")
+    }
+
+    /// Calls the function and arguments on the stack; reports a failure as a script error of
+    /// `source` (how `--stats` counts it).
+    func callFailing(argumentCount: Int32, resultCount: Int32, place: String, source: String) -> LuaCallResult {
+        let result = state.call(argumentCount: argumentCount, resultCount: resultCount, budget: budget, place: place)
+        if case .failure(let message) = result { report(message, source: source) }
+        return result
+    }
+
+    /// Reports one script error, with the input line of the call it happened in (or what it
+    /// ran for, `timer` or `end`); `origin` names what failed (`rule "name"`) when the
+    /// message's place alone does not, `source` is how `--stats` counts it.
+    func report(_ message: String, origin: String? = nil, source: String) {
+        reportError(ScriptError(message: message, inputLine: currentCall?.inputLine ?? 0, origin: origin, source: source,
+                                during: currentCall?.during))
+    }
+
+    /// Runs the hooks for a record (docs/lua.md) in `context`.
+    func runHooks(for record: Record, context: StageContext) {
+        guard let functions = hooks[record.kindName], !functions.isEmpty else { return }
+        // An error names the toast's input line (the line during which a made toast came in).
+        let line = record.toast.inputLine > 0 ? record.toast.inputLine : context.inputLine
+        running(in: ScriptCall(context: context, inputLine: line)) { runHooks(functions, for: record) }
+    }
+
+    private func runHooks(_ functions: [(reference: Int32, place: String)], for record: Record) {
+        let info = JSONValue.object(record.members)
+        let L = state.L
+        let top = state.top
+        defer { lua_settop(L, top) }
+        for function in functions {
+            state.pushReference(function.reference)
+            state.pushProxy(record.toast, roles: settings.roles)
+            state.push(info)
+            _ = callFailing(argumentCount: 2, resultCount: 0, place: function.place, source: "on \(record.kindName)")
+        }
+    }
+
+    /// Calls a script function of a toast that should return a string (a role's `announce`).
+    private func callForText(_ reference: Int32, place: String, toast: Toast) -> String? {
+        let L = state.L
+        let top = state.top
+        defer { lua_settop(L, top) }
+        state.pushReference(reference)
+        state.pushProxy(toast, roles: settings.roles)
+        guard case .success = callFailing(argumentCount: 1, resultCount: 1, place: place, source: "announce \(place)") else {
+            return nil
+        }
+        guard let text = state.string(at: -1) else {
+            report("announce function at \(place) returned \(state.typeName(at: -1)), not a string", source: "announce \(place)")
+            return nil
+        }
+        return text
+    }
+
+    // MARK: Globals
+
+    private func installGlobals() {
+        state.setGlobalFunction("config", { L in LuaRuntime.from(L)?.config() ?? 0 })
+        state.setGlobalFunction("rule", { L in LuaRuntime.from(L)?.rule() ?? 0 })
+        state.setGlobalFunction("role", { L in LuaRuntime.from(L)?.role() ?? 0 })
+        state.setGlobalFunction("on", { L in LuaRuntime.from(L)?.on() ?? 0 })
+        state.setGlobalFunction("emit", { L in LuaRuntime.from(L)?.emit() ?? 0 })
+        state.setGlobalFunction("after", { L in LuaRuntime.from(L)?.after() ?? 0 })
+        state.setGlobalFunction("now", { L in LuaRuntime.from(L)?.now() ?? 0 })
+        state.setGlobalFunction("parse", { L in LuaRuntime.from(L)?.setParse() ?? 0 })
+        state.setGlobalFunction("parse_time", { L in LuaRuntime.from(L)?.parseTime() ?? 0 })
+        state.setGlobalFunction("__toastscript_log", { L in LuaRuntime.from(L)?.logLine() ?? 0 })
+        installJSONLibrary()
+        state.pushTable(fieldCount: Int32(options.variables.count))
+        for (name, value) in options.variables {
+            state.push(value)
+            state.setField(name)
+        }
+        state.setGlobal("__toastscript_vars")
+        // log and print convert in Lua, so a failing __tostring stays a Lua error; a table is
+        // written as JSON when it is JSON. `vars` reads the --var values and cannot be written,
+        // nor can the global be replaced.
+        let source = """
+            local write, tostring, select, concat, type = __toastscript_log, tostring, select, table.concat, type
+            local encode, pcall, error, rawset, setmetatable = json.encode, pcall, error, rawset, setmetatable
+            local values = __toastscript_vars
+            __toastscript_log, __toastscript_vars = nil, nil
+            function log(...)
+              local parts = {}
+              for i = 1, select("#", ...) do
+                local value = (select(i, ...))
+                local ok, text = false, nil
+                if type(value) == "table" then ok, text = pcall(encode, value) end
+                parts[i] = ok and text or tostring(value)
+              end
+              write(concat(parts, "\\t"))
+            end
+            print = log
+            local readonly = "vars cannot be written: its values come from --var NAME=VALUE"
+            local vars = setmetatable({}, {
+              __index = values,
+              __newindex = function() error(readonly, 2) end,
+              __pairs = function() return next, values, nil end,
+              __metatable = "vars",
+            })
+            setmetatable(_G, {
+              __index = function(_, name) if name == "vars" then return vars end end,
+              __newindex = function(t, name, value)
+                if name == "vars" then error(readonly, 2) end
+                rawset(t, name, value)
+              end,
+            })
+            """
+        if luaL_loadstring(state.L, source) == LUA_OK {
+            _ = state.call(argumentCount: 0, resultCount: 0, budget: 0, place: "toastscript")
+        }
+    }
+
+    static func from(_ L: OpaquePointer?) -> LuaRuntime? {
+        guard let L, let owner = LuaState.owner(of: L) else { return nil }
+        return Unmanaged<LuaRuntime>.fromOpaque(owner).takeUnretainedValue()
+    }
+
+    /// Leaves `message` for the trampoline to raise with the caller's `FILE:LINE:`.
+    func raise(_ message: String) -> Int32 {
+        state.push(message)
+        return Int32(CLUA_RAISE_WHERE)
+    }
+
+    private func scriptFunction(at index: Int32) -> ScriptFunction {
+        let place = state.definitionPlace(ofFunctionAt: index)
+        lua_pushvalue(state.L, index)
+        return ScriptFunction(number: state.makeReference(), place: place)
+    }
+
+    private func config() -> Int32 {
+        guard state.type(at: 1) == LUA_TTABLE else {
+            return raise("config expects a table, not \(state.typeName(at: 1))")
+        }
+        return applySettings(from: 1, for: "config", path: "config") { try settingsBuilder.apply($0) }
+    }
+
+    /// Reads the table at `index` (named `path` in messages) and hands it to `apply`; a bad
+    /// value or setting is raised at the caller's place, prefixed with the global's name.
+    private func applySettings(from index: Int32, for global: String, path: String,
+                               _ apply: (ConfigTable) throws -> Void) -> Int32 {
+        do {
+            let value = try state.configValue(at: index, path: path) { scriptFunction(at: $0) }
+            guard case .table(let table) = value else { return 0 }
+            try apply(table)
+            state.forgetRuleProxy()
+        } catch let error as ConfigError {
+            return raise("\(global): \(error.message)")
+        } catch {
+            return raise("\(global): \(error)")
+        }
+        return 0
+    }
+
+    private func rule() -> Int32 {
+        let L = state.L
+        let name: String
+        let functionIndex: Int32
+        if state.type(at: 1) == LUA_TSTRING, state.type(at: 2) == LUA_TFUNCTION {
+            name = state.string(at: 1) ?? ""
+            functionIndex = 2
+        } else if state.type(at: 1) == LUA_TFUNCTION {
+            name = state.definitionPlace(ofFunctionAt: 1)
+            functionIndex = 1
+        } else {
+            return raise("rule expects (function) or (name, function)")
+        }
+        let place = state.definitionPlace(ofFunctionAt: functionIndex)
+        if options.unsafe || clua_leavesfirstargument(L, functionIndex) == 0 { state.rulesMayKeepTheirTable = true }
+        lua_pushvalue(L, functionIndex)
+        ruleFunctions.append((name, state.makeReference(), place))
+        return 0
+    }
+
+    private func role() -> Int32 {
+        guard let name = state.string(at: 1), !name.isEmpty, state.type(at: 2) == LUA_TTABLE else {
+            return raise("role expects (name, table)")
+        }
+        return applySettings(from: 2, for: "role", path: "role \(quoted(name))") { try settingsBuilder.applyRole(name, $0) }
+    }
+
+    private func on() -> Int32 {
+        guard let event = state.string(at: 1), ["present", "dismiss", "drop", "end"].contains(event),
+              state.type(at: 2) == LUA_TFUNCTION else {
+            return raise("on expects (\"present\" | \"dismiss\" | \"drop\" | \"end\", function)")
+        }
+        let place = state.definitionPlace(ofFunctionAt: 2)
+        state.pushCopy(of: 2)
+        hooks[event, default: []].append((state.makeReference(), place))
+        return 0
+    }
+
+    private func emit() -> Int32 {
+        guard state.type(at: 1) == LUA_TTABLE else {
+            return raise("emit expects a table, not \(state.typeName(at: 1))")
+        }
+        if state.proxy(at: 1) != nil {
+            // A toast's own table (re-emitting it): every field it shows.
+            state.pushMaterialized(proxyAt: 1)
+            lua_copy(state.L, -1, 1)
+            clua_pop(state.L, 1)
+        }
+        var original = showDefaults
+        original.atMicros = currentCall?.context.nowMicros ?? 0
+        original.inputLine = currentCall?.inputLine ?? 0
+        state.push("id")
+        let hasID = lua_rawget(state.L, 1) != LUA_TNIL
+        clua_pop(state.L, 1)
+        var toast: Toast
+        do {
+            toast = try state.toast(fromTableAt: 1, original: original, defaults: showDefaults, roles: settings.roles)
+        } catch let error as LuaBridgeError {
+            return raise("emit: \(error.message)")
+        } catch {
+            return raise("emit: \(error)")
+        }
+        if !hasID { toast.id = generatedIDs.next() }
+        if let call = currentCall { call.context.emitAtFirstStage(toast) } else { emittedWhileLoading.append(toast) }
+        state.push(toast.id)
+        return 1
+    }
+
+    private func setParse() -> Int32 {
+        guard state.type(at: 1) == LUA_TFUNCTION else {
+            return raise("parse expects a function, not \(state.typeName(at: 1))")
+        }
+        if let first = parseFunction {
+            return raise("parse: a run has one parse function, and \(first.place) set it already")
+        }
+        let place = state.definitionPlace(ofFunctionAt: 1)
+        state.pushCopy(of: 1)
+        parseFunction = (state.makeReference(), place)
+        return 0
+    }
+
+    /// `parse_time(text [, format])`: seconds since the epoch, or nil and why.
+    private func parseTime() -> Int32 {
+        guard let text = state.string(at: 1), state.type(at: 1) == LUA_TSTRING else {
+            return raise("parse_time expects a string, not \(state.typeName(at: 1))")
+        }
+        let format: String?
+        switch state.type(at: 2) {
+        case LUA_TNONE, LUA_TNIL: format = nil
+        case LUA_TSTRING: format = state.string(at: 2)
+        default: return raise("parse_time's format must be a string, not \(state.typeName(at: 2))")
+        }
+        switch TimestampParser(zone: options.timeZone).seconds(from: text, format: format) {
+        case .success(let seconds):
+            state.push(seconds)
+            return 1
+        case .failure(let error):
+            state.pushNil()
+            state.push(error.message)
+            return 2
+        }
+    }
+
+    private func now() -> Int32 {
+        state.push(StreamTime.seconds(currentCall?.context.nowMicros ?? 0))
+        return 1
+    }
+
+    private func logLine() -> Int32 {
+        writeLog(state.string(at: 1) ?? "")
+        return 0
+    }
+}
+
+extension LuaRuntime: ScriptFunctionRunner {
+    package func text(calling function: ScriptFunction, with toast: Toast, context: StageContext) -> String? {
+        running(in: ScriptCall(context: context, inputLine: context.inputLine)) {
+            callForText(function.number, place: function.place, toast: toast)
+        }
+    }
+
+    /// A digest's `message` function, given the list of the held toasts' tables: a string is
+    /// the message; a table gives the digest's fields (`message` among them) over `base`.
+    package func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast? {
+        running(in: ScriptCall(context: context, inputLine: context.inputLine)) {
+            let L = state.L
+            let top = state.top
+            defer { lua_settop(L, top) }
+            let source = "digest message \(function.place)"
+            guard state.reserve(Int32(toasts.count) + 4) else { return nil }
+            state.pushReference(function.number)
+            lua_createtable(L, Int32(toasts.count), 0)
+            for (index, toast) in toasts.enumerated() {
+                state.pushProxy(toast, roles: settings.roles)
+                lua_rawseti(L, -2, lua_Integer(index + 1))
+            }
+            guard case .success = callFailing(argumentCount: 1, resultCount: 1, place: function.place, source: source) else {
+                return nil
+            }
+            if lua_type(L, -1) == LUA_TSTRING, let message = state.string(at: -1), !message.isEmpty {
+                var digest = base
+                digest.message = message
+                return digest
+            }
+            if lua_type(L, -1) == LUA_TTABLE {
+                do {
+                    var digest = try state.toast(fromTableAt: -1, original: base, defaults: base, roles: settings.roles)
+                    for member in base.extra where !digest.extra.contains(where: { $0.name == member.name }) {
+                        digest.extra.append(member)
+                    }
+                    return digest
+                } catch {
+                    report("\(function.place): digest message: \((error as? LuaBridgeError)?.message ?? "\(error)")", source: source)
+                    return nil
+                }
+            }
+            report("\(function.place): digest message returned \(state.typeName(at: -1)); expected a non-empty string or a table",
+                   source: source)
+            return nil
+        }
+    }
+}
+
+/// What a script call may see of the run: the pipeline's clock and its way in for emitted
+/// toasts (the context), and the input line the call is for.
+struct ScriptCall {
+    let context: StageContext
+    let inputLine: Int
+    /// What the call runs for, when not an input line: `timer`, `end`.
+    var during: String? = nil
+}

@@ -1,0 +1,76 @@
+import CLua
+@_spi(ToastInternals) import ToastCore
+
+/// `after(seconds, fn)` and `on("end", fn)`: a script's own timers and its end-of-input hooks,
+/// on the run's clock (`ScriptClock`). A timer runs `fn()` once, `seconds` later, under the
+/// same budget and memory cap as a rule; `handle:cancel()` stops it. A timer set while the
+/// scripts load is due that long after the clock's start (or after a reload).
+struct LuaTimer {
+    /// The function, in the registry.
+    let reference: Int32
+    /// `FILE:LINE` of the `after` call: how errors and `--stats` name the timer.
+    let place: String
+}
+
+extension LuaRuntime: ScriptClock {
+    /// `after(seconds, fn)`: a handle whose `cancel` stops the timer.
+    func after() -> Int32 {
+        guard state.type(at: 1) == LUA_TNUMBER else {
+            return raise("after needs a number of seconds > 0, not \(state.typeName(at: 1))")
+        }
+        let seconds = state.number(at: 1)
+        guard seconds > 0, let delay = StreamTime.microseconds(fromSeconds: seconds), delay > 0 else {
+            return raise("after needs a number of seconds > 0, not \(seconds)")
+        }
+        guard state.type(at: 2) == LUA_TFUNCTION else {
+            return raise("after expects (seconds, function), not a \(state.typeName(at: 2)) for the function")
+        }
+        let place = state.callerPlace()
+        state.pushCopy(of: 2)
+        let token = nextTimerToken
+        nextTimerToken += 1
+        scriptTimers[token] = LuaTimer(reference: state.makeReference(), place: place)
+        if let call = currentCall {
+            call.context.pipeline.scheduleScriptTimer(token: token, at: call.context.nowMicros + delay)
+        } else {
+            timersWhileLoading.append((token, delay))
+        }
+        // The handle: { cancel = <function of this token> }.
+        state.pushTable(fieldCount: 1)
+        state.push(token)
+        state.pushFunction({ L in LuaRuntime.from(L)?.cancelTimer() ?? 0 }, upvalueCount: 1)
+        state.setField("cancel")
+        return 1
+    }
+
+    /// `handle:cancel()`: the timer of the function's upvalue does not run; a second cancel,
+    /// or one after it ran, does nothing.
+    private func cancelTimer() -> Int32 {
+        let token = state.integer(inUpvalue: 2)
+        if let timer = scriptTimers.removeValue(forKey: token) { state.release(timer.reference) }
+        return 0
+    }
+
+    package func scriptTimerFired(token: Int, context: StageContext) {
+        guard let timer = scriptTimers.removeValue(forKey: token) else { return }
+        defer { state.release(timer.reference) }
+        running(in: ScriptCall(context: context, inputLine: context.inputLine, during: "timer")) {
+            let top = state.top
+            defer { state.setTop(top) }
+            state.pushReference(timer.reference)
+            _ = callFailing(argumentCount: 0, resultCount: 0, place: timer.place, source: "timer \(timer.place)")
+        }
+    }
+
+    package func inputEnded(context: StageContext) {
+        guard let functions = hooks["end"] else { return }
+        running(in: ScriptCall(context: context, inputLine: 0, during: "end")) {
+            let top = state.top
+            defer { state.setTop(top) }
+            for function in functions {
+                state.pushReference(function.reference)
+                _ = callFailing(argumentCount: 0, resultCount: 0, place: function.place, source: "on end")
+            }
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import CLua
+@_spi(ToastInternals) import ToastCore
+
+/// The toast ↔ table bridge: what a rule, hook or `emit` sees and hands back (docs/lua.md).
+///
+/// The table holds every field of docs/events.md by name, extra fields included; `duration` is
+/// seconds or nil (no timeout); `priority` is the toast's own, else its role's.
+extension LuaState {
+    /// `toast.made_by`: the stage that made the toast (`Toast.madeBy`), read only, not a field.
+    static let madeByName = "made_by"
+    static let madeByIsNotAField = "made_by is not a field: it names the stage that made the toast, and a rule cannot set it"
+
+    /// Pushes a new table holding every field of `toast` (what `pairs` on a proxy iterates).
+    func pushToast(_ toast: Toast, roles: RoleTable) {
+        lua_createtable(L, 0, Int32(ToastField.allCases.count + toast.extra.count))
+        guard reserve(2) else { return }
+        for member in toast.extra {
+            push(member.value)
+            lua_setfield(L, -2, member.name)
+        }
+        for field in ToastField.allCases {
+            pushField(field, of: toast, roles: roles)
+            if lua_type(L, -1) == LUA_TNIL {
+                clua_pop(L, 1)
+            } else {
+                lua_setfield(L, -2, field.name)
+            }
+        }
+    }
+
+    /// Pushes one field's value as a script sees it: text as a string, times as seconds, nil
+    /// when the toast has none; `priority` is the role's when the toast sets none.
+    func pushField(_ field: ToastField, of toast: Toast, roles: RoleTable) {
+        if field == .priority { return lua_pushinteger(L, lua_Integer(toast.effectivePriority(in: roles))) }
+        toast.withValue(of: field) { view in
+            switch view {
+            case .absent: lua_pushnil(L)
+            case .text(let bytes): push(bytes: bytes)
+            case .time(let time): lua_pushnumber(L, StreamTime.seconds(time))
+            case .integer(let integer): lua_pushinteger(L, lua_Integer(integer))
+            case .flag(let flag): lua_pushboolean(L, flag ? 1 : 0)
+            }
+        }
+    }
+
+    /// The toast a table describes. `original` gives what the table cannot say: the id
+    /// (unless set), the time, the input line, and whether the priority was the role's.
+    /// `defaults` fills fields the table leaves out (a replacement starts from a show's
+    /// defaults). Throws with a message naming the field for a value of the wrong type.
+    ///
+    /// Rules usually change little, so a value equal to the original's is taken from the
+    /// original without building a new Swift value; field names are recognized by the
+    /// identity of Lua's interned strings (`fieldKeys`), not by converting them.
+    func toast(fromTableAt index: Int32, original: Toast, defaults: Toast, roles: RoleTable) throws -> Toast {
+        var index = lua_absindex(L, index)
+        let top = self.top
+        defer { lua_settop(L, top) }
+        if proxy(at: index) != nil {
+            // Another toast's table (say, one a script kept): read all it shows.
+            pushMaterialized(proxyAt: index)
+            index = self.top
+        }
+        var toast = defaults
+        toast.id = original.id
+        toast.madeBy = original.madeBy
+        toast.atMicros = original.atMicros
+        toast.inputLine = original.inputLine
+        toast.style = nil
+        toast.announcement = nil
+        toast.extra = []
+        // The original's extra fields keep their input order; new ones follow, by name.
+        var keptExtras: [JSONMember?] = original.extra.isEmpty ? [] : Array(repeating: nil, count: original.extra.count)
+        var newExtras: [JSONMember] = []
+
+        lua_pushnil(L)
+        while lua_next(L, index) != 0 {
+            defer { clua_pop(L, 1) }
+            guard lua_type(L, -2) == LUA_TSTRING, let key = lua_topointer(L, -2) else {
+                throw LuaBridgeError("the toast table has a key of type \(typeName(at: -2)); fields need names")
+            }
+            if let field = field(forKey: key) {
+                try readField(field, into: &toast, original: original, roles: roles)
+            } else if let position = original.extra.firstIndex(where: { stringEquals(at: -2, $0.name) }) {
+                let member = original.extra[position]
+                if case .string(let text) = member.value, stringEquals(at: -1, text) {
+                    keptExtras[position] = member
+                } else {
+                    keptExtras[position] = JSONMember(member.name, try jsonValue(at: -1, path: member.name))
+                }
+            } else {
+                let name = string(at: -2) ?? ""
+                if name == Self.madeByName { throw LuaBridgeError(Self.madeByIsNotAField) }
+                newExtras.append(JSONMember(name, try jsonValue(at: -1, path: name)))
+            }
+        }
+        newExtras.sort { $0.name < $1.name }
+        toast.extra = keptExtras.compactMap { $0 } + newExtras
+        guard toast.hasMessage else { throw LuaBridgeError("field 'message' must be a non-empty string") }
+        return toast
+    }
+
+    /// Whether the value at `index` is a string with exactly the bytes of `text`.
+    func stringEquals(at index: Int32, _ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { stringEquals(at: index, UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Whether the value at `index` is a string with exactly `bytes`.
+    func stringEquals(at index: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard lua_type(L, index) == LUA_TSTRING else { return false }
+        var length = 0
+        guard let pointer = clua_tolstring(L, index, &length), length == bytes.count else { return false }
+        guard let base = bytes.baseAddress else { return true }
+        return memcmp(pointer, base, length) == 0
+    }
+
+    /// Reads one field's value, at the top of the stack, into `toast`, checked by the field's
+    /// kind. `original` is the toast the script was given (for its role's priority).
+    func readField(_ field: ToastField, into toast: inout Toast, original: Toast, roles: RoleTable) throws {
+        let name = field.name
+        /// Whether the string at the top is what `toast` already holds (then nothing is set,
+        /// and a toast's stored text stays where it is).
+        func isUnchangedText() -> Bool {
+            toast.withValue(of: field) { view in
+                if case .text(let bytes) = view { stringEquals(at: -1, bytes) } else { false }
+            }
+        }
+        func text() throws -> String {
+            guard let value = string(at: -1) else {
+                throw LuaBridgeError("field '\(name)' must be a string, not \(typeName(at: -1))")
+            }
+            return value
+        }
+        func seconds(orNamed: Bool = false) throws -> Microseconds {
+            guard lua_type(L, -1) == LUA_TNUMBER,
+                  let micros = StreamTime.microseconds(fromSeconds: clua_tonumber(L, -1, nil)), micros >= 0 else {
+                throw LuaBridgeError("field '\(name)' must be a number of seconds ≥ 0" + (orNamed ? ", \"short\" or \"long\"" : ""))
+            }
+            return micros
+        }
+        switch field.kind {
+        case .eventType, .arrivalTime:
+            return
+        case .identifier, .message, .subtitle, .optionalText:
+            if !isUnchangedText() { toast.set(field, to: .text(try text())) }
+        case .role:
+            if isUnchangedText() { return }
+            let role = try text()
+            guard roles.contains(role) else {
+                throw LuaBridgeError("unknown role \(quoted(role)) (known: \(roles.names.joined(separator: ", ")))")
+            }
+            toast.set(field, to: .text(role))
+        case .duration:
+            if let named = NamedDuration.allCases.first(where: { stringEquals(at: -1, $0.rawValue) }) {
+                toast.set(field, to: .time(named.microseconds))
+            } else {
+                let micros = try seconds(orNamed: true)
+                toast.set(field, to: micros == 0 ? .absent : .time(micros))
+            }
+        case .delay:
+            toast.set(field, to: .time(try seconds()))
+        case .choice:
+            let names = field.choices
+            guard let choice = names.first(where: { stringEquals(at: -1, $0) }) else {
+                let list = names.map(quoted).dropLast().joined(separator: ", ") + " or " + quoted(names.last ?? "")
+                throw LuaBridgeError("field '\(name)' must be \(list)")
+            }
+            toast.set(field, to: .text(choice))
+        case .priority:
+            var isInteger: Int32 = 0
+            let value = clua_tointeger(L, -1, &isInteger)
+            guard lua_type(L, -1) == LUA_TNUMBER, isInteger != 0, let priority = Int(exactly: value) else {
+                throw LuaBridgeError("field '\(name)' must be an integer")
+            }
+            // The role's priority, handed in unchanged, stays the role's.
+            let unchangedDefault = original.priority == nil && priority == original.effectivePriority(in: roles)
+            toast.set(field, to: unchangedDefault ? .absent : .integer(priority))
+        case .flag:
+            guard lua_type(L, -1) == LUA_TBOOLEAN else {
+                throw LuaBridgeError("field '\(name)' must be true or false, not \(typeName(at: -1))")
+            }
+            toast.set(field, to: .flag(lua_toboolean(L, -1) != 0))
+        }
+    }
+}
+
+extension Toast {
+    /// Sets a field a script removed to what `defaults` has (the id, time and type stay).
+    mutating func removeField(_ field: ToastField, defaults: Toast) {
+        guard field != .id else { return }
+        set(field, to: defaults.value(of: field))
+    }
+}

@@ -1,0 +1,473 @@
+import CLua
+@_spi(ToastInternals) import ToastCore
+
+/// The toast table a rule, hook or `announce` function gets is a proxy: an empty Lua table
+/// whose metatable answers from the Swift toast. A call then costs what the script touches,
+/// not a table of every field built before it and read back after it.
+///
+/// - Reading a field (`t.message`) pushes the toast's value, unless the script wrote it.
+/// - Writing stores the value in the table itself and remembers the name; after the call only
+///   the names written are read back (nil removes a field).
+/// - An extra field holding a table is stored in the proxy when first read, so changes made
+///   inside it (`t.n.a[3] = 3`) are read back too.
+/// - `pairs(t)` walks a full copy; `next(t)` and `rawget(t, k)` see only what was written.
+///   The metatable is protected (`getmetatable(t)` is `"toast"`).
+/// - A proxy keeps its toast until Lua collects it (`__gc`), so a script may keep one.
+///
+/// What is reused follows one rule (docs/performance.md, "What the Lua bridge keeps between
+/// calls", which also says what each reuse is worth): a table that describes a toast is reused
+/// only while nothing can tell it from a new one — no script can hold it, nothing was written
+/// to it, and it shows the same toast.
+/// The reuses:
+///
+/// - When no rule can keep its table (`clua_leavesfirstargument` reads each rule's code), the
+///   rules' proxy is one table for every toast: reset for the next toast instead of made anew,
+///   and holding no toast between toasts (`releaseRuleToast`).
+/// - The rules of one toast share one proxy: after each rule it is reset to show the toast
+///   as that rule left it, so a toast costs one table, not one per rule. While it is the
+///   rules' current proxy, its first read of a field is answered in C from a view of the toast
+///   (`RuleToastView.swift`), and a value of a name the rules read more than once is kept in a
+///   table behind it (`ruleValues`, its metatable's `__index`; see `clua_remembers`), so the
+///   next read of it costs Lua a table lookup; when the next toast comes, the proxy gets the
+///   plain metatable back.
+final class ToastProxy {
+    // Read and written through one unchecked cell (`UncheckedCell`): only the proxy callbacks
+    // touch them, one at a time, and no Lua code runs during an access (pushing a value may
+    // collect garbage, whose `__gc` touches only `LuaState.proxies`).
+    private let state: UncheckedCell<State>
+    /// The roles of the run, for the priority a toast takes from its role.
+    let roles: RoleTable
+
+    private struct State {
+        var toast: Toast
+        var touched: [TouchedName] = []
+        var hasOtherKey = false
+    }
+
+    init(toast: Toast, roles: RoleTable) {
+        self.state = UncheckedCell(State(toast: toast))
+        self.roles = roles
+    }
+
+    /// The toast the table shows.
+    var toast: Toast {
+        _read { yield state.value.toast }
+        _modify { yield &state.value.toast }
+    }
+    /// Names the script wrote, or table-valued extras it read, in order, with the field each
+    /// names (nil for an extra field), found once by the key's identity.
+    var touched: [TouchedName] {
+        _read { yield state.value.touched }
+        _modify { yield &state.value.touched }
+    }
+    /// A key that is not a string was written (an error when the toast is read back).
+    var hasOtherKey: Bool {
+        _read { yield state.value.hasOtherKey }
+        _modify { yield &state.value.hasOtherKey }
+    }
+
+    /// Nothing was written since it was made or reset.
+    var isUnwritten: Bool { touched.isEmpty && !hasOtherKey }
+}
+
+/// A name a script wrote to a toast table.
+struct TouchedName {
+    let name: String
+    /// The field it names; nil for an extra field.
+    let field: ToastField?
+}
+
+extension LuaState {
+    /// Pushes a proxy for `toast`; returns its Swift side.
+    @discardableResult
+    func pushProxy(_ toast: Toast, roles: RoleTable, metatable: Int32? = nil) -> ToastProxy {
+        lua_createtable(L, 0, 0)
+        pushReference(metatable ?? proxyMetatable)
+        lua_setmetatable(L, -2)
+        let proxy = ToastProxy(toast: toast, roles: roles)
+        if let pointer = lua_topointer(L, -1) { proxies[pointer] = proxy }
+        return proxy
+    }
+
+    /// Pushes the proxy for a rule's call on `toast`: the one the previous rule got, when it
+    /// shows this very toast and nothing was written to it since its reset; else a new one.
+    /// Returns its Swift side.
+    func pushRuleProxy(_ toast: Toast, roles: RoleTable) -> ToastProxy {
+        if let proxy = ruleProxy.value?.proxy, proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) {
+            pushReference(ruleProxyReference)
+            if !ruleViewIsValid { fillRuleView(proxy) }
+            return proxy
+        }
+        if let proxy = ruleProxy.value?.proxy, ruleProxyReference != LUA_NOREF, !rulesMayKeepTheirTable, ruleRunsActive == 1 {
+            // No rule can have kept the table, and no rule holds it now: the next toast gets it.
+            pushReference(ruleProxyReference)
+            reset(proxy, at: -1, showing: toast)
+            return proxy
+        }
+        retireRuleProxy()
+        let proxy = pushProxy(toast, roles: roles, metatable: ruleMetatable)
+        fillRuleView(proxy)
+        ruleProxy.value = (proxy, lua_topointer(L, -1))
+        lua_pushvalue(L, -1)
+        if ruleProxyReference == LUA_NOREF {
+            ruleProxyReference = makeReference()
+        } else {
+            lua_rawseti(L, clua_registryindex(), lua_Integer(ruleProxyReference))
+        }
+        return proxy
+    }
+
+    /// The rules are done with the toast their table shows: when no rule can have kept the
+    /// table, it holds no toast until the next (which it then shows, see `pushRuleProxy`), so
+    /// that the toast's storage has one owner again and the next stage's change to it is made
+    /// in place rather than on a copy.
+    func releaseRuleToast() {
+        guard !rulesMayKeepTheirTable, let proxy = ruleProxy.value?.proxy else { return }
+        invalidateRuleView()
+        proxy.toast = noToast
+    }
+
+    /// The next rule makes a new proxy (the roles a proxy holds may have changed).
+    func forgetRuleProxy() {
+        guard ruleProxyReference != LUA_NOREF else { return }
+        handBackRuleResults()
+        retireRuleProxy()
+        luaL_unref(L, clua_registryindex(), ruleProxyReference)
+        ruleProxyReference = LUA_NOREF
+        ruleProxy.value = nil
+    }
+
+    /// The current rule proxy (a script may have kept it) gets the plain metatable, and the
+    /// values read for it are forgotten.
+    private func retireRuleProxy() {
+        guard ruleProxy.value != nil, ruleProxyReference != LUA_NOREF else { return }
+        invalidateRuleView()
+        pushReference(ruleProxyReference)
+        pushReference(proxyMetatable)
+        lua_setmetatable(L, -2)
+        clua_pop(L, 1)
+        clearRuleValues()
+    }
+
+    /// Empties `ruleValues` (the rules' table shows another toast, or this one changed).
+    func clearRuleValues() {
+        forgetNamesRead()
+        guard ruleValuesFilled else { return }
+        ruleValuesFilled = false
+        pushReference(ruleValues)
+        lua_pushnil(L)
+        while lua_next(L, -2) != 0 {
+            clua_pop(L, 1)
+            lua_pushvalue(L, -1)
+            lua_pushnil(L)
+            lua_rawset(L, -4)
+        }
+        clua_pop(L, 1)
+    }
+
+    /// Makes `proxy`, the table at `index`, show `toast` with nothing written, as a new one
+    /// would.
+    func reset(_ proxy: ToastProxy, at index: Int32, showing toast: Toast) {
+        let index = lua_absindex(L, index)
+        if proxy.hasOtherKey {
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                clua_pop(L, 1)
+                lua_pushvalue(L, -1)
+                lua_pushnil(L)
+                lua_rawset(L, index)
+            }
+        } else {
+            for touched in proxy.touched {
+                push(touched.name)
+                lua_pushnil(L)
+                lua_rawset(L, index)
+            }
+        }
+        if !proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast) { clearRuleValues() }
+        proxy.touched.removeAll(keepingCapacity: true)
+        proxy.hasOtherKey = false
+        proxy.toast = toast
+        if proxy === ruleProxy.value?.proxy { fillRuleView(proxy) }
+    }
+
+    /// The Swift side of the proxy table at `pointer`, the current rule's looked at first.
+    func proxy(forTable pointer: UnsafeRawPointer) -> ToastProxy? {
+        if let cached = ruleProxy.value, cached.table == pointer { return cached.proxy }
+        return proxies[pointer]
+    }
+
+    /// The proxy's state, when the value at `index` is a live proxy.
+    func proxy(at index: Int32) -> ToastProxy? {
+        guard lua_type(L, index) == LUA_TTABLE, let pointer = lua_topointer(L, index) else { return nil }
+        return proxy(forTable: pointer)
+    }
+
+    /// Pushes a plain table with every field the proxy at `index` shows: its toast's, then
+    /// what the script wrote over them.
+    func pushMaterialized(proxyAt index: Int32) {
+        let index = lua_absindex(L, index)
+        guard let proxy = proxy(at: index) else {
+            lua_createtable(L, 0, 0)
+            return
+        }
+        pushToast(proxy.toast, roles: proxy.roles)
+        guard reserve(4) else { return }
+        for touched in proxy.touched {
+            push(touched.name)
+            lua_pushnil(L)
+            lua_rawset(L, -3)
+        }
+        lua_pushnil(L)
+        while lua_next(L, index) != 0 {
+            lua_pushvalue(L, -2)
+            clua_insert(L, -2)
+            lua_rawset(L, -4)
+        }
+    }
+
+    /// The toast after a call that kept it: the original with what the script touched in
+    /// `proxy`, the table at `index`, read back over it. `defaults` gives the value of a
+    /// removed field (built only then).
+    func toast(from proxy: ToastProxy, at index: Int32, original: Toast, defaults: @autoclosure () -> Toast,
+               roles: RoleTable) throws -> Toast {
+        let index = lua_absindex(L, index)
+        guard !proxy.isUnwritten else { return original }
+        let top = self.top
+        defer { lua_settop(L, top) }
+        if proxy.hasOtherKey {
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                if lua_type(L, -2) != LUA_TSTRING {
+                    throw LuaBridgeError("the toast table has a key of type \(typeName(at: -2)); fields need names")
+                }
+                clua_pop(L, 1)
+            }
+        }
+        var toast = original
+        var added: [JSONMember] = []
+        for touched in proxy.touched {
+            let name = touched.name
+            push(name)
+            let type = lua_rawget(L, index)
+            defer { clua_pop(L, 1) }
+            if let field = touched.field {
+                if type == LUA_TNIL {
+                    toast.removeField(field, defaults: defaults())
+                } else {
+                    try readField(field, into: &toast, original: original, roles: roles)
+                }
+            } else if name == Self.madeByName {
+                throw LuaBridgeError(Self.madeByIsNotAField)
+            } else if let position = toast.extra.firstIndex(where: { $0.name == name }) {
+                if type == LUA_TNIL {
+                    toast.extra.remove(at: position)
+                } else {
+                    toast.extra[position].value = try jsonValue(at: -1, path: name)
+                }
+            } else if type != LUA_TNIL {
+                added.append(JSONMember(name, try jsonValue(at: -1, path: name)))
+            }
+        }
+        // Extra fields a script adds follow the toast's own, by name. (Without any, the
+        // toast's extra fields stay as they are, stored text included.)
+        if !added.isEmpty { toast.extra += added.sorted { $0.name < $1.name } }
+        guard toast.hasMessage else { throw LuaBridgeError("field 'message' must be a non-empty string") }
+        return toast
+    }
+}
+
+extension LuaRuntime {
+    /// Creates the metatable every proxy shares.
+    func installProxyMetatable() {
+        let L = state.L
+        lua_createtable(L, 0, 5)
+        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.proxyIndex() ?? 0 }, 0)
+        lua_setfield(L, -2, "__index")
+        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.proxyNewIndex() ?? 0 }, 0)
+        lua_setfield(L, -2, "__newindex")
+        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.proxyPairs() ?? 0 }, 0)
+        lua_setfield(L, -2, "__pairs")
+        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.proxyCollected() ?? 0 }, 0)
+        lua_setfield(L, -2, "__gc")
+        state.push("toast")
+        lua_setfield(L, -2, "__metatable")
+        state.proxyMetatable = state.makeReference()
+        // The rules' current proxy: `ruleValues` as `__index`, a table that asks C for what it
+        // lacks (`clua_ruleindex`: the view of the toast, else the Swift reader), the rest as
+        // the plain metatable has it.
+        lua_createtable(L, 0, 0)
+        lua_createtable(L, 0, 1)
+        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.ruleValueIndex() ?? 0 }, 0)
+        clua_pushruleindex(L)
+        lua_setfield(L, -2, "__index")
+        lua_setmetatable(L, -2)
+        state.ruleValues = state.makeReference()
+        lua_createtable(L, 0, 5)
+        state.pushReference(state.proxyMetatable)
+        lua_pushnil(L)
+        while lua_next(L, -2) != 0 {
+            lua_pushvalue(L, -2)
+            clua_insert(L, -2)
+            lua_rawset(L, -5)
+        }
+        clua_pop(L, 1)
+        state.pushReference(state.ruleValues)
+        lua_setfield(L, -2, "__index")
+        state.ruleMetatable = state.makeReference()
+        // `pairs(t)` hands out the base library's `next`, whatever a script does to the global.
+        _ = lua_getglobal(L, "next")
+        state.nextFunction = state.makeReference()
+    }
+
+    /// `t[k]`: the toast's value, unless the script wrote the field (then it is in the table
+    /// itself, and this runs only if it was removed).
+    private func proxyIndex() -> Int32 {
+        let L = state.L
+        lua_settop(L, 2)
+        guard let pointer = lua_topointer(L, 1), let proxy = state.proxy(forTable: pointer) else {
+            lua_pushnil(L)
+            return 1
+        }
+        _ = pushValue(of: proxy, table: 1, key: 2)
+        return 1
+    }
+
+    /// `ruleValues[k]`, a field the rules' current proxy `t` did not read yet and the C view
+    /// cannot answer: what `t[k]` shows, remembered in `ruleValues` (at 1) unless it is nil
+    /// or a table (a table-valued extra field is kept in `t` itself, see `pushValue`).
+    private func ruleValueIndex() -> Int32 {
+        let L = state.L
+        lua_settop(L, 2)
+        guard let proxy = state.ruleProxy.value?.proxy, state.ruleProxyReference != LUA_NOREF else {
+            lua_pushnil(L)
+            return 1
+        }
+        if lua_type(L, 2) == LUA_TSTRING, let key = lua_topointer(L, 2) { state.noteRuleRead(key: key) }
+        // 1: ruleValues, 2: k; the table `t` itself is fetched only for a table-valued extra.
+        if pushValue(of: proxy, table: nil, key: 2), let name = lua_topointer(L, 2), state.remembersValue(of: name) {
+            lua_pushvalue(L, 2)
+            lua_pushvalue(L, 3)
+            lua_rawset(L, 1)
+            state.ruleValuesFilled = true
+        }
+        return 1
+    }
+
+    /// Pushes what the proxy `table` shows for the key at `key`: the toast's value, or nil for
+    /// a field the script removed, or for anything else. A table-valued extra field is also
+    /// stored in the table, so changes made inside it are read back (`table` nil: the rules'
+    /// current proxy, fetched then). Returns whether the value stays what `table` shows until
+    /// the script writes to it (neither nil nor a table).
+    private func pushValue(of proxy: ToastProxy, table: Int32?, key: Int32) -> Bool {
+        let L = state.L
+        guard lua_type(L, key) == LUA_TSTRING, let pointer = lua_topointer(L, key), state.reserve(3) else {
+            lua_pushnil(L)
+            return false
+        }
+        if let field = state.field(forKey: pointer) {
+            if !proxy.touched.isEmpty && proxy.touched.contains(where: { $0.field == field }) {
+                lua_pushnil(L)
+                return false
+            }
+            state.pushField(field, of: proxy.toast, roles: proxy.roles)
+            return lua_type(L, -1) != LUA_TNIL
+        }
+        var length = 0
+        guard let bytes = clua_tolstring(L, key, &length) else {
+            lua_pushnil(L)
+            return false
+        }
+        let name = UnsafeRawBufferPointer(start: bytes, count: length)
+        if name.elementsEqual(LuaState.madeByName.utf8) {
+            // Not a field: the name of the stage that made the toast, read only.
+            if let madeBy = proxy.toast.madeBy { state.push(madeBy) } else { lua_pushnil(L) }
+            return false
+        }
+        if !proxy.touched.isEmpty && proxy.touched.contains(where: { $0.field == nil && $0.name.utf8.elementsEqual(name) }) {
+            lua_pushnil(L)
+            return false
+        }
+        let isTable: Bool? = proxy.toast.withExtraValue(named: name) { value in
+            switch value {
+            case .text(let text):
+                state.push(bytes: text)
+                return false
+            case .value(let value):
+                state.push(value)
+                if case .array = value { return true }
+                if case .object = value { return true }
+                return false
+            }
+        }
+        guard let isTable else {
+            lua_pushnil(L)
+            return false
+        }
+        if isTable {
+            if let table {
+                lua_pushvalue(L, key)
+                lua_pushvalue(L, -2)
+                lua_rawset(L, table)
+            } else {
+                state.pushReference(state.ruleProxyReference)
+                lua_pushvalue(L, key)
+                lua_pushvalue(L, -3)
+                lua_rawset(L, -3)
+                clua_pop(L, 1)
+            }
+            proxy.touched.append(TouchedName(name: String(decoding: name, as: UTF8.self), field: nil))
+            state.handBackRuleResults()
+            return false
+        }
+        return true
+    }
+
+    /// `t[k] = v`: stored in the table, and the name remembered for reading back.
+    private func proxyNewIndex() -> Int32 {
+        let L = state.L
+        lua_settop(L, 3)
+        guard let pointer = lua_topointer(L, 1) else { return 0 }
+        switch lua_type(L, 2) {
+        case LUA_TNIL:
+            return raise("index is nil")
+        case LUA_TNUMBER where clua_tonumber(L, 2, nil).isNaN:
+            return raise("index is NaN")
+        case LUA_TSTRING:
+            let name = state.string(at: 2) ?? ""
+            if state.ruleProxy.value?.table == pointer && state.ruleValuesFilled {
+                // A value read before must not show through once the script removes the field.
+                state.pushReference(state.ruleValues)
+                lua_pushvalue(L, 2)
+                lua_pushnil(L)
+                lua_rawset(L, -3)
+                clua_pop(L, 1)
+            }
+            if let proxy = state.proxy(forTable: pointer), !proxy.touched.contains(where: { $0.name == name }) {
+                let field = lua_topointer(L, 2).flatMap(state.field(forKey:))
+                proxy.touched.append(TouchedName(name: name, field: field))
+            }
+        default:
+            state.proxy(forTable: pointer)?.hasOtherKey = true
+        }
+        state.handBackRuleResults()
+        lua_rawset(L, 1)
+        return 0
+    }
+
+    /// `pairs(t)`: `next` over a full copy.
+    private func proxyPairs() -> Int32 {
+        let L = state.L
+        lua_settop(L, 1)
+        state.pushReference(state.nextFunction)
+        state.pushMaterialized(proxyAt: 1)
+        lua_pushnil(L)
+        return 3
+    }
+
+    /// `__gc`: Lua collected the proxy; its toast goes too.
+    private func proxyCollected() -> Int32 {
+        if let pointer = lua_topointer(state.L, 1) { state.proxies[pointer] = nil }
+        return 0
+    }
+}

@@ -1,0 +1,179 @@
+import CLua
+@_spi(ToastInternals) import ToastCore
+
+/// Lua values ↔ Swift values, each ambiguity decided once:
+/// - integers stay integers, floats stay floats (`2.0` is written `2` on output anyway);
+/// - a table whose keys are exactly 1…n is a list/array; an empty table is an object;
+///   any other table is an object whose number keys become strings;
+/// - nesting is limited (as deep as JSON input may nest), so a cyclic table is an error, not
+///   a hang; every level makes room on the Lua stack first, as Lua checks none of it.
+extension LuaState {
+    static let maxNesting = JSONScanner.maxDepth
+
+    /// Makes room for `slots` more values on the Lua stack; false when Lua cannot grow it.
+    func reserve(_ slots: Int32) -> Bool {
+        lua_checkstack(L, slots) != 0
+    }
+
+    /// The value at `index` as a setting; functions become `ScriptFunction`s via `function`.
+    func configValue(at index: Int32, path: String, depth: Int = 0,
+                     function: (Int32) -> ScriptFunction) throws -> ConfigValue {
+        let index = lua_absindex(L, index)
+        switch lua_type(L, index) {
+        case LUA_TBOOLEAN: return .bool(lua_toboolean(L, index) != 0)
+        case LUA_TNUMBER:
+            var isInteger: Int32 = 0
+            let integer = clua_tointeger(L, index, &isInteger)
+            if lua_isinteger(L, index) != 0 && isInteger != 0 { return .integer(Int64(integer)) }
+            return .number(clua_tonumber(L, index, nil))
+        case LUA_TSTRING: return .string(string(at: index) ?? "")
+        case LUA_TFUNCTION: return .function(function(index))
+        case LUA_TTABLE:
+            guard depth < LuaState.maxNesting, reserve(3) else {
+                throw ConfigError("\(path) is nested too deeply (or refers to itself)")
+            }
+            var table = ConfigTable()
+            var listed: [Int: ConfigValue] = [:]
+            let top = self.top
+            defer { lua_settop(L, top) }
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                switch lua_type(L, -2) {
+                case LUA_TSTRING:
+                    let name = string(at: -2) ?? ""
+                    table.fields[name] = try configValue(at: -1, path: LuaState.path(path, ".\(name)", depth: depth),
+                                                         depth: depth + 1, function: function)
+                case LUA_TNUMBER where lua_isinteger(L, -2) != 0:
+                    let key = Int(clua_tointeger(L, -2, nil))
+                    listed[key] = try configValue(at: -1, path: LuaState.path(path, "[\(key)]", depth: depth),
+                                                  depth: depth + 1, function: function)
+                default:
+                    throw ConfigError("\(path) has a key of type \(typeName(at: -2)); use names or a list")
+                }
+                clua_pop(L, 1)
+            }
+            if !listed.isEmpty {
+                guard listed.keys.min() == 1, listed.keys.max() == listed.count else {
+                    throw ConfigError("\(path) has a list with holes")
+                }
+                table.list = (1...listed.count).map { listed[$0]! }
+            }
+            return .table(table)
+        default:
+            throw ConfigError("\(path) cannot be \(typeName(at: index))")
+        }
+    }
+
+    /// The path of a nested setting for messages; past a few levels it stops growing, so a
+    /// table that refers to itself gives `queue.me.me.me.…`, not 256 names.
+    static func path(_ parent: String, _ step: String, depth: Int) -> String {
+        switch depth {
+        case ..<3: return parent + step
+        case 3: return parent + ".…"
+        default: return parent
+        }
+    }
+
+    /// The value at `index` as JSON; throws a message for functions and other values JSON
+    /// cannot hold.
+    /// `stringKeysOnly` (`json.encode`): a table that is not a list must have string keys
+    /// (else integer keys become names, as a field's value does).
+    func jsonValue(at index: Int32, path: String, depth: Int = 0, stringKeysOnly: Bool = false) throws -> JSONValue {
+        let index = lua_absindex(L, index)
+        switch lua_type(L, index) {
+        case LUA_TNIL: return .null
+        case LUA_TBOOLEAN: return .bool(lua_toboolean(L, index) != 0)
+        case LUA_TNUMBER:
+            if lua_isinteger(L, index) != 0 { return .integer(Int64(clua_tointeger(L, index, nil))) }
+            let number = clua_tonumber(L, index, nil)
+            guard number.isFinite else { throw LuaBridgeError("field '\(path)' is not a finite number") }
+            return .number(number)
+        case LUA_TSTRING: return .string(string(at: index) ?? "")
+        case LUA_TTABLE:
+            guard depth < LuaState.maxNesting, reserve(3) else {
+                throw LuaBridgeError("field '\(path)' is nested too deeply (or refers to itself)")
+            }
+            if proxy(at: index) != nil {
+                // A toast's table inside another: its fields, as `pairs` shows them.
+                let top = self.top
+                defer { lua_settop(L, top) }
+                pushMaterialized(proxyAt: index)
+                return try jsonValue(at: -1, path: path, depth: depth + 1, stringKeysOnly: stringKeysOnly)
+            }
+            var members: [JSONMember] = []
+            var listed: [Int64: JSONValue] = [:]
+            var onlyIntegerKeys = true
+            let top = self.top
+            defer { lua_settop(L, top) }
+            lua_pushnil(L)
+            while lua_next(L, index) != 0 {
+                let value = try jsonValue(at: -1, path: path, depth: depth + 1, stringKeysOnly: stringKeysOnly)
+                switch lua_type(L, -2) {
+                case LUA_TSTRING:
+                    onlyIntegerKeys = false
+                    members.append(JSONMember(string(at: -2) ?? "", value))
+                case LUA_TNUMBER where lua_isinteger(L, -2) != 0:
+                    let key = Int64(clua_tointeger(L, -2, nil))
+                    listed[key] = value
+                    members.append(JSONMember(String(key), value))
+                default:
+                    throw LuaBridgeError("field '\(path)' has a key of type \(typeName(at: -2))")
+                }
+                clua_pop(L, 1)
+            }
+            if onlyIntegerKeys && !listed.isEmpty && listed.keys.min() == 1 && listed.keys.max() == Int64(listed.count) {
+                return .array((1...Int64(listed.count)).map { listed[$0]! })
+            }
+            if stringKeysOnly && !listed.isEmpty {
+                throw LuaBridgeError("field '\(path)' is a table with number keys that are not 1 to n: "
+                                     + "only a list or a table with string keys is JSON")
+            }
+            members.sort { $0.name < $1.name }
+            return .object(members)
+        default:
+            throw LuaBridgeError("field '\(path)' cannot hold a \(typeName(at: index))")
+        }
+    }
+
+    /// Pushes a JSON value (null as nil). The caller makes room for it; a table's members are
+    /// left out if Lua cannot make room for them (out of memory).
+    func push(_ value: JSONValue) {
+        switch value {
+        case .null: lua_pushnil(L)
+        case .bool(let flag): lua_pushboolean(L, flag ? 1 : 0)
+        case .integer(let number): lua_pushinteger(L, lua_Integer(number))
+        case .number(let number): lua_pushnumber(L, number)
+        case .string(let text): push(text)
+        case .array(let elements):
+            lua_createtable(L, Int32(elements.count), 0)
+            guard reserve(2) else { return }
+            for (offset, element) in elements.enumerated() {
+                push(element)
+                lua_rawseti(L, -2, lua_Integer(offset + 1))
+            }
+        case .object(let members):
+            lua_createtable(L, 0, Int32(members.count))
+            guard reserve(2) else { return }
+            for member in members {
+                push(member.value)
+                lua_setfield(L, -2, member.name)
+            }
+        }
+    }
+
+    func push(_ text: String) {
+        var text = text
+        text.withUTF8 { push(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Pushes a string with these bytes.
+    func push(bytes: UnsafeRawBufferPointer) {
+        _ = lua_pushlstring(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+    }
+}
+
+/// A Lua value that cannot become what Swift needs; the message names the field.
+struct LuaBridgeError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,153 @@
+import CLua
+@_spi(ToastInternals) import ToastCore
+
+/// The rules' current toast as plain values in C (`clua_toastview` in `CLua/shim.h`), so that
+/// a rule's first read of a field is answered by a C `__index` (`clua_ruleindex`) instead of
+/// a metamethod through the trampoline into the proxy's Swift side: a lookup among sixteen
+/// addresses and a push, far less than the call through Swift.
+///
+/// The view holds the fields that the rules read (they read the same names of most toasts),
+/// copied when the rules' table starts showing a toast; extra fields as the text of their JSON
+/// object, searched in C.
+/// Whatever the view does not hold (a field rarely read, a text too long for it,
+/// extra fields that are not stored text, a value that is not a plain string or a boolean)
+/// C hands to the Swift reader. Which fields the view holds is looked at again every few
+/// hundred toasts, from the reads each side answered: a field goes in when it was read for
+/// one toast in sixteen (copying it costs about a twentieth of what a read through Swift
+/// costs more than one from the view).
+///
+/// The view describes the table only while nothing was written to it: every write, role
+/// change or other toast marks it not valid (`invalidateRuleView`) before the table can show
+/// anything else, and it is filled again when the rules' table is set up for the next rule.
+extension LuaState {
+    /// Copies what the rules read of `proxy`'s toast into the view, and makes it valid.
+    func fillRuleView(_ proxy: ToastProxy) {
+        guard proxy.isUnwritten, Self.viewNamesEveryField else { return invalidateRuleView() }
+        ruleView.fills += 1
+        if ruleView.fills >= ruleView.fillsBeforeReview { reviewRuleView() }
+        clua_view_begin(context)
+        let toast = proxy.toast
+        for (field, position) in ruleView.fields {
+            switch field {
+            case .message: toast.withMessageBytes { setViewText(position, $0) }
+            case .subtitle: if toast.withSubtitleBytes({ setViewText(position, $0) }) == nil { setViewNil(position) }
+            case .role: setViewText(position, toast.role)
+            case .source: setViewText(position, toast.source)
+            case .id: setViewText(position, toast.id)
+            case .priority:
+                setViewValue(position, CLUA_VALUE_INTEGER, integer: lua_Integer(toast.effectivePriority(in: proxy.roles)))
+            default:
+                toast.withValue(of: field) { value in
+                    switch value {
+                    case .absent: setViewNil(position)
+                    case .text(let bytes): setViewText(position, bytes)
+                    case .time(let time): setViewValue(position, CLUA_VALUE_NUMBER, number: StreamTime.seconds(time))
+                    case .integer(let integer): setViewValue(position, CLUA_VALUE_INTEGER, integer: lua_Integer(integer))
+                    case .flag(let flag): setViewValue(position, CLUA_VALUE_BOOLEAN, integer: flag ? 1 : 0)
+                    }
+                }
+            }
+        }
+        // A made toast's `made_by` is not an extra field: C asks Swift for every other name.
+        guard ruleView.holdsExtra, toast.madeBy == nil else { return }
+        let stored: Void? = toast.withExtraText { text in
+            clua_view_setextra(context, Int32(CLUA_VALUE_STRING), text.baseAddress, text.count)
+        }
+        if stored == nil && toast.extra.isEmpty {
+            clua_view_setextra(context, Int32(CLUA_VALUE_NIL), nil, 0)
+        }
+    }
+
+    /// Whether the view has a place for every field: C takes a name it does not know as an
+    /// extra field's, so a field without a place would be searched for among the extra fields.
+    static let viewNamesEveryField = ToastField.allCases.count <= Int(CLUA_VIEW_FIELDS)
+
+    private func setViewText(_ position: Int32, _ bytes: UnsafeRawBufferPointer) {
+        clua_view_settext(context, position, bytes.baseAddress, bytes.count)
+    }
+
+    /// A text field held as a `String` (nil: none).
+    private func setViewText(_ position: Int32, _ text: String?) {
+        guard var text else { return setViewNil(position) }
+        text.withUTF8 { clua_view_settext(context, position, $0.baseAddress, $0.count) }
+    }
+
+    private func setViewNil(_ position: Int32) {
+        setViewValue(position, CLUA_VALUE_NIL)
+    }
+
+    private func setViewValue(_ position: Int32, _ kind: Int, number: lua_Number = 0, integer: lua_Integer = 0) {
+        clua_view_setvalue(context, position, Int32(kind), number, integer)
+    }
+
+    /// C no longer answers for the rules' table (see the type's comment).
+    func invalidateRuleView() {
+        context.pointee.view.valid = 0
+    }
+
+    /// Whether the view answers for the rules' table now.
+    var ruleViewIsValid: Bool { context.pointee.view.valid != 0 }
+
+    /// A read of the rules' table that the Swift reader answered, of the name at `key` (a Lua
+    /// string, by address): counted for the next review.
+    func noteRuleRead(key: UnsafeRawPointer) {
+        guard let position = fieldPosition(forKey: key) else {
+            ruleView.extraReadsAnswered += 1
+            return
+        }
+        ruleView.readsAnswered[position] += 1
+    }
+
+    /// The view holds from now on what the rules read for at least one in sixteen toasts since
+    /// the last review, counting what both sides answered.
+    private func reviewRuleView() {
+        let fills = ruleView.fills
+        ruleView.fields.removeAll(keepingCapacity: true)
+        for (position, field) in ToastField.allCases.enumerated() {
+            let reads = Int(clua_view_takereads(context, Int32(position))) + ruleView.readsAnswered[position]
+            if reads * 16 >= fills { ruleView.fields.append((field, Int32(position))) }
+            ruleView.readsAnswered[position] = 0
+        }
+        let extraReads = Int(clua_view_takereads(context, -1)) + ruleView.extraReadsAnswered
+        ruleView.holdsExtra = extraReads * 16 >= fills
+        ruleView.extraReadsAnswered = 0
+        ruleView.fills = 0
+        ruleView.fillsBeforeReview = RuleViewSelection.fillsBetweenReviews
+    }
+
+    /// Whether a value read for the name at `name` (a Lua string, by address) is remembered
+    /// in `ruleValues` (`clua_remembers` says why and when).
+    func remembersValue(of name: UnsafeRawPointer) -> Bool {
+        clua_remembers(context, name) != 0
+    }
+
+    /// Whether `ruleValues` holds anything.
+    var ruleValuesFilled: Bool {
+        get { context.pointee.valuesfilled != 0 }
+        set { context.pointee.valuesfilled = newValue ? 1 : 0 }
+    }
+
+    /// The rules' table shows another toast: no name was read for it yet.
+    func forgetNamesRead() {
+        context.pointee.readoncecount = 0
+    }
+}
+
+/// Which fields the C view of the rules' toast holds, and the reads counted to decide it
+/// again (see `LuaState.fillRuleView`).
+struct RuleViewSelection {
+    /// The fields held, with their positions in `ToastField.allCases`.
+    var fields: [(field: ToastField, position: Int32)] = []
+    /// Whether extra fields are held.
+    var holdsExtra = false
+    /// Reads the Swift reader answered since the last review, by field position, and of
+    /// extra fields.
+    var readsAnswered = [Int](repeating: 0, count: ToastField.allCases.count)
+    var extraReadsAnswered = 0
+    /// Views filled since the last review, and how many make the next one.
+    var fills = 0
+    var fillsBeforeReview = 16
+
+    /// Reviews after the first come this many fills apart.
+    static let fillsBetweenReviews = 256
+}

@@ -1,4 +1,0 @@
-/// A name as messages quote it: `"name"`, so an empty or spaced name is still visible.
-func quoted(_ text: String) -> String {
-    "\"\(text)\""
-}
