@@ -39,7 +39,10 @@ final class Screen {
 /// A host's timers and records, marked with its screen: the pipeline is every screen's
 /// environment, and a timer must find its way back to its own host.
 final class ScreenHostEnvironment: HostEnvironment {
-    unowned let pipeline: Pipeline
+    /// The pipeline owns the screen table, and so every screen's host and environment; a host
+    /// reaches its environment only while the pipeline drives it (`unowned(unsafe)`: no
+    /// reference count on every record and timer, as `StageContext.pipeline`).
+    unowned(unsafe) let pipeline: Pipeline
     var screen: Int
 
     init(pipeline: Pipeline, screen: Int) {
