@@ -97,7 +97,9 @@ struct ByteKeyTable<Value> {
 
     /// Forgets every entry, keeping the memory (a screen's table, emptied for another screen).
     mutating func removeAll() {
-        entries.removeAll(keepingCapacity: true)
+        // One at a time: `removeAll(keepingCapacity:)` goes through the array's generic
+        // `replaceSubrange`, which costs more than the few entries a forgotten screen's table has.
+        while entries.popLast() != nil {}
         isStored.removeAll(keepingCapacity: true)
         freeNumbers.removeAll(keepingCapacity: true)
         for bucket in buckets.indices { buckets[bucket] = -1 }
