@@ -43,6 +43,18 @@ extension Toast {
         }
     }
 
+    /// `withValue` for a body that returns nothing, and one that answers yes or no: the Lua
+    /// bridge, in another module, calls these. A generic function called from another module
+    /// runs unspecialized, looking up type metadata on every call; these are specialized here.
+    package func visitValue(of field: ToastField, _ body: (FieldView) -> Void) {
+        withValue(of: field, body)
+    }
+
+    /// See `visitValue(of:_:)`.
+    package func valueMatches(of field: ToastField, _ test: (FieldView) -> Bool) -> Bool {
+        withValue(of: field, test)
+    }
+
     /// The value of `field` as an owned value (see `withValue`).
     package func value(of field: ToastField) -> FieldValue {
         withValue(of: field) { view in

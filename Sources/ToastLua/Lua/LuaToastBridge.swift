@@ -32,7 +32,7 @@ extension LuaState {
     /// when the toast has none; `priority` is the role's when the toast sets none.
     func pushField(_ field: ToastField, of toast: Toast, roles: RoleTable) {
         if field == .priority { return lua_pushinteger(L, lua_Integer(toast.effectivePriority(in: roles))) }
-        toast.withValue(of: field) { view in
+        toast.visitValue(of: field) { view in
             switch view {
             case .absent: lua_pushnil(L)
             case .text(let bytes): push(bytes: bytes)
@@ -121,7 +121,7 @@ extension LuaState {
         /// Whether the string at the top is what `toast` already holds (then nothing is set,
         /// and a toast's stored text stays where it is).
         func isUnchangedText() -> Bool {
-            toast.withValue(of: field) { view in
+            toast.valueMatches(of: field) { view in
                 if case .text(let bytes) = view { stringEquals(at: -1, bytes) } else { false }
             }
         }

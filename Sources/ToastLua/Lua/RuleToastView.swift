@@ -37,7 +37,7 @@ extension LuaState {
             case .priority:
                 setViewValue(position, CLUA_VALUE_INTEGER, integer: lua_Integer(toast.effectivePriority(in: proxy.roles)))
             default:
-                toast.withValue(of: field) { value in
+                toast.visitValue(of: field) { value in
                     switch value {
                     case .absent: setViewNil(position)
                     case .text(let bytes): setViewText(position, bytes)
