@@ -47,4 +47,31 @@ import Testing
         }
         #expect(parsed == .object(record.members))
     }
+
+    /// The JSON encoder writes a field that a row adds to records (general storage) from the
+    /// field's kind alone: for every field, with a value and without, it writes what
+    /// `Record.members` gives for a field records carry.
+    @Test(arguments: ToastField.allCases)
+    func aFieldOfAnyKindIsWrittenAsRecordMembersGiveIt(_ field: ToastField) throws {
+        for toast in [Self.full(), Toast(id: "bare", message: "m", duration: nil)] {
+            var encoded = ByteBuffer()
+            encoded.appendLiteral("{\"_\":0")
+            JSONRecordEncoder.appendMember(field, of: toast, to: &encoded)
+            encoded.appendLiteral("}")
+            let parsed = try encoded.withBytes { bytes in
+                var scanner = JSONScanner(bytes.assumingMemoryBound(to: UInt8.self))
+                return try scanner.parseValue()
+            }
+            let expected: JSONValue? = switch toast.value(of: field) {
+            case .absent: PresentMember.valueWhenAbsent(of: field)
+            case .text(let text): .string(text)
+            case .time(let time): time % StreamTime.perSecond == 0
+                ? .integer(time / StreamTime.perSecond) : .number(StreamTime.seconds(time))
+            case .integer(let integer): .integer(Int64(integer))
+            case .flag(let flag): .bool(flag)
+            }
+            let members = [JSONMember("_", .integer(0))] + (expected.map { [JSONMember(field.name, $0)] } ?? [])
+            #expect(parsed == .object(members), "\(field.name) of \(toast.id)")
+        }
+    }
 }

@@ -22,8 +22,9 @@ public struct Toast {
         @usableFromInline package var source: String? = nil
         @usableFromInline package var key: String? = nil
         @usableFromInline package var dismissOnTap = true
-        @usableFromInline package var dismissOnLongPress = false
         @usableFromInline package var swipe = true
+        /// The fields whose row says `generic` storage.
+        @usableFromInline package var genericFields = GenericFieldValues()
         @usableFromInline package var extra = ExtraFields.members([])
         @usableFromInline package var at: Microseconds = 0
         @usableFromInline package var inputLine: Int
@@ -178,10 +179,10 @@ public struct Toast {
         set { uniqueFields.dismissOnTap = newValue }
     }
 
+    /// (Kept in the schema's general storage: only a long press reads it.)
     public var dismissOnLongPress: Bool {
-        @inlinable get { storage.fields.dismissOnLongPress }
-        _modify { yield &uniqueFields.dismissOnLongPress }
-        set { uniqueFields.dismissOnLongPress = newValue }
+        get { value(of: .dismissOnLongPress) == .flag(true) }
+        set { set(.dismissOnLongPress, to: .flag(newValue)) }
     }
 
     /// Whether a swipe, or a drag past the threshold, dismisses it.
@@ -287,12 +288,14 @@ public struct Toast {
                 source: String? = nil, key: String? = nil, dismissOnTap: Bool = true,
                 dismissOnLongPress: Bool = false, swipe: Bool = true, extra: [JSONMember] = [],
                 at: Duration = .zero, inputLine: Int = 0) {
-        self.init(fields: Fields(
+        var fields = Fields(
             id: id, message: .string(message), subtitle: subtitle.map(ToastText.string), role: role,
             duration: duration.map(StreamTime.microseconds), after: StreamTime.microseconds(after),
             placement: placement, policy: policy, priority: priority, source: source, key: key,
-            dismissOnTap: dismissOnTap, dismissOnLongPress: dismissOnLongPress, swipe: swipe, extra: .members(extra),
-            at: StreamTime.microseconds(at), inputLine: inputLine, style: nil, announcement: nil))
+            dismissOnTap: dismissOnTap, swipe: swipe, extra: .members(extra),
+            at: StreamTime.microseconds(at), inputLine: inputLine, style: nil, announcement: nil)
+        if dismissOnLongPress { fields.set(.dismissOnLongPress, to: .flag(true)) }
+        self.init(fields: fields)
     }
 
     /// A toast with `fields` and no stored text.

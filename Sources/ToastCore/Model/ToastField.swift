@@ -4,11 +4,14 @@
 /// kind, the Lua bridge pushes and reads it by its kind, `Toast.withValue`, `hasSameValue` and
 /// `set` reach it through its storage, and a hook's `info` follows `presentRecord`.
 ///
-/// A new show field is a case here with its row in `row`, and a stored property with its
-/// default in `Toast.Fields`; the decoder keeps the members of a line by name
-/// (`EventFieldName`, `EventFields`, which also say which values repeat from line to line: a
-/// table there cost every line more than its lookups), and a field that records carry has its
-/// place in `presentRecord` and its line in `JSONRecordEncoder` (a test holds the two equal).
+/// A new show field is two edits, both here: its case, and its row in `row`, made with
+/// `Row.generic` (its name, kind and default, and whether records carry it). From then on the
+/// decoder reads and checks it, scripts read and write it, dedup keys and templates can name
+/// it, traces show its changes, and records carry it if the row says so. Only a field that a
+/// stage reads on every toast needs more: a property of its own in `Toast.Fields` (the row
+/// then reads and writes it), and, for one most lines have, a member of its own in the
+/// decoder's `EventFields` — each faster than the general storage, which is why the fields
+/// below have them. The README, "Adding a field to a show", walks through it.
 package enum ToastField: Int, CaseIterable, Sendable {
     case id, message, subtitle, role, duration, after, placement, policy, priority, source, key
     case dismissOnTap, dismissOnLongPress, swipe, at, type
@@ -25,11 +28,10 @@ package enum ToastField: Int, CaseIterable, Sendable {
         case .placement: .choice("placement", Placement.self, { $0.placement }, { $0.placement = $1 })
         case .policy: .choice("policy", Policy.self, { $0.policy }, { $0.policy = $1 })
         case .priority: Row("priority", .priority, .optionalInteger({ $0.priority }, { $0.priority = $1 }))
-        case .source: Row("source", .optionalText, .optionalText({ $0.source }, { $0.source = $1 }))
+        case .source: Row("source", .optionalText, .optionalText({ $0.source }, { $0.source = $1 }), valuesRepeat: true)
         case .key: Row("key", .optionalText, .optionalText({ $0.key }, { $0.key = $1 }))
         case .dismissOnTap: Row("dismiss_on_tap", .flag, .flag({ $0.dismissOnTap }, { $0.dismissOnTap = $1 }))
-        case .dismissOnLongPress:
-            Row("dismiss_on_long_press", .flag, .flag({ $0.dismissOnLongPress }, { $0.dismissOnLongPress = $1 }))
+        case .dismissOnLongPress: .generic("dismiss_on_long_press", .flag, default: .flag(false))
         case .swipe: Row("swipe", .flag, .flag({ $0.swipe }, { $0.swipe = $1 }))
         // Set when the toast comes in, never through the schema (a script cannot move it).
         case .at: Row("at", .arrivalTime, .time({ $0.atMicros }, { _, _ in }))
@@ -39,24 +41,42 @@ package enum ToastField: Int, CaseIterable, Sendable {
 
     /// The members of a `present` record after those of every record (`event`, `t`, `screen`,
     /// `id`), in order (docs/events.md, "Records"): the fields records carry, and what the
-    /// stages and the host add.
+    /// stages and the host add; the `generic` fields whose rows say `recorded` come after
+    /// `source`, in the order of their cases.
     static let presentRecord: [PresentMember] = [
         .field(.message), .field(.subtitle), .field(.role), .field(.placement), .field(.policy),
-        .field(.priority), .field(.duration), .symbol, .glyph, .color, .announcement, .waited, .field(.source), .extra,
-    ]
+        .field(.priority), .field(.duration), .symbol, .glyph, .color, .announcement, .waited, .field(.source),
+    ] + recordedGenericFields.map(PresentMember.field) + [.extra]
+
+    /// The `generic` fields that `present` records carry (see `presentRecord`).
+    package static let recordedGenericFields = allCases.filter { field in
+        if case .generic(_, recorded: true) = field.storage { return true }
+        return false
+    }
 
     /// A field's row of the schema.
     struct Row {
         let name: String
         let kind: Kind
         let storage: Storage
+        /// Whether its string values come back line after line, so the decoder keeps one
+        /// `String` of each (a role, a choice, or as the row says).
+        let valuesRepeat: Bool
         /// The names a `choice` may take.
         var choices: [String] = []
 
-        init(_ name: String, _ kind: Kind, _ storage: Storage) {
+        init(_ name: String, _ kind: Kind, _ storage: Storage, valuesRepeat: Bool? = nil) {
             self.name = name
             self.kind = kind
             self.storage = storage
+            self.valuesRepeat = valuesRepeat ?? [.eventType, .role, .choice].contains(kind)
+        }
+
+        /// A field kept in general storage (`Storage.generic`) with `defaultValue` until
+        /// something sets it; `recorded`: `present` records carry it.
+        static func generic(_ name: String, _ kind: Kind, default defaultValue: Toast.FieldValue = .absent,
+                            recorded: Bool = false) -> Row {
+            Row(name, kind, .generic(defaultValue: defaultValue, recorded: recorded))
         }
 
         /// A field whose values are the raw values of `Choice`'s cases.
@@ -97,6 +117,9 @@ package enum ToastField: Int, CaseIterable, Sendable {
         case priority
         /// true or false.
         case flag
+
+        /// Seconds, which the decoder also reads as exact microseconds.
+        package var isTime: Bool { self == .arrivalTime || self == .duration || self == .delay }
     }
 
     /// Where a toast keeps a field: `message` and `subtitle` as the bytes they came in, `type`
@@ -111,6 +134,9 @@ package enum ToastField: Int, CaseIterable, Sendable {
         case optionalTime(Get<Microseconds?>, Set<Microseconds?>)
         case optionalInteger(Get<Int?>, Set<Int?>)
         case flag(Get<Bool>, Set<Bool>)
+        /// In `Toast.Fields.genericFields`, `defaultValue` while nothing set it; `recorded`: a
+        /// `present` record carries it (after `source`).
+        case generic(defaultValue: Toast.FieldValue, recorded: Bool)
     }
 
     /// How a toast's value of a field is read and written: closures of concrete types, not
@@ -134,6 +160,9 @@ package enum ToastField: Int, CaseIterable, Sendable {
     /// The names a `choice` field may take.
     package var choices: [String] { Self.rows[rawValue].choices }
 
+    /// Whether its string values come back line after line (see `Row.valuesRepeat`).
+    package var valuesRepeat: Bool { Self.rows[rawValue].valuesRepeat }
+
     /// The kinds apart from the rows, so that asking a field's kind (the decoder does for every
     /// field of every line) copies no closures.
     private static let kinds = rows.map(\.kind)
@@ -153,7 +182,7 @@ package enum ToastField: Int, CaseIterable, Sendable {
 }
 
 /// A member of a `present` record (`ToastField.presentRecord`).
-enum PresentMember {
+package enum PresentMember {
     /// A show field: a text or a time as JSON; `priority` 0 and `duration` null when the toast
     /// has none, any other field left out then.
     case field(ToastField)
@@ -168,7 +197,7 @@ enum PresentMember {
 
     /// What a record writes for a field the toast has no value of: `priority` 0 (the stage
     /// that fills it in did not run), `duration` null (no timeout); nil leaves it out.
-    static func valueWhenAbsent(of field: ToastField) -> JSONValue? {
+    package static func valueWhenAbsent(of field: ToastField) -> JSONValue? {
         switch field.kind {
         case .priority: .integer(0)
         case .duration: .null

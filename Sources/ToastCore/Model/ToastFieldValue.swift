@@ -40,6 +40,14 @@ extension Toast {
         case .optionalTime(let get, _): return body(get(self).map(FieldView.time) ?? .absent)
         case .optionalInteger(let get, _): return body(get(self).map(FieldView.integer) ?? .absent)
         case .flag(let get, _): return body(.flag(get(self)))
+        case .generic(let defaultValue, _):
+            switch storage.fields.genericFields.value(of: field) ?? defaultValue {
+            case .absent: return body(.absent)
+            case .text(let string): return text(string)
+            case .time(let time): return body(.time(time))
+            case .integer(let integer): return body(.integer(integer))
+            case .flag(let flag): return body(.flag(flag))
+            }
         }
     }
 
@@ -86,6 +94,9 @@ extension Toast {
         case .optionalTime(let get, _): return same(get)
         case .optionalInteger(let get, _): return same(get)
         case .flag(let get, _): return same(get)
+        case .generic(let defaultValue, _):
+            let fields = (storage.fields.genericFields, other.storage.fields.genericFields)
+            return (fields.0.value(of: field) ?? defaultValue) == (fields.1.value(of: field) ?? defaultValue)
         }
     }
 
@@ -113,6 +124,7 @@ extension Toast.Fields {
         case .optionalTime(_, let set): set(&self, time)
         case .optionalInteger(_, let set): if case .integer(let integer) = value { set(&self, integer) } else { set(&self, nil) }
         case .flag(_, let set): if case .flag(let flag) = value { set(&self, flag) }
+        case .generic: genericFields.set(field, to: value)
         }
     }
 }

@@ -18,10 +18,10 @@ package struct EventDecoder {
     package var defaultDuration: Microseconds?
     /// `screens.by` when screens are on: the field whose value names an event's screen.
     package var screenField: String? {
-        didSet { screenShowField = screenField.flatMap(EventFieldName.init(rawValue:)).flatMap { $0.isShowField ? $0 : nil } }
+        didSet { screenShowField = screenField.flatMap(ToastField.init(named:)) }
     }
     /// `screenField` when it is a show field.
-    private var screenShowField: EventFieldName?
+    private var screenShowField: ToastField?
     /// The value of the line's extra member `screenField`, when it has one (a show field's
     /// value is among its fields).
     private var lineScreenValue: JSONValue?
@@ -250,9 +250,9 @@ package struct EventDecoder {
         toast.subtitle = subtitle
         toast.extra = text?.extra.map(Toast.ExtraFields.stored) ?? .members(fields.extra)
         toast.screenKey = screen
-        for (name, field, kind) in EventFieldName.checkedShowFields {
-            guard let value = fields[name] else { continue }
-            if let checked = try checkedValue(of: field, kind: kind, value, microseconds: fields.microseconds(of: name)) {
+        for (field, kind) in EventFieldName.checkedShowFields {
+            guard let value = fields[field] else { continue }
+            if let checked = try checkedValue(of: field, kind: kind, value, microseconds: fields.microseconds(of: field)) {
                 toast.set(field, to: checked)
             }
         }
@@ -345,11 +345,13 @@ struct FieldError: Error {
 /// The members of one event object, sorted into the fields docs/events.md names and the rest.
 /// Values are checked only once the event's type is known (docs/events.md).
 package struct EventFields {
-    package var type, at, id: JSONValue?
-    package var message, subtitle, role, duration, after, placement, policy, priority, source, key: JSONValue?
-    package var dismissOnTap, dismissOnLongPress, swipe: JSONValue?
-    package var phase, dy: JSONValue?
-    package var atMicros, durationMicros, afterMicros: Microseconds?
+    /// The members most lines have, and those of a drag, each in a member of its own, which
+    /// reads faster than any table.
+    private var type, at, id, message, subtitle, role, source, phase, dy: JSONValue?
+    private var atMicros: Microseconds?
+    /// Any other show field (`store`): a field added to the schema is read and kept here with
+    /// nothing to change in the decoder.
+    private var otherFields: [(field: ToastField, value: JSONValue, microseconds: Microseconds?)]? = nil
     /// Every member that is not a show field, in order (a show's `extra`), when the fields
     /// come from a `parse` function; a JSON line's go on as text (`extraText` of `read`), and
     /// only `phase` and `dy`, which a drag also reads, are kept here as values too.
@@ -383,9 +385,10 @@ package struct EventFields {
             let memberStart = scanner.index
             let name = try scanner.parseName()
             try scanner.expect(UInt8(ascii: ":"), "':'")
-            let field = name.raw.flatMap(EventFieldName.init) ?? name.decoded.flatMap(EventFieldName.init(rawValue:))
-            if let field {
-                try fields.readValue(of: field, from: &scanner, interner: &interner)
+            let known = name.raw.flatMap(EventFieldName.find) ?? name.decoded.flatMap(EventFieldName.find(named:))
+            let field = known?.name
+            if let known {
+                try fields.readValue(of: known.name, reading: known.reading, from: &scanner, interner: &interner)
             } else {
                 // The value goes on as text (`extraText`); only its name is needed here.
                 let extraName = name.raw.map { interner.string($0) } ?? name.decoded ?? ""
@@ -396,7 +399,7 @@ package struct EventFields {
                     try scanner.checkValue(depth: 1)
                 }
             }
-            if !(field?.isShowField ?? false) {
+            if field?.showField == nil {
                 extraText.append(extraText.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
                 extraText.append(contentsOf: UnsafeBufferPointer(rebasing: scanner.bytes[memberStart..<scanner.index]))
             }
@@ -407,18 +410,23 @@ package struct EventFields {
         }
     }
 
-    private mutating func readValue(of field: EventFieldName, from scanner: inout JSONScanner,
-                                    interner: inout StringInterner) throws {
-        if field.repeatsAcrossLines, let bytes = scanner.parsePlainString() {
-            store(field, .string(interner.string(bytes)), microseconds: nil)
-        } else if field == .message || field == .subtitle {
+    private mutating func readValue(of field: EventFieldName, reading: EventFieldName.Reading,
+                                    from scanner: inout JSONScanner, interner: inout StringInterner) throws {
+        switch reading {
+        case .repeatingString:
+            if let bytes = scanner.parsePlainString() {
+                store(field, .string(interner.string(bytes)), microseconds: nil)
+            } else {
+                store(field, try scanner.parseValue(depth: 1), microseconds: nil)
+            }
+        case .text:
             let bytes = scanner.parsePlainString()
-            if field == .message { messageBytes = bytes } else { subtitleBytes = bytes }
+            if case .show(.message) = field { messageBytes = bytes } else { subtitleBytes = bytes }
             store(field, bytes == nil ? try scanner.parseValue(depth: 1) : .string(""), microseconds: nil)
-        } else if field.isTime {
+        case .time:
             let (value, microseconds) = try Self.timeValue(&scanner)
             store(field, value, microseconds: microseconds)
-        } else {
+        case .value:
             store(field, try scanner.parseValue(depth: 1), microseconds: nil)
         }
     }
@@ -426,38 +434,44 @@ package struct EventFields {
     /// Sets a field from a value already decoded; a time also gets its exact microseconds,
     /// read from the same decimal text a JSON line would hold.
     package mutating func set(_ field: EventFieldName, _ value: JSONValue) {
-        store(field, value, microseconds: field.isTime ? Self.microseconds(of: value) : nil)
+        let isTime = field.showField?.kind.isTime ?? false
+        store(field, value, microseconds: isTime ? Self.microseconds(of: value) : nil)
     }
 
     /// Where each member is kept (`subscript` reads them back by name).
     @inline(__always)
     private mutating func store(_ field: EventFieldName, _ value: JSONValue, microseconds: Microseconds?) {
         switch field {
-        case .at: (at, atMicros) = (value, microseconds)
-        case .duration: (duration, durationMicros) = (value, microseconds)
-        case .after: (after, afterMicros) = (value, microseconds)
-        case .type: type = value
-        case .id: id = value
-        case .message: message = value
-        case .subtitle: subtitle = value
-        case .role: role = value
-        case .placement: placement = value
-        case .policy: policy = value
-        case .priority: priority = value
-        case .source: source = value
-        case .key: key = value
-        case .dismissOnTap: dismissOnTap = value
-        case .dismissOnLongPress: dismissOnLongPress = value
-        case .swipe: swipe = value
+        case .show(.type): type = value
+        case .show(.at): (at, atMicros) = (value, microseconds)
+        case .show(.id): id = value
+        case .show(.message): message = value
+        case .show(.subtitle): subtitle = value
+        case .show(.role): role = value
+        case .show(.source): source = value
+        case .show(let other):
+            // (The last of duplicates counts, as `subscript` reads it.)
+            var others = otherFields.take() ?? []
+            others.append((other, value, microseconds))
+            otherFields = others
         case .phase, .dy:
             // Drag fields; for a show they are extra fields like any other.
-            if field == .phase { phase = value } else { dy = value }
-            addExtra(field.rawValue, value)
+            if case .phase = field { phase = value } else { dy = value }
+            addExtra(field.name, value)
         }
     }
 
     /// The value of the member `field` (nil when absent).
     subscript(field: EventFieldName) -> JSONValue? {
+        switch field {
+        case .show(let field): self[field]
+        case .phase: phase
+        case .dy: dy
+        }
+    }
+
+    /// The value of the show field `field` (nil when absent).
+    subscript(field: ToastField) -> JSONValue? {
         switch field {
         case .type: type
         case .at: at
@@ -465,29 +479,15 @@ package struct EventFields {
         case .message: message
         case .subtitle: subtitle
         case .role: role
-        case .duration: duration
-        case .after: after
-        case .placement: placement
-        case .policy: policy
-        case .priority: priority
         case .source: source
-        case .key: key
-        case .dismissOnTap: dismissOnTap
-        case .dismissOnLongPress: dismissOnLongPress
-        case .swipe: swipe
-        case .phase: phase
-        case .dy: dy
+        default: otherFields?.last { $0.field.rawValue == field.rawValue }?.value
         }
     }
 
     /// The exact microseconds of a time member given as a number.
-    func microseconds(of field: EventFieldName) -> Microseconds? {
-        switch field {
-        case .at: atMicros
-        case .duration: durationMicros
-        case .after: afterMicros
-        default: nil
-        }
+    func microseconds(of field: ToastField) -> Microseconds? {
+        if case .at = field { return atMicros }
+        return otherFields?.last { $0.field.rawValue == field.rawValue }?.microseconds
     }
 
     private static func microseconds(of value: JSONValue) -> Microseconds? {
@@ -579,54 +579,92 @@ package struct EventFields {
     }
 }
 
-/// The member names an event object gives meaning to (docs/events.md), matched on their bytes.
-package enum EventFieldName: String, CaseIterable {
-    case type, at, id, message, subtitle, role, duration, after, placement, policy, priority, source, key
-    case dismissOnTap = "dismiss_on_tap"
-    case dismissOnLongPress = "dismiss_on_long_press"
-    case swipe, phase, dy
+/// The member names an event object gives meaning to (docs/events.md), matched on their bytes:
+/// the show fields of the schema (`ToastField`), and `phase` and `dy`, which only a drag reads
+/// (for a show they are extra fields like any other).
+package enum EventFieldName: Equatable {
+    case show(ToastField)
+    case phase, dy
+
+    /// How a member's value is read from a line, found once from its row of the schema.
+    enum Reading {
+        /// Any JSON value.
+        case value
+        /// A string that comes back line after line (a `StringInterner` keeps it).
+        case repeatingString
+        /// The message or subtitle, kept as its bytes in the line when it has no escapes.
+        case text
+        /// Seconds, kept in exact microseconds too.
+        case time
+    }
+
+    /// Every name, with how its value is read.
+    private static let all: [(name: EventFieldName, reading: Reading)] =
+        ToastField.allCases.map { field in
+            let reading: Reading = switch field.kind {
+            case .message, .subtitle: .text
+            case let kind where kind.isTime: .time
+            default: field.valuesRepeat ? .repeatingString : .value
+            }
+            return (.show(field), reading)
+        } + [(.phase, .repeatingString), (.dy, .value)]
+
+    /// The member's name in an event object.
+    package var name: String {
+        switch self {
+        case .show(let field): field.name
+        case .phase: "phase"
+        case .dy: "dy"
+        }
+    }
+
+    /// The show field it is (nil for `phase` and `dy`).
+    var showField: ToastField? {
+        if case .show(let field) = self { return field }
+        return nil
+    }
+
+    /// The name called `name`, if an event object gives it meaning.
+    package init?(named name: String) {
+        guard let found = Self.find(named: name) else { return nil }
+        self = found.name
+    }
+
+    /// The name called `name` with how its value is read.
+    static func find(named name: String) -> (name: EventFieldName, reading: Reading)? {
+        all.first { $0.name.name == name }
+    }
 
     /// The show fields checked by their kind, in the order of `ToastField.settable` (the first
     /// wrong one is the one reported); `message` and `subtitle` are read before them.
     /// Each with its kind, looked up once here rather than for every line.
-    static let checkedShowFields = ToastField.settable.filter { $0 != .message && $0 != .subtitle }.compactMap { field in
-        EventFieldName(rawValue: field.name).map { ($0, field, field.kind) }
-    }
-
-    /// `at`, `duration` and `after`: seconds, held in exact microseconds too.
-    var isTime: Bool { self == .at || self == .duration || self == .after }
-
-    /// Whether a show gives it meaning (`phase` and `dy` belong to drags: for a show they are
-    /// extra fields like any other).
-    var isShowField: Bool { self != .phase && self != .dy }
-
-    /// Whether its string values come back line after line (a `StringInterner` keeps them).
-    var repeatsAcrossLines: Bool {
-        switch self {
-        case .type, .role, .placement, .policy, .source, .phase: true
-        default: false
-        }
-    }
+    static let checkedShowFields = ToastField.settable.filter { $0 != .message && $0 != .subtitle }.map { ($0, $0.kind) }
 
     /// The names a show gives meaning to.
-    static let showFieldNames = allCases.filter(\.isShowField).map(\.rawValue)
+    static let showFieldNames = ToastField.allCases.map(\.name)
 
     /// The names by their length in bytes, for matching without building a `String`.
-    private static let byLength: [[(bytes: [UInt8], name: EventFieldName)]] = {
-        var table = Array(repeating: [(bytes: [UInt8], name: EventFieldName)](), count: 32)
-        for name in allCases { table[name.rawValue.utf8.count].append((Array(name.rawValue.utf8), name)) }
+    private static let byLength: [[(bytes: [UInt8], name: EventFieldName, reading: Reading)]] = {
+        var table = Array(repeating: [(bytes: [UInt8], name: EventFieldName, reading: Reading)](), count: 32)
+        for (name, reading) in all { table[name.name.utf8.count].append((Array(name.name.utf8), name, reading)) }
         return table
     }()
 
+    /// The name whose UTF-8 bytes are `bytes`, with how its value is read.
     /// (`memcmp` here rather than `hasSameBytes`: inlined from the core, that one made the
     /// compiler retain each candidate's bytes around the call.)
-    package init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+    static func find(_ bytes: UnsafeBufferPointer<UInt8>) -> (name: EventFieldName, reading: Reading)? {
         guard bytes.count < EventFieldName.byLength.count, let base = bytes.baseAddress else { return nil }
         for candidate in EventFieldName.byLength[bytes.count]
         where candidate.bytes.withUnsafeBufferPointer({ $0.baseAddress.map { memcmp($0, base, bytes.count) == 0 } ?? false }) {
-            self = candidate.name
-            return
+            return (candidate.name, candidate.reading)
         }
         return nil
+    }
+
+    /// The name whose UTF-8 bytes are `bytes`.
+    package init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let found = Self.find(bytes) else { return nil }
+        self = found.name
     }
 }

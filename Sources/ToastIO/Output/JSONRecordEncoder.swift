@@ -37,6 +37,7 @@ package struct JSONRecordEncoder: RecordEncoder {
             out.appendLiteral(#","waited":"#)
             StreamTime.append(waited, to: &out)
             if let source = toast.source { field(#","source":""#, source, &out) }
+            for generic in ToastField.recordedGenericFields { Self.appendMember(generic, of: toast, to: &out) }
             // Extra fields kept as text already written as they would be go out as they are.
             let wroteText = toast.withExtraText { text -> Bool in
                 guard JSONText.isCanonicalObject(text) else { return false }
@@ -96,6 +97,29 @@ package struct JSONRecordEncoder: RecordEncoder {
         if let because = trace.because { field(#","because":""#, because, &out) }
         out.appendLiteral("}\n")
         return true
+    }
+
+    /// `,"name":value` for a field of the schema's general storage that records carry, left
+    /// out when the toast has no value for it (see `PresentMember.valueWhenAbsent`). Written
+    /// from the field's kind, so it serves any field a row adds.
+    static func appendMember(_ field: ToastField, of toast: Toast, to out: inout ByteBuffer) {
+        toast.visitValue(of: field) { value in
+            let absent = PresentMember.valueWhenAbsent(of: field)
+            if case .absent = value, absent == nil { return }
+            out.append(UInt8(ascii: ","))
+            JSONText.appendString(field.name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            switch value {
+            case .absent: if let absent { JSONText.appendValue(absent, to: &out) }
+            case .text(let bytes):
+                out.append(UInt8(ascii: "\""))
+                JSONText.appendEscaped(bytes, to: &out)
+                out.append(UInt8(ascii: "\""))
+            case .time(let time): StreamTime.append(time, to: &out)
+            case .integer(let integer): JSONText.appendValue(.integer(Int64(integer)), to: &out)
+            case .flag(let flag): out.appendLiteral(flag ? "true" : "false")
+            }
+        }
     }
 
     /// `"screen":…` when screens are on (docs/events.md, "Screens").

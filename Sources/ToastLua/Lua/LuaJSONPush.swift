@@ -28,7 +28,7 @@ extension LuaState {
             let name = clua_tolstring(L, -2, &length)
             let known = name.flatMap { EventFieldName(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: length)) }
             if let known {
-                fields.set(known, try jsonValue(at: -1, path: known.rawValue, depth: 1))
+                fields.set(known, try jsonValue(at: -1, path: known.name, depth: 1))
             } else if let name = string(at: -2) {
                 extras.append(JSONMember(name, try jsonValue(at: -1, path: name, depth: 1)))
             }
