@@ -98,12 +98,12 @@ import Testing
         #expect(kept.message == "First")
     }
 
-    /// A toast decoded from a JSON line, through the arena, as the run loop makes it.
+    /// A toast decoded from a JSON line, through a show batch, as the run loop makes it.
     private func decoded(_ line: String) -> Toast? {
         var decoder = EventDecoder()
         var bytes = Array(line.utf8)
         return bytes.withUnsafeMutableBufferPointer { buffer in
-            guard case .success(.show(let show)) = decoder.decodeJSON(UnsafeBufferPointer(buffer), number: 1, arena: TextArena()) else {
+            guard case .success(.show(let show)) = decoder.decodeJSON(UnsafeBufferPointer(buffer), number: 1, batch: ShowBatch()) else {
                 return nil
             }
             // The line's memory is gone before the toast is made: the toast must not point into it.

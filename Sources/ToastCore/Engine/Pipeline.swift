@@ -19,8 +19,8 @@
 /// 1. ToastPipeline's `RunLoop` (CLI/) reads standard input with ToastIO's `LineReader`, which
 ///    cuts it into lines. For a recorded file, ToastIO's `ReadAhead` decodes ahead on a second
 ///    thread; either way `LineDecoding` hands each line to `EventDecoder` (Input/), which checks
-///    it and makes a `DecodedShow` (ToastCore, Model/): the fields, with the text still in the
-///    batch's `TextArena`.
+///    it and makes a `DecodedShow` (ToastCore, Model/): a row of the batch's `ShowBatch`,
+///    which keeps the show's fields and text until its toast is made.
 /// 2. The run loop makes the show's `Toast` and hands the event to `handle(taking:)` here: the
 ///    clock moves to the event's time, and the toast runs through the stages (Stages/). The
 ///    rules stage runs each `ToastRule`; Lua rules are ToastLua's `LuaRule`s, reached only

@@ -1,26 +1,33 @@
-/// A show read from a JSON line, with its text still in the batch's `TextArena`: the reading
-/// thread makes these, and the pipeline's thread makes each into a `Toast` when it handles it.
+/// A show read from a JSON line, its fields a row of the batch it was decoded into and its text
+/// in the batch's `TextArena`: the reading thread makes these, and the pipeline's thread makes
+/// each into a `Toast` when it handles it.
 package struct DecodedShow {
-    /// Every field after defaults; `message`, `subtitle` and `extra` are ranges in `arena`.
-    var fields: Toast.Fields
-    let arena: TextArena
+    /// Where the fields are (`message`, `subtitle` and `extra` as ranges in the batch's text).
+    let batch: ShowBatch
+    let row: Int
     /// The event's time (nil: the clock's current time) and input line.
     var at: Microseconds?
     var line: Int
 
-    package init(fields: Toast.Fields, arena: TextArena, at: Microseconds?, line: Int) {
-        (self.fields, self.arena, self.at, self.line) = (fields, arena, at, line)
+    /// A show with `fields` after defaults, kept in `batch`.
+    package init(fields: consuming Toast.Fields, batch: ShowBatch, at: Microseconds?, line: Int) {
+        row = batch.append(consume fields)
+        (self.batch, self.at, self.line) = (batch, at, line)
     }
 
-    /// The toast, in storage of its own that holds its text. Consuming: the fields move into
-    /// the storage instead of being copied (and this show's copy released).
+    /// The toast, in storage of its own that holds its text. Consuming: the fields move out of
+    /// the batch into the storage (a show makes one toast).
     consuming func makeToast() -> Toast {
-        let arena = self.arena
-        let ranges = (fields.message.storedRange, fields.subtitle?.storedRange, fields.extra.storedRange)
-        var moving: Toast.Fields? = self.fields
-        return arena.withBytes(ranges.0) { message in
-            arena.withBytes(ranges.1) { subtitle in
-                arena.withBytes(ranges.2) { extra in
+        let (batch, row) = (self.batch, self.row)
+        // Taken from the optional inside the closure, so the fields move into the storage
+        // rather than being copied there.
+        var moving = batch.take(row)
+        guard let ranges = moving.map({ ($0.message.storedRange, $0.subtitle?.storedRange, $0.extra.storedRange) }) else {
+            preconditionFailure("a decoded show makes one toast")
+        }
+        return batch.text.withBytes(ranges.0) { message in
+            batch.text.withBytes(ranges.1) { subtitle in
+                batch.text.withBytes(ranges.2) { extra in
                     Toast(storage: Toast.Storage.make(message: message, subtitle: subtitle, extra: extra) { message, subtitle, extra in
                         guard var fields = moving.take() else { preconditionFailure("a decoded show makes one toast") }
                         if let message { fields.message = .stored(message) }

@@ -60,31 +60,31 @@ package struct EventDecoder {
 
     /// A plain-text line as a show whose message is the line, less a trailing `\r`.
     package mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
-        decodeText(line, number: number, arena: TextArena(capacity: line.count)).map(\.event)
+        decodeText(line, number: number, batch: ShowBatch(capacity: line.count)).map(\.event)
     }
 
-    /// A plain-text line as a show whose message went to `arena` (see `decodeJSON`).
+    /// A plain-text line as a show kept in `batch` (see `decodeJSON`).
     package mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int,
-                             arena: TextArena) -> Result<DecodedEvent, InputRejection> {
+                             batch: ShowBatch) -> Result<DecodedEvent, InputRejection> {
         guard isValidUTF8(line) else { return .failure(InputRejection(line: number, reason: "not valid UTF-8")) }
         showCount += 1
         var end = line.count
         if end > 0 && line[end - 1] == 0x0D { end -= 1 }
-        let message = arena.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[0..<end]))
+        let message = batch.text.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[0..<end]))
         let fields = Toast.showFields(id: Self.implicitID(showCount), message: .stored(message),
                                       duration: defaultDuration, policy: defaultPolicy, inputLine: number)
-        return .success(.show(DecodedShow(fields: fields, arena: arena, at: nil, line: number)))
+        return .success(.show(DecodedShow(fields: fields, batch: batch, at: nil, line: number)))
     }
 
     /// One JSON Lines line as an event.
     package mutating func decodeJSON(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<Event, InputRejection> {
-        decodeJSON(line, number: number, arena: TextArena(capacity: line.count)).map(\.event)
+        decodeJSON(line, number: number, batch: ShowBatch(capacity: line.count)).map(\.event)
     }
 
-    /// One JSON Lines line: an event, or a show whose text went to `arena` and whose toast is
-    /// made later (`DecodedShow`), on the thread that handles it.
+    /// One JSON Lines line: an event, or a show whose fields and text went to `batch` and whose
+    /// toast is made later (`DecodedShow`), on the thread that handles it.
     package mutating func decodeJSON(_ line: UnsafeBufferPointer<UInt8>, number: Int,
-                             arena: TextArena) -> Result<DecodedEvent, InputRejection> {
+                             batch: ShowBatch) -> Result<DecodedEvent, InputRejection> {
         guard isValidUTF8(line) else { return .failure(InputRejection(line: number, reason: "not valid UTF-8")) }
         var scanner = JSONScanner(line)
         let fields: EventFields
@@ -111,10 +111,10 @@ package struct EventDecoder {
         }
         guard Self.isShow(fields[.type]) else { return decode(fields, number: number, stored: nil) }
         var text = StoredText()
-        text.message = fields.messageBytes.map { arena.append(UnsafeRawBufferPointer($0)) }
-        text.subtitle = fields.subtitleBytes.map { arena.append(UnsafeRawBufferPointer($0)) }
-        if !extraText.isEmpty { text.extra = extraText.withUnsafeBytes { arena.append($0) } }
-        return decode(fields, number: number, stored: (arena, text))
+        text.message = fields.messageBytes.map { batch.text.append(UnsafeRawBufferPointer($0)) }
+        text.subtitle = fields.subtitleBytes.map { batch.text.append(UnsafeRawBufferPointer($0)) }
+        if !extraText.isEmpty { text.extra = extraText.withUnsafeBytes { batch.text.append($0) } }
+        return decode(fields, number: number, stored: (batch, text))
     }
 
     /// An event from fields that a `parse` function made: checked, defaulted and numbered
@@ -124,14 +124,14 @@ package struct EventDecoder {
         return decode(fields, number: number, stored: nil).map(\.event)
     }
 
-    /// Where a JSON line's text went in its arena: the message and subtitle when they are
+    /// Where a JSON line's text went in its batch: the message and subtitle when they are
     /// strings without escapes, the extra fields as one JSON object.
     struct StoredText {
         var message, subtitle, extra: TextRange?
     }
 
     private mutating func decode(_ fields: EventFields, number: Int,
-                                 stored: (arena: TextArena, text: StoredText)?) -> Result<DecodedEvent, InputRejection> {
+                                 stored: (batch: ShowBatch, text: StoredText)?) -> Result<DecodedEvent, InputRejection> {
         if !fields.extraNames.isEmpty && Self.isShow(fields[.type]) {
             lookForTypos(in: fields.extraNames, line: number)
         }
@@ -177,7 +177,7 @@ package struct EventDecoder {
     }
 
     private mutating func event(from fields: EventFields, line: Int,
-                                stored: (arena: TextArena, text: StoredText)?) throws -> DecodedEvent {
+                                stored: (batch: ShowBatch, text: StoredText)?) throws -> DecodedEvent {
         let type = try EventFields.string("type", fields[.type]) ?? "show"
         if type == "show" { showCount += 1 }
         let at = try EventFields.time("at", fields[.at], fields.microseconds(of: .at))
@@ -190,7 +190,7 @@ package struct EventDecoder {
             // the bytes read here: the pipeline then need not look for the field again.
             let show = try showFields(from: fields, id: id, line: line, text: stored?.text,
                                       screen: screenShowField == nil ? screen : nil)
-            if let arena = stored?.arena { return .show(DecodedShow(fields: show, arena: arena, at: at, line: line)) }
+            if let batch = stored?.batch { return .show(DecodedShow(fields: show, batch: batch, at: at, line: line)) }
             kind = .show(Toast(fields: show))
         case "dismiss": kind = .dismiss(target: id)
         case "dismiss_all": kind = .dismissAll
@@ -231,7 +231,7 @@ package struct EventDecoder {
     }
 
     /// A show's fields after defaults; `text` says where the message, subtitle and extra
-    /// fields of a JSON line are kept (in the arena), when they are.
+    /// fields of a JSON line are kept (in the batch's text), when they are.
     private func showFields(from fields: EventFields, id: String?, line: Int, text: StoredText?,
                             screen: ScreenKey?) throws -> Toast.Fields {
         let message: Toast.ToastText

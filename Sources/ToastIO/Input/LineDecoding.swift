@@ -24,10 +24,13 @@ package struct LineDecoding {
     package var parser: (any LineParser)?
     /// Whether the first non-blank line was seen (only it is looked at for plain text).
     private var sawFirstLine = false
-    /// Where the text of the shows decoded since the last `startNewArena()` goes.
-    private var arena = TextArena()
-    /// An arena this full is left to the shows made from it, and a new one started.
-    private static let arenaLimit = 1 << 20
+    /// Where the shows decoded since the last `startNewBatch()` go (their text and fields).
+    private var batch = ShowBatch(rows: batchShowLimit)
+    /// A batch whose text is this long, or that holds this many shows, is left to the shows made
+    /// from it, and a new one started (decoding inline, the run loop makes each toast at once,
+    /// so nothing else ends a batch).
+    private static let batchTextLimit = 1 << 20
+    private static let batchShowLimit = ReadAhead.batchCapacity
     /// Text lines that were not valid UTF-8 and were kept with U+FFFD in place of their bad
     /// bytes: a count the run reports once, at its end. Shared with the copy a reading thread
     /// decodes with (read only after that thread has ended).
@@ -46,10 +49,10 @@ package struct LineDecoding {
         self.parser = parser
     }
 
-    /// Leaves the current arena to the shows already decoded into it: `ReadAhead` calls this
-    /// whenever it hands a batch on, since the other thread reads that arena from then on.
-    package mutating func startNewArena() {
-        arena = TextArena()
+    /// Leaves the current show batch to the shows already decoded into it: `ReadAhead` calls
+    /// this whenever it hands its lines on, since the other thread reads that batch from then on.
+    package mutating func startNewBatch() {
+        batch = ShowBatch(rows: Self.batchShowLimit)
     }
 
     package mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> DecodedLine {
@@ -72,9 +75,9 @@ package struct LineDecoding {
     private mutating func decodeValid(_ bytes: UnsafeBufferPointer<UInt8>, original line: UnsafeBufferPointer<UInt8>,
                                       number: Int, isFirstLine: Bool) -> DecodedLine {
         if let parser { return decode(bytes, through: parser, original: line, number: number, isFirstLine: isFirstLine) }
-        if arena.count > Self.arenaLimit { startNewArena() }
-        let result = input == .text ? decoder.decodeText(bytes, number: number, arena: arena)
-            : decoder.decodeJSON(bytes, number: number, arena: arena)
+        if batch.text.count > Self.batchTextLimit || batch.count >= Self.batchShowLimit { startNewBatch() }
+        let result = input == .text ? decoder.decodeText(bytes, number: number, batch: batch)
+            : decoder.decodeJSON(bytes, number: number, batch: batch)
         switch result {
         case .success(.event(let event)):
             return .event(event)

@@ -120,7 +120,7 @@ package final class ReadAhead: @unchecked Sendable {
     /// Hands `batch` on and starts the next; false when the run loop wants no more.
     private func handOn(_ batch: inout HandOverBatch<Item>) -> Bool {
         guard hand(batch) else { return false }
-        decoding.startNewArena()
+        decoding.startNewBatch()
         batch = HandOverBatch(capacity: Self.batchCapacity)
         return true
     }

@@ -1,0 +1,36 @@
+/// The shows decoded into one batch on the reading thread, waiting for the pipeline's thread:
+/// their text (`text`) and their fields, one row each. A decoded show (`DecodedShow`) is then a
+/// row number, so handing it from the decoder through the batch to the run loop moves a few
+/// words instead of every field; the pipeline's thread takes each row once, when it makes the
+/// show's toast.
+///
+/// Safe to share as `TextArena` is: the reading thread appends rows only before it hands the
+/// batch on (it starts a new one for every batch, and the hand-over is ordered by the batch
+/// queue's lock); after that only the pipeline's thread takes them, one at a time.
+package final class ShowBatch: @unchecked Sendable {
+    /// The messages, subtitles and extra fields of the batch's shows.
+    package let text: TextArena
+    /// The fields of each show until its toast is made (nil after). In a cell: each access is
+    /// one append or one take, which calls out to nothing that could reach the rows again.
+    private let rows = UncheckedCell<[Toast.Fields?]>([])
+
+    /// `capacity`: bytes of text; `rows`: shows, both as first guesses (each grows as needed).
+    package init(capacity: Int = 16_384, rows: Int = 0) {
+        text = TextArena(capacity: capacity)
+        self.rows.value.reserveCapacity(rows)
+    }
+
+    /// How many shows were kept (taken ones included).
+    package var count: Int { rows.value.count }
+
+    /// Keeps `fields` as a new row; returns its number.
+    func append(_ fields: consuming Toast.Fields) -> Int {
+        rows.value.append(consume fields)
+        return rows.value.count - 1
+    }
+
+    /// The fields of `row`, taken out: nil if they were taken before.
+    func take(_ row: Int) -> Toast.Fields? {
+        rows.value[row].take()
+    }
+}
