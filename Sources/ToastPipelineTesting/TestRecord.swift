@@ -26,9 +26,14 @@ public struct TestRecord: Equatable, CustomStringConvertible, Sendable {
     /// For a `drop`: the stage, the rule, the toast it repeats, the toast that took its place
     /// (`by`, debounce) or that it went into (`into`, digest), the note.
     public let stage, rule, of, by, into, note: String?
+    /// Every member of the record in order, as `--format json` writes it and a hook's `info`
+    /// holds it: the style, the extra fields and any field the properties above do not name
+    /// (one added to the show's schema) are here too.
+    public let members: [JSONMember]
 
     package init(_ record: Record) {
         let toast = record.toast
+        members = record.members
         time = .microseconds(record.time)
         id = toast.id
         var fields: (message: String?, subtitle: String?, role: String?, placement: String?, policy: String?,

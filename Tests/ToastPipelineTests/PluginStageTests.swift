@@ -82,6 +82,13 @@ import ToastPipelineTesting
         ])
         #expect(harness.records.filter { $0.kind == .drop }.map(\.id) == ["t4"])
         #expect(harness.records.first { $0.id == "t3" }?.message == "SYNC FAILED 3")
+        #expect(harness.records.first?.members.map(\.name) == [
+            "event", "t", "id", "message", "role", "placement", "policy", "priority", "duration",
+            "symbol", "glyph", "color", "announcement", "waited", "source",
+        ])
+        // Only the two plugin stages are placed: nothing announced or styled.
+        #expect(harness.records.first?.members.first { $0.name == "message" }?.value == .string("SYNC FAILED 1"))
+        #expect(harness.records.first?.members.first { $0.name == "announcement" }?.value == .string(""))
         #expect(harness.statistics.stages.first?.dropped == ["capped": 1])
     }
 
