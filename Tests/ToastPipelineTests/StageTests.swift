@@ -17,8 +17,16 @@ import ToastPipelineTesting
         var model: [[UInt8]: Int] = [:]
         var order: [[UInt8]] = []
         var random = InvariantTests.SeededGenerator(state: 11)
+        // Keys of many lengths, so that the table's key bytes are compacted (after every few
+        // hundred evictions) with keys of every size moving.
+        func key(_ number: Int) -> [UInt8] { Array(("k\(number)" + String(repeating: "x", count: number % 37)).utf8) }
         for step in 0..<20_000 {
-            let key = Array("k\(Int.random(in: 0..<120, using: &random))".utf8)
+            if step == 10_000 {
+                cache.removeAll()
+                model = [:]
+                order = []
+            }
+            let key = key(Int.random(in: 0..<120, using: &random))
             key.withUnsafeBytes { bytes in
                 let hash = RecencyCache<Int>.hash(bytes)
                 if let slot = cache.slot(of: bytes, hash: hash) {
@@ -36,7 +44,7 @@ import ToastPipelineTesting
         }
         #expect(cache.count == 40)
         for number in 0..<120 {
-            let key = Array("k\(number)".utf8)
+            let key = key(number)
             let found = key.withUnsafeBytes { cache.slot(of: $0, hash: RecencyCache<Int>.hash($0)).map { cache.value(at: $0) } }
             #expect(found == model[key])
         }

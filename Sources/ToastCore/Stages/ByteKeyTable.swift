@@ -1,15 +1,19 @@
 /// A hash table from byte strings to values, looked up with borrowed bytes: no allocation for a
-/// lookup, one array for a key that is stored. The dedup cache and the rate limit's groups key
-/// their state by the bytes of a toast's fields this way.
+/// lookup, and the keys stored one after another in one array, so storing or forgetting a key
+/// allocates and frees nothing (emptying the table frees nothing either). The dedup cache and
+/// the rate limit's groups key their state by the bytes of a toast's fields this way.
 ///
 /// An open-addressing table of entry numbers, probed linearly by a hash of the bytes seeded at
 /// random for each process (`SeededByteHash`), so input cannot be crafted to make its keys
 /// collide; the bytes are compared (one `memcmp`) only when the hashes match. At most half the
 /// buckets are used; removal shifts the rest of the probe run back, so there are no tombstones.
-/// An entry keeps its number while it is stored.
-struct ByteKeyTable<Value> {
+/// An entry keeps its number while it is stored. A forgotten key's bytes stay in `keyBytes`
+/// until they are half of it; then the stored keys are copied together again.
+struct ByteKeyTable<Value>: ~Copyable {
     private struct Entry {
-        var key: [UInt8]
+        /// Where the key's bytes are in `keyBytes`.
+        var keyStart: Int
+        var keyCount: Int
         var hash: Int
         var value: Value
     }
@@ -21,6 +25,10 @@ struct ByteKeyTable<Value> {
     /// Entry numbers by hash; -1 is empty.
     private var buckets = [Int](repeating: -1, count: 16)
     private(set) var count = 0
+    /// The keys' bytes, each entry's at its `keyStart`; `forgottenBytes` of them belong to no
+    /// stored entry.
+    private var keyBytes = ByteBuffer(capacity: 256)
+    private var forgottenBytes = 0
 
     static func hash(_ key: UnsafeRawBufferPointer) -> Int {
         SeededByteHash.hash(key)
@@ -38,16 +46,24 @@ struct ByteKeyTable<Value> {
         while true {
             let number = buckets[bucket]
             if number < 0 { return nil }
-            if entries[number].hash == hash, entries[number].key.withUnsafeBytes({ $0.hasSameBytes(as: key) }) {
+            if entries[number].hash == hash, hasKey(key, at: number) {
                 return number
             }
             bucket = (bucket + 1) & mask
         }
     }
 
+    /// Whether entry `number`'s key has the bytes `key`.
+    private func hasKey(_ key: UnsafeRawBufferPointer, at number: Int) -> Bool {
+        let (start, count) = (entries[number].keyStart, entries[number].keyCount)
+        guard count == key.count else { return false }
+        return keyBytes.withBytes { UnsafeRawBufferPointer(rebasing: $0[start..<start + count]).hasSameBytes(as: key) }
+    }
+
     /// Stores `key`, which is not stored yet; returns its entry's number.
     mutating func insert(_ key: UnsafeRawBufferPointer, hash: Int, _ value: Value) -> Int {
-        let entry = Entry(key: Array(key), hash: hash, value: value)
+        let entry = Entry(keyStart: keyBytes.count, keyCount: key.count, hash: hash, value: value)
+        keyBytes.append(key)
         let number: Int
         if let free = freeNumbers.popLast() {
             number = free
@@ -90,9 +106,24 @@ struct ByteKeyTable<Value> {
         }
         buckets[hole] = -1
         isStored[number] = false
-        entries[number].key = []
+        forgottenBytes += entries[number].keyCount
         freeNumbers.append(number)
         count -= 1
+        if forgottenBytes > 4_096 && forgottenBytes * 2 > keyBytes.count { compactKeys() }
+    }
+
+    /// Copies the stored keys together, dropping the forgotten bytes between them.
+    private mutating func compactKeys() {
+        var compacted = ByteBuffer(capacity: keyBytes.count - forgottenBytes)
+        keyBytes.withBytes { all in
+            for number in entries.indices where isStored[number] {
+                let start = entries[number].keyStart
+                entries[number].keyStart = compacted.count
+                compacted.append(UnsafeRawBufferPointer(rebasing: all[start..<start + entries[number].keyCount]))
+            }
+        }
+        keyBytes = compacted
+        forgottenBytes = 0
     }
 
     /// Forgets every entry, keeping the memory (a screen's table, emptied for another screen).
@@ -102,6 +133,8 @@ struct ByteKeyTable<Value> {
         while entries.popLast() != nil {}
         isStored.removeAll(keepingCapacity: true)
         freeNumbers.removeAll(keepingCapacity: true)
+        keyBytes.removeAll()
+        forgottenBytes = 0
         for bucket in buckets.indices { buckets[bucket] = -1 }
         count = 0
     }

@@ -106,7 +106,7 @@ package final class DedupStage: ToastStage {
 /// A map from byte strings of bounded size that forgets the least recently stored entry first.
 /// Looking up does not count as use; only storing does (dedup remembers passes, not drops).
 /// Keys are looked up as borrowed bytes (`ByteKeyTable`).
-struct RecencyCache<Value> {
+struct RecencyCache<Value>: ~Copyable {
     private struct Node {
         var value: Value
         var newer: Int
