@@ -22,6 +22,8 @@ final class Screen {
     var held = 0
     /// Whether the table still remembers it (false once forgotten or ended).
     var isRemembered = true
+    /// Its entry in the table's screens by key, while remembered.
+    var entry = -1
     /// Whether it is among the screens to look at when the next event arrives.
     var isTouched = false
     /// The list of screens by when an event last named them (`ScreenTable.leastRecent` first).
@@ -80,8 +82,10 @@ final class ScreenTable {
     /// method here reaches it in single steps that call out to nothing that could reach the
     /// table again, and the pipeline is single-threaded; a class's stored `var`s would pay
     /// Swift's run-time exclusivity check on every event.
-    private struct State {
-        var byKey: [ScreenKey: Screen] = [:]
+    private struct State: ~Copyable {
+        /// By the bytes of their keys (`ScreenKey.withKeyBytes`): looked up for every toast,
+        /// without hashing a `String` through `Hasher`.
+        var byKey = ByteKeyTable<Screen>()
         var bySerial: [Int: Screen] = [:]
         var nextSerial: Int = 0
         /// The list of screens from the least recently named to the most.
@@ -141,7 +145,9 @@ final class ScreenTable {
     /// The screen named `key`, if remembered.
     func screen(_ key: ScreenKey) -> Screen? {
         if let lastFound = state.value.lastFound, lastFound.key == key { return lastFound }
-        let found = state.value.byKey[key]
+        let found: Screen? = key.withKeyBytes { bytes in
+            state.value.byKey.number(of: bytes, hash: ByteKeyTable<Screen>.hash(bytes)).map { state.value.byKey[$0] }
+        }
         if found != nil { state.value.lastFound = found }
         return found
     }
@@ -188,7 +194,9 @@ final class ScreenTable {
     }
 
     func add(_ screen: Screen) {
-        state.value.byKey[screen.key] = screen
+        screen.entry = screen.key.withKeyBytes { bytes in
+            state.value.byKey.insert(bytes, hash: ByteKeyTable<Screen>.hash(bytes), screen)
+        }
         state.value.bySerial[screen.serial] = screen
         state.value.seen += 1
         state.value.mostAtOnce = max(mostAtOnce, state.value.byKey.count)
@@ -197,7 +205,9 @@ final class ScreenTable {
     }
 
     func remove(_ screen: Screen) {
-        state.value.byKey[screen.key] = nil
+        // (A screen's entry number may go to another screen once it is removed.)
+        guard screen.isRemembered else { return }
+        state.value.byKey.remove(at: screen.entry)
         state.value.bySerial[screen.serial] = nil
         screen.isRemembered = false
         if state.value.lastFound === screen { state.value.lastFound = nil }
@@ -234,7 +244,7 @@ final class ScreenTable {
     /// Breaks the list's references, for a pipeline that is done.
     func removeAll() {
         for screen in bySerial.values { unlink(screen) }
-        state.value.byKey = [:]
+        state.value.byKey.removeAll()
         state.value.bySerial = [:]
         state.value.touched = []
         state.value.lastFound = nil
