@@ -27,7 +27,14 @@ package final class ReadAhead: @unchecked Sendable {
     package static let maxReady = 4
 
     private let reader: LineReader
-    private var decoding: LineDecoding
+    /// In an unchecked cell (`UncheckedCell`): the reading thread alone uses it, a line at a
+    /// time, and a class's stored `var` would pay Swift's run-time exclusivity check for every
+    /// line.
+    private let decodingCell: UncheckedCell<LineDecoding>
+    private var decoding: LineDecoding {
+        _read { yield decodingCell.value }
+        _modify { yield &decodingCell.value }
+    }
     private let handOff = ThreadHandOff()
     // Guarded by `handOff`'s lock:
     private var ready: [HandOverBatch<Item>] = []
@@ -37,7 +44,7 @@ package final class ReadAhead: @unchecked Sendable {
 
     package init(reader: LineReader, decoding: LineDecoding) {
         self.reader = reader
-        self.decoding = decoding
+        self.decodingCell = UncheckedCell(decoding)
     }
 
     /// Starts the reading thread; false when the system would not give one.
