@@ -386,7 +386,6 @@ package struct EventFields {
             let name = try scanner.parseName()
             try scanner.expect(UInt8(ascii: ":"), "':'")
             let known = name.raw.flatMap(EventFieldName.find) ?? name.decoded.flatMap(EventFieldName.find(named:))
-            let field = known?.name
             if let known {
                 try fields.readValue(of: known.name, reading: known.reading, from: &scanner, interner: &interner)
             } else {
@@ -399,7 +398,7 @@ package struct EventFields {
                     try scanner.checkValue(depth: 1)
                 }
             }
-            if field?.showField == nil {
+            if known?.name.showField == nil {
                 extraText.append(extraText.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
                 extraText.append(contentsOf: UnsafeBufferPointer(rebasing: scanner.bytes[memberStart..<scanner.index]))
             }
@@ -645,7 +644,8 @@ package enum EventFieldName: Equatable {
 
     /// The names by their length in bytes, for matching without building a `String`.
     private static let byLength: [[(bytes: [UInt8], name: EventFieldName, reading: Reading)]] = {
-        var table = Array(repeating: [(bytes: [UInt8], name: EventFieldName, reading: Reading)](), count: 32)
+        let longest = all.map { $0.name.name.utf8.count }.max() ?? 0
+        var table = Array(repeating: [(bytes: [UInt8], name: EventFieldName, reading: Reading)](), count: longest + 1)
         for (name, reading) in all { table[name.name.utf8.count].append((Array(name.name.utf8), name, reading)) }
         return table
     }()
