@@ -26,18 +26,21 @@ package struct EventDecoder {
     /// value is among its fields).
     private var lineScreenValue: JSONValue?
     /// Lines so far that were JSON objects of type `show`, rejected ones included.
-    package private(set) var showCount = 0
+    package internal(set) var showCount = 0
     /// Warnings since the last `takeNotes()`: show fields whose name looks like a typo.
     private var notes: [String] = []
     /// Extra field names already looked at for typos (each is warned about once at most). A
     /// short list, not a set: a stream has few extra names, and hashing one on every line cost
     /// more than comparing a few small strings.
-    private var namesChecked: [String] = []
+    var namesChecked: [String] = []
     /// The text of the line's extra fields as one JSON object, for the toast to keep (reused).
-    private var extraText: [UInt8] = []
+    var extraText: [UInt8] = []
     /// The values that repeat from line to line, made into `String`s once.
-    private var interner = StringInterner()
+    var interner = StringInterner()
     static let maximumNamesChecked = 32
+    /// Whether show lines of the common shape take the one-pass path (`decodeCommonShow`);
+    /// tests turn it off to hold the two paths to the same results.
+    package var takesCommonShows = true
 
     package init(roles: RoleTable = .builtIn, defaultPolicy: Policy = .enqueue,
                 defaultDuration: Microseconds? = 3 * StreamTime.perSecond) {
@@ -86,6 +89,7 @@ package struct EventDecoder {
     package mutating func decodeJSON(_ line: UnsafeBufferPointer<UInt8>, number: Int,
                              batch: ShowBatch) -> Result<DecodedEvent, InputRejection> {
         guard isValidUTF8(line) else { return .failure(InputRejection(line: number, reason: "not valid UTF-8")) }
+        if takesCommonShows, let show = decodeCommonShow(line, number: number, batch: batch) { return .success(.show(show)) }
         var scanner = JSONScanner(line)
         let fields: EventFields
         do {

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastIO
+@testable import ToastPipeline
+
+/// The decoder's one-pass path for show lines of the common shape gives, line for line, what
+/// the general path gives: the same events, toasts, numbering, rejections and typo warnings.
+@Suite struct CommonShowPathTests {
+    typealias Generator = InvariantTests.SeededGenerator
+
+    /// What decoding `lines` in order gives, each line's outcome as bytes (byte for byte:
+    /// `String ==` would let canonically equivalent text pass), then the warnings and the
+    /// number of shows.
+    static func outcomes(of lines: [[UInt8]], takingCommonShows: Bool) -> [[UInt8]] {
+        var decoder = EventDecoder()
+        decoder.takesCommonShows = takingCommonShows
+        var outcomes: [[UInt8]] = []
+        for (index, line) in lines.enumerated() {
+            let result = line.withUnsafeBufferPointer { decoder.decodeJSON($0, number: index + 1) }
+            let outcome: String
+            switch result {
+            case .success(let event):
+                let kind: String
+                if case .show(let toast) = event.kind {
+                    kind = RoundTripTests.fields(toast).joined(separator: " | ")
+                        + " | screen \(String(describing: toast.screenKey))"
+                } else {
+                    kind = "\(event.kind)"
+                }
+                outcome = "at \(String(describing: event.at)) line \(event.line): \(kind)"
+            case .failure(let rejection):
+                outcome = "rejected line \(rejection.line): \(rejection.reason)"
+            }
+            outcomes.append(Array(outcome.utf8))
+        }
+        outcomes.append(Array("notes \(decoder.takeNotes())".utf8))
+        outcomes.append(Array("shows \(decoder.showCount)".utf8))
+        return outcomes
+    }
+
+    static func expectSameOutcomes(_ lines: [[UInt8]]) {
+        let onePass = outcomes(of: lines, takingCommonShows: true)
+        let general = outcomes(of: lines, takingCommonShows: false)
+        #expect(onePass.count == general.count)
+        for (index, (fast, slow)) in zip(onePass, general).enumerated() where fast != slow {
+            let line = index < lines.count ? String(decoding: lines[index], as: UTF8.self) : "(after the lines)"
+            Issue.record("\(line)\n one pass: \(String(decoding: fast, as: UTF8.self))\n general:  \(String(decoding: slow, as: UTF8.self))")
+        }
+    }
+
+    /// Lines at the edge of the common shape, each on one side of it or the other.
+    static let edgeLines = [
+        #"{"message":"a"}"#, #"  { "message" : "a" , "role" : "error" }  "#, "{\"message\":\"a\"}\r",
+        #"{"type":"show","at":1.5,"id":"x","message":"M","subtitle":"S","role":"warning","source":"net","level":"debug"}"#,
+        #"{"message":"a","level":"debug"}"#, #"{"message":"b","level":"info","n":[1,{"a":null}]}"#,
+        // Duplicates, escapes and nulls.
+        #"{"message":"a","message":"b"}"#, #"{"role":"info","role":"bogus","message":"x"}"#,
+        #"{"message":"a","level":1,"level":2}"#, #"{"message":"a\"b"}"#, #"{"mess\u0061ge":"a"}"#,
+        #"{"message":"a","subtitle":"\n"}"#, #"{"message":"a","source":"\u00e9"}"#, #"{"message":"a","id":"\\"}"#,
+        #"{"message":"a","subtitle":null,"source":null,"role":null,"id":null,"at":null,"type":null}"#,
+        // Wrong types and values.
+        #"{"message":1}"#, #"{"message":""}"#, #"{"message":"a","role":"nope"}"#, #"{"message":"a","id":5}"#,
+        #"{"message":"a","at":"1"}"#, #"{"message":"a","source":true}"#, #"{"message":"a","subtitle":[]}"#,
+        #"{"message":"a","role":"Info"}"#,
+        // Types.
+        #"{"type":"show","message":"a"}"#, #"{"type":"Show","message":"a"}"#, #"{"type":"tap"}"#,
+        #"{"type":"sho","message":"a"}"#, #"{"type":"shows","message":"a"}"#, #"{"type":"dismiss","id":"t1"}"#,
+        // Times.
+        #"{"message":"a","at":1e400}"#, #"{"message":"a","at":-1.5}"#, #"{"message":"a","at":1.0000005}"#,
+        #"{"message":"a","at":99999999999999999999}"#, #"{"message":"a","at":12345678901234.5}"#,
+        #"{"message":"a","at":2.5e3}"#, #"{"message":"a","at":-0}"#, #"{"message":"a","at":01}"#, #"{"message":"a","at":1.}"#,
+        #"{"message":"a","at": 7}"#, #"{"message":"a","at":true}"#,
+        // Extra members: typos, nesting, numbers out of range, bad literals.
+        #"{"message":"a","levle":"x"}"#, #"{"message":"a","rol":"x"}"#, #"{"message":"a","rol":"y"}"#,
+        #"{"message":"a","messages":"x"}"#, #"{"":"x","message":"a"}"#, #"{"message":"a","big":1e999}"#,
+        #"{"message":"a","big":123456789012345678901234567890}"#, #"{"message":"a","x":tru}"#,
+        #"{"message":"a","deep":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
+        // Other show fields, drag fields on a show, screens' field without screens.
+        #"{"message":"a","duration":2}"#, #"{"message":"a","placement":"bottom"}"#,
+        #"{"message":"a","phase":"begin","dy":3}"#, #"{"message":"a","user":"u1"}"#,
+        // Not an object, or not one whole object.
+        #"{"message":"a"} x"#, #"{"message":"a",}"#, #"{"message":"a""#, #"{}"#, #"[]"#, #""x""#, #"{"message" "a"}"#,
+        #"{"subtitle":"a"}"#, #"{"message":"a" "role":"info"}"#,
+    ]
+
+    @Test func linesAtTheEdgeOfTheCommonShape() {
+        // Twice over: the second time every extra name has been looked at for typos.
+        Self.expectSameOutcomes((Self.edgeLines + Self.edgeLines).map { Array($0.utf8) })
+    }
+
+    @Test func theExamplesStreams() throws {
+        let examples = packageRoot.appendingPathComponent("examples")
+        let names = try FileManager.default.contentsOfDirectory(atPath: examples.path).filter { $0.hasSuffix(".jsonl") }.sorted()
+        #expect(names.count >= 5)
+        for name in names {
+            let text = try String(contentsOf: examples.appendingPathComponent(name), encoding: .utf8)
+            Self.expectSameOutcomes(text.split(separator: "\n").map { Array($0.utf8) })
+        }
+    }
+
+    /// Random lines of the common shape, many of them just off it: text with escapes, a
+    /// member twice, a role no one defined, more than 32 extra names.
+    @Test(arguments: [31, 32] as [UInt64])
+    func randomCommonLines(seed: UInt64) {
+        var random = Generator(state: seed)
+        var lines: [[UInt8]] = []
+        for index in 1...3_000 {
+            var members: [(String, JSONValue)] = []
+            func text() -> JSONValue {
+                Int.random(in: 0..<8, using: &random) == 0 ? .string(RoundTripTests.randomText(&random))
+                    : .string(["disk full", "Copied", "Новое", "😀 done", ""].randomElement(using: &random)!)
+            }
+            if Bool.random(using: &random) { members.append(("type", .string("show"))) }
+            if Bool.random(using: &random) { members.append(("at", .number(Double(index) / 8))) }
+            if Int.random(in: 0..<4, using: &random) == 0 { members.append(("id", text())) }
+            members.append(("message", text()))
+            if Bool.random(using: &random) { members.append(("subtitle", text())) }
+            if Bool.random(using: &random) {
+                members.append(("role", .string(["info", "success", "warning", "error", "fatal"].randomElement(using: &random)!)))
+            }
+            if Bool.random(using: &random) { members.append(("source", text())) }
+            for _ in 0..<Int.random(in: 0...2, using: &random) {
+                members.append(("x\(Int.random(in: 0..<40, using: &random))", RoundTripTests.randomValue(&random)))
+            }
+            if Int.random(in: 0..<20, using: &random) == 0, let repeated = members.randomElement(using: &random) {
+                members.append(repeated)
+            }
+            members.shuffle(using: &random)
+            var line: [UInt8] = []
+            JSONText.appendObject(members.map { JSONMember($0.0, $0.1) }, to: &line)
+            lines.append(line)
+        }
+        Self.expectSameOutcomes(lines)
+    }
+}
