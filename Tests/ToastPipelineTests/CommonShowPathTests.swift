@@ -12,9 +12,10 @@ import Testing
     /// What decoding `lines` in order gives, each line's outcome as bytes (byte for byte:
     /// `String ==` would let canonically equivalent text pass), then the warnings and the
     /// number of shows.
-    static func outcomes(of lines: [[UInt8]], takingCommonShows: Bool) -> [[UInt8]] {
+    static func outcomes(of lines: [[UInt8]], takingCommonShows: Bool, screenField: String?) -> [[UInt8]] {
         var decoder = EventDecoder()
         decoder.takesCommonShows = takingCommonShows
+        decoder.screenField = screenField
         var outcomes: [[UInt8]] = []
         for (index, line) in lines.enumerated() {
             let result = line.withUnsafeBufferPointer { decoder.decodeJSON($0, number: index + 1) }
@@ -28,7 +29,7 @@ import Testing
                 } else {
                     kind = "\(event.kind)"
                 }
-                outcome = "at \(String(describing: event.at)) line \(event.line): \(kind)"
+                outcome = "at \(String(describing: event.at)) line \(event.line) screen \(String(describing: event.screen)): \(kind)"
             case .failure(let rejection):
                 outcome = "rejected line \(rejection.line): \(rejection.reason)"
             }
@@ -39,9 +40,9 @@ import Testing
         return outcomes
     }
 
-    static func expectSameOutcomes(_ lines: [[UInt8]]) {
-        let onePass = outcomes(of: lines, takingCommonShows: true)
-        let general = outcomes(of: lines, takingCommonShows: false)
+    static func expectSameOutcomes(_ lines: [[UInt8]], screenField: String? = nil) {
+        let onePass = outcomes(of: lines, takingCommonShows: true, screenField: screenField)
+        let general = outcomes(of: lines, takingCommonShows: false, screenField: screenField)
         #expect(onePass.count == general.count)
         for (index, (fast, slow)) in zip(onePass, general).enumerated() where fast != slow {
             let line = index < lines.count ? String(decoding: lines[index], as: UTF8.self) : "(after the lines)"
@@ -76,8 +77,14 @@ import Testing
         #"{"message":"a","messages":"x"}"#, #"{"":"x","message":"a"}"#, #"{"message":"a","big":1e999}"#,
         #"{"message":"a","big":123456789012345678901234567890}"#, #"{"message":"a","x":tru}"#,
         #"{"message":"a","deep":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
-        // Other show fields, drag fields on a show, screens' field without screens.
-        #"{"message":"a","duration":2}"#, #"{"message":"a","placement":"bottom"}"#,
+        // Other show fields, right and wrong; drag fields on a show; screens' field without screens.
+        #"{"message":"a","duration":2}"#, #"{"message":"a","placement":"bottom"}"#, #"{"message":"a","duration":null}"#,
+        #"{"message":"a","duration":"short"}"#, #"{"message":"a","duration":"brief"}"#, #"{"message":"a","duration":-1}"#,
+        #"{"message":"a","duration":0}"#, #"{"message":"a","duration":1e400}"#, #"{"message":"a","priority":2.5}"#,
+        #"{"message":"a","priority":2.0}"#, #"{"message":"a","priority":null}"#, #"{"message":"a","placement":"left"}"#,
+        #"{"message":"a","policy":"stack"}"#, #"{"message":"a","dismiss_on_tap":1}"#, #"{"message":"a","swipe":null}"#,
+        #"{"message":"a","after":-1}"#, #"{"message":"a","after":0.000001}"#, #"{"message":"a","key":null}"#,
+        #"{"message":"a","key":"k","key":"k"}"#, #"{"message":"a","dismiss_on_long_press":true,"priority":-3}"#,
         #"{"message":"a","phase":"begin","dy":3}"#, #"{"message":"a","user":"u1"}"#,
         // Not an object, or not one whole object.
         #"{"message":"a"} x"#, #"{"message":"a",}"#, #"{"message":"a""#, #"{}"#, #"[]"#, #""x""#, #"{"message" "a"}"#,
@@ -87,6 +94,19 @@ import Testing
     @Test func linesAtTheEdgeOfTheCommonShape() {
         // Twice over: the second time every extra name has been looked at for typos.
         Self.expectSameOutcomes((Self.edgeLines + Self.edgeLines).map { Array($0.utf8) })
+    }
+
+    /// With screens on, named by an extra field or by a show field.
+    @Test(arguments: ["user", "source"])
+    func linesWithScreens(field: String) {
+        let screens = [
+            #"{"message":"a","user":"u1"}"#, #"{"message":"a","user":7}"#, #"{"message":"a","user":7.0}"#,
+            #"{"message":"a","user":7.5}"#, #"{"message":"a","user":null}"#, #"{"message":"a","user":true}"#,
+            #"{"message":"a","user":[1]}"#, #"{"message":"a","user":{"id":1}}"#, #"{"message":"a","user":"u1","user":"u2"}"#,
+            #"{"message":"a","user":"u"}"#, #"{"message":"a","user":1e400}"#, #"{"message":"a","user":""}"#,
+            #"{"message":"a","source":"s","user":"u3","level":"x"}"#, #"{"type":"tap","user":"u1"}"#, #"{"type":"tick"}"#,
+        ]
+        Self.expectSameOutcomes((screens + Self.edgeLines + screens).map { Array($0.utf8) }, screenField: field)
     }
 
     @Test func theExamplesStreams() throws {
@@ -120,6 +140,15 @@ import Testing
                 members.append(("role", .string(["info", "success", "warning", "error", "fatal"].randomElement(using: &random)!)))
             }
             if Bool.random(using: &random) { members.append(("source", text())) }
+            if Int.random(in: 0..<4, using: &random) == 0 {
+                let others: [(String, JSONValue)] = [
+                    ("duration", .number(2.5)), ("duration", .string("long")), ("duration", .null), ("duration", .integer(-2)),
+                    ("after", .number(0.25)), ("placement", .string("center")), ("placement", .string("side")),
+                    ("policy", .string("replace")), ("priority", .integer(3)), ("priority", .number(1.5)),
+                    ("key", text()), ("dismiss_on_tap", .bool(false)), ("swipe", .string("no")),
+                ]
+                members.append(others.randomElement(using: &random)!)
+            }
             for _ in 0..<Int.random(in: 0...2, using: &random) {
                 members.append(("x\(Int.random(in: 0..<40, using: &random))", RoundTripTests.randomValue(&random)))
             }

@@ -45,15 +45,18 @@ public struct Toast {
         case standard(label: String)
     }
 
-    /// The fields of a show that set only its id and message (and perhaps its subtitle, role,
-    /// source and extra fields): every other field at its default (docs/events.md), `duration`
-    /// and `policy` as the queue settings give them. (All given at once, the fields are made
-    /// in place; set one by one afterwards, they were copied whole.)
+    /// The fields of a show that sets its id and message (and perhaps its subtitle, role,
+    /// source, extra fields, `others` and screen): every other field at its default (docs/events.md),
+    /// `duration` and `policy` as the queue settings give them. (All given at once, the fields
+    /// are made in place; set one by one afterwards, they were copied whole.)
     package static func showFields(id: String, message: ToastText, subtitle: ToastText? = nil, role: String? = nil,
                                    source: String? = nil, extra: ExtraFields = .members([]),
+                                   others: [(field: ToastField, value: FieldValue)] = [], screenKey: ScreenKey? = nil,
                                    duration: Microseconds?, policy: Policy, inputLine: Int) -> Fields {
-        Fields(id: id, message: message, subtitle: subtitle, role: role ?? "info", duration: duration, policy: policy,
-               source: source, extra: extra, inputLine: inputLine)
+        var fields = Fields(id: id, message: message, subtitle: subtitle, role: role ?? "info", duration: duration,
+                            policy: policy, source: source, extra: extra, inputLine: inputLine, screenKey: screenKey)
+        for (field, value) in others { fields.set(field, to: value) }
+        return fields
     }
 
     /// A text field: a `String`, or bytes in the toast's storage (valid UTF-8, as decoded).

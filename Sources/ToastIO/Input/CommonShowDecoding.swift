@@ -6,9 +6,11 @@ extension EventDecoder {
     /// the general path (`EventFields`) then decodes.
     ///
     /// The shape: a JSON object whose member names have no escapes; `type` (`"show"`), `at` (a
-    /// number), `id`, `message` (not empty), `subtitle`, `role` (a known one) and `source` each
-    /// at most once and as a string without escapes (`at` a number); any member that is not a
-    /// show field under a name already looked at for typos; screens off. Every value is checked
+    /// number), `id`, `message` (not empty), `subtitle`, `role` (a known one) and `source` as
+    /// strings (`at` a number), and any other show field, each at most once and with a value
+    /// its kind allows; any member that is not a show field under a name already looked at for
+    /// typos; with screens on, a screen named by an extra member (once, with a value that can
+    /// name one). Every value is checked
     /// as the general path checks it, so a line taken here gives the same show, with the same
     /// number, as there; anything unusual (an escape, a `null`, another show field, a
     /// duplicate, an error) is left to the general path, which also words its errors.
@@ -17,9 +19,12 @@ extension EventDecoder {
     /// fields in a second pass, which cost more than half of what the reading thread spends on a
     /// line (docs/performance.md, "The reading thread").
     mutating func decodeCommonShow(_ line: UnsafeBufferPointer<UInt8>, number: Int, batch: ShowBatch) -> DecodedShow? {
-        guard screenField == nil else { return nil }
+        guard screenShowField == nil else { return nil }
         var scanner = JSONScanner(line)
         var common = CommonShowMembers()
+        // With screens on, the value of the extra member that names the screen.
+        var screenValue: JSONValue?
+        var screenNamed = false
         extraText.removeAll(keepingCapacity: true)
         do {
             scanner.skipWhitespace()
@@ -30,11 +35,20 @@ extension EventDecoder {
                 let memberStart = scanner.index
                 guard let name = scanner.parsePlainString() else { return nil }
                 try scanner.expect(UInt8(ascii: ":"), "':'")
-                if let known = EventFieldName.find(name)?.name {
-                    guard case .show(let field) = known, try common.read(field, from: &scanner, decoder: &self) else { return nil }
+                if let known = EventFieldName.find(name) {
+                    guard case .show(let field) = known.name, try common.read(field, known.reading, from: &scanner, decoder: &self) else {
+                        return nil
+                    }
                 } else {
-                    guard namesChecked.contains(interner.string(name)) else { return nil }
-                    try scanner.checkValue(depth: 1)
+                    let extraName = interner.string(name)
+                    guard namesChecked.contains(extraName) else { return nil }
+                    if let screenField, extraName == screenField {
+                        guard !screenNamed else { return nil }
+                        screenNamed = true
+                        screenValue = try scanner.parseValue(depth: 1)
+                    } else {
+                        try scanner.checkValue(depth: 1)
+                    }
                     extraText.append(extraText.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
                     extraText.append(contentsOf: UnsafeBufferPointer(rebasing: scanner.bytes[memberStart..<scanner.index]))
                 }
@@ -45,16 +59,21 @@ extension EventDecoder {
             return nil
         }
         guard let message = common.message else { return nil }
+        var screen: ScreenKey?
+        if screenField != nil {
+            guard let key = ScreenKey(naming: screenValue) else { return nil }
+            screen = key
+        }
         if !extraText.isEmpty { extraText.append(UInt8(ascii: "}")) }
 
         showCount += 1
-        let messageText = batch.text.append(UnsafeRawBufferPointer(message))
-        let subtitleText = common.subtitle.map { batch.text.append(UnsafeRawBufferPointer($0)) }
+        let messageText = message.toastText(in: batch)
+        let subtitleText = common.subtitle?.toastText(in: batch)
         let extraText = extraText.isEmpty ? nil : extraText.withUnsafeBytes { batch.text.append($0) }
-        let fields = Toast.showFields(id: common.id ?? Self.implicitID(showCount), message: .stored(messageText),
-                                      subtitle: subtitleText.map(Toast.ToastText.stored), role: common.role,
-                                      source: common.source, extra: extraText.map(Toast.ExtraFields.stored) ?? .members([]),
-                                      duration: defaultDuration, policy: defaultPolicy, inputLine: number)
+        let fields = Toast.showFields(id: common.id ?? Self.implicitID(showCount), message: messageText,
+                                      subtitle: subtitleText, role: common.role, source: common.source,
+                                      extra: extraText.map(Toast.ExtraFields.stored) ?? .members([]), others: common.others,
+                                      screenKey: screen, duration: defaultDuration, policy: defaultPolicy, inputLine: number)
         return DecodedShow(fields: fields, batch: batch, at: common.at, line: number)
     }
 }
@@ -63,15 +82,30 @@ extension EventDecoder {
 private struct CommonShowMembers {
     var at: Microseconds?
     var id, role, source: String?
-    /// The text's bytes in the line.
-    var message, subtitle: UnsafeBufferPointer<UInt8>?
+    var message, subtitle: LineText?
+    /// The other show fields the line sets, checked.
+    var others: [(field: ToastField, value: Toast.FieldValue)] = []
     /// The fields read so far, one bit each (by `ToastField.rawValue`): a second one sends the
     /// line to the general path.
     private var seen: UInt64 = 0
 
+    /// A text as read: its bytes in the line, or (when it has escapes) the string they stand for.
+    enum LineText {
+        case bytes(UnsafeBufferPointer<UInt8>)
+        case string(String)
+
+        var isEmpty: Bool {
+            switch self {
+            case .bytes(let bytes): bytes.isEmpty
+            case .string(let string): string.isEmpty
+            }
+        }
+    }
+
     /// Reads the value of `field` when it is one a common line sets, in the form it has there;
     /// false for anything else.
-    mutating func read(_ field: ToastField, from scanner: inout JSONScanner, decoder: inout EventDecoder) throws -> Bool {
+    mutating func read(_ field: ToastField, _ reading: EventFieldName.Reading, from scanner: inout JSONScanner,
+                       decoder: inout EventDecoder) throws -> Bool {
         let bit: UInt64 = 1 << UInt64(field.rawValue & 63)
         guard seen & bit == 0 else { return false }
         seen |= bit
@@ -81,31 +115,74 @@ private struct CommonShowMembers {
             guard let byte = scanner.current, byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")),
                   let micros = try scanner.parseNumber().microseconds else { return false }
             at = micros
-            return true
         case .type:
             guard let type = scanner.parsePlainString() else { return false }
             return type.count == 4 && type[0] == UInt8(ascii: "s") && type[1] == UInt8(ascii: "h")
                 && type[2] == UInt8(ascii: "o") && type[3] == UInt8(ascii: "w")
         case .id:
-            guard let bytes = scanner.parsePlainString() else { return false }
-            id = String(decoding: bytes, as: UTF8.self)
+            guard let text = try Self.text(&scanner) else { return false }
+            id = text.string
         case .message:
-            guard let bytes = scanner.parsePlainString(), bytes.count > 0 else { return false }
-            message = bytes
+            guard let text = try Self.text(&scanner), !text.isEmpty else { return false }
+            message = text
         case .subtitle:
-            guard let bytes = scanner.parsePlainString() else { return false }
-            subtitle = bytes
+            guard let text = try Self.text(&scanner) else { return false }
+            subtitle = text
         case .role:
-            guard let bytes = scanner.parsePlainString() else { return false }
-            let name = decoder.interner.string(bytes)
-            guard decoder.roles.contains(name) else { return false }
+            guard let name = try Self.text(&scanner)?.string(interner: &decoder.interner), decoder.roles.contains(name) else {
+                return false
+            }
             role = name
         case .source:
-            guard let bytes = scanner.parsePlainString() else { return false }
-            source = decoder.interner.string(bytes)
+            guard let text = try Self.text(&scanner) else { return false }
+            source = text.string(interner: &decoder.interner)
         default:
-            return false
+            // Any other show field, read and checked as the general path does.
+            let value: JSONValue
+            var micros: Microseconds?
+            switch reading {
+            case .time: (value, micros) = try EventFields.timeValue(&scanner)
+            case .repeatingString:
+                value = try scanner.parsePlainString().map { .string(decoder.interner.string($0)) } ?? scanner.parseValue(depth: 1)
+            case .value, .text: value = try scanner.parseValue(depth: 1)
+            }
+            if let checked = try decoder.checkedValue(of: field, kind: field.kind, value, microseconds: micros) {
+                others.append((field, checked))
+            }
         }
         return true
     }
+
+    /// The string at the scanner; nil for any other value (not moving).
+    private static func text(_ scanner: inout JSONScanner) throws -> LineText? {
+        if let bytes = scanner.parsePlainString() { return .bytes(bytes) }
+        guard scanner.current == UInt8(ascii: "\""), case .string(let string) = try scanner.parseValue(depth: 1) else { return nil }
+        return .string(string)
+    }
 }
+
+extension CommonShowMembers.LineText {
+    var string: String {
+        switch self {
+        case .bytes(let bytes): String(decoding: bytes, as: UTF8.self)
+        case .string(let string): string
+        }
+    }
+
+    /// `string`, found in `interner` when it is one that repeats from line to line.
+    func string(interner: inout StringInterner) -> String {
+        switch self {
+        case .bytes(let bytes): interner.string(bytes)
+        case .string(let string): string
+        }
+    }
+
+    /// The text as a show keeps it: bytes go into the batch's text.
+    func toastText(in batch: ShowBatch) -> Toast.ToastText {
+        switch self {
+        case .bytes(let bytes): .stored(batch.text.append(UnsafeRawBufferPointer(bytes)))
+        case .string(let string): .string(string)
+        }
+    }
+}
+

@@ -21,7 +21,7 @@ package struct EventDecoder {
         didSet { screenShowField = screenField.flatMap(ToastField.init(named:)) }
     }
     /// `screenField` when it is a show field.
-    private var screenShowField: ToastField?
+    var screenShowField: ToastField?
     /// The value of the line's extra member `screenField`, when it has one (a show field's
     /// value is among its fields).
     private var lineScreenValue: JSONValue?
@@ -265,7 +265,7 @@ package struct EventDecoder {
 
     /// A show field's value from an input line, checked by the field's kind; nil leaves the
     /// default (null is absent, docs/events.md).
-    private func checkedValue(of field: ToastField, kind: ToastField.Kind, _ value: JSONValue,
+    func checkedValue(of field: ToastField, kind: ToastField.Kind, _ value: JSONValue,
                               microseconds: Microseconds?) throws -> Toast.FieldValue? {
         var name: String { field.name }
         switch kind {
@@ -521,7 +521,7 @@ package struct EventFields {
     }
 
     /// A value that may be a time: numbers also give their exact microseconds.
-    private static func timeValue(_ scanner: inout JSONScanner) throws -> (JSONValue, Microseconds?) {
+    static func timeValue(_ scanner: inout JSONScanner) throws -> (JSONValue, Microseconds?) {
         scanner.skipWhitespace()
         if let byte = scanner.current, byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
             let number = try scanner.parseNumber()
