@@ -46,7 +46,11 @@ package final class Pipeline: HostEnvironment {
     var stageContexts: [StageContext] { contexts }
     /// Where the rules stage is, which a toast a stage made goes through first.
     private let rulesIndex: Int?
-    private var contexts: [StageContext] = []
+    private var contexts: [StageContext] = [] {
+        didSet { unretainedStages = Self.unretained(stages, contexts) }
+    }
+    /// `stages` with `contexts`, for the loop every toast takes.
+    private var unretainedStages: [UnretainedStage] = []
     private let output: any RecordWriter
     /// Run after each record is written (the scripts' hooks).
     private var observers: [any RecordObserver] {
@@ -150,11 +154,16 @@ package final class Pipeline: HostEnvironment {
         self.contexts = stages.enumerated().map { index, entry in
             StageContext(stageName: entry.name, position: index, pipeline: self)
         }
+        unretainedStages = Self.unretained(self.stages, contexts)
         entryContext = StageContext(stageName: "scripts", position: -1, pipeline: self)
     }
 
     deinit {
         screenTable?.removeAll()
+    }
+
+    private static func unretained(_ stages: [any ToastStage], _ contexts: [StageContext]) -> [UnretainedStage] {
+        zip(stages, contexts).map { UnretainedStage(stage: $0, context: $1) }
     }
 
     /// The scripts were reloaded while the run goes on: `settings` and `observers` replace the
@@ -348,7 +357,7 @@ package final class Pipeline: HostEnvironment {
         } else if tracer != nil {
             runStages(&toast, from: start) { toast, index in processTraced(&toast, at: index) }
         } else {
-            runStages(&toast, from: start) { toast, index in stages[index].process(&toast, context: contexts[index]) }
+            runStages(&toast, from: start) { toast, index in unretainedStages[index].process(&toast) }
         }
     }
 
