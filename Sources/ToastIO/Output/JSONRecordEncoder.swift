@@ -62,8 +62,10 @@ package struct JSONRecordEncoder: RecordEncoder {
             StreamTime.append(at, to: &out)
             screen(of: toast, &out)
             field(#","id":""#, toast.id, &out)
-            field(#","stage":""#, drop.stage, &out)
-            field(#","reason":""#, drop.reason.rawValue, &out)
+            if let member = Self.stageMember(drop.stage) { out.appendLiteral(member) } else { field(#","stage":""#, drop.stage, &out) }
+            if let member = Self.reasonMember(drop.reason) { out.appendLiteral(member) } else {
+                field(#","reason":""#, drop.reason.rawValue, &out)
+            }
             if let rule = drop.rule { field(#","rule":""#, rule, &out) }
             if let of = drop.of { field(#","of":""#, of, &out) }
             if let by = drop.by { field(#","by":""#, by, &out) }
@@ -145,6 +147,36 @@ package struct JSONRecordEncoder: RecordEncoder {
         case .enqueue: #","policy":"enqueue""#
         case .replace: #","policy":"replace""#
         case .stack: #","policy":"stack""#
+        }
+    }
+
+    /// A built-in stage's name as a drop's `stage`, written whole (a plugin's is escaped).
+    /// Most records of a flood are drops by the host or dedup: looked for first.
+    private static func stageMember(_ stage: String) -> StaticString? {
+        switch stage {
+        case "host": #","stage":"host""#
+        case "dedup": #","stage":"dedup""#
+        case "rule": #","stage":"rule""#
+        case "rate_limit": #","stage":"rate_limit""#
+        case "debounce": #","stage":"debounce""#
+        case "digest": #","stage":"digest""#
+        default: nil
+        }
+    }
+
+    /// A built-in drop reason, written whole (a plugin's own is escaped).
+    private static func reasonMember(_ reason: DropReason) -> StaticString? {
+        switch reason.rawValue {
+        case "evicted": #","reason":"evicted""#
+        case "duplicate": #","reason":"duplicate""#
+        case "repeat": #","reason":"repeat""#
+        case "rule": #","reason":"rule""#
+        case "rate_limited": #","reason":"rate_limited""#
+        case "cancelled": #","reason":"cancelled""#
+        case "host_removed": #","reason":"host_removed""#
+        case "debounced": #","reason":"debounced""#
+        case "digested": #","reason":"digested""#
+        default: nil
         }
     }
 
