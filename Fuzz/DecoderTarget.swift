@@ -2,13 +2,16 @@
 // Built by Scripts/fuzz together with the library sources into one module.
 
 /// What must hold for any bytes: every line is either an event or a rejection with its
-/// own line number, and the decoded shows encode to valid JSON records.
+/// own line number, the decoded shows encode to valid JSON records, and the decoder's one-pass
+/// path for common show lines gives what its general path gives.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     _ = BinaryInputCheck.looksBinary(UnsafeRawBufferPointer(start: data, count: size))
     let reader = LineReader(source: MemorySource(bytes), maxLineBytes: 4096)
     var decoder = EventDecoder()
+    var generalDecoder = EventDecoder()
+    generalDecoder.takesCommonShows = false
     var textDecoder = EventDecoder()
     let encoder = JSONRecordEncoder()
     var expectedLine = 0
@@ -19,7 +22,11 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             precondition(number == expectedLine, "line numbers must count every line")
             _ = textDecoder.decodeText(line, number: number)
             if EventDecoder.isBlank(line) { continue }
-            switch decoder.decodeJSON(line, number: number) {
+            let decoded = decoder.decodeJSON(line, number: number)
+            precondition(outcome(decoded) == outcome(generalDecoder.decodeJSON(line, number: number)),
+                         "the one-pass path and the general path decode a line alike")
+            precondition(decoder.takeNotes() == generalDecoder.takeNotes(), "both paths warn of the same typos")
+            switch decoded {
             case .success(let event):
                 if case .show(let toast) = event.kind {
                     var output = ByteBuffer()
@@ -50,4 +57,23 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
     }
     return 0
+}
+
+/// A decoded line as bytes to compare: the event with every field of its toast, or the rejection.
+private func outcome(_ result: Result<Event, InputRejection>) -> [UInt8] {
+    switch result {
+    case .success(let event):
+        var out = ByteBuffer()
+        out.appendUTF8("\(String(describing: event.at)) \(event.line) \(String(describing: event.screen)) ")
+        if case .show(let toast) = event.kind {
+            _ = JSONRecordEncoder().encode(.present(toast, at: 0, waited: 0), into: &out)
+            out.appendUTF8("\(String(describing: toast.key)) \(toast.afterMicros) \(toast.dismissOnTap) \(toast.dismissOnLongPress) ")
+            out.appendUTF8("\(toast.swipe) \(toast.inputLine) \(String(describing: toast.screenKey))")
+        } else {
+            out.appendUTF8("\(event.kind)")
+        }
+        return out.bytes
+    case .failure(let rejection):
+        return Array("\(rejection.line) \(rejection.reason)".utf8)
+    }
 }

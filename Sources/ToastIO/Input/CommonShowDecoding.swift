@@ -2,22 +2,22 @@
 
 extension EventDecoder {
     /// A show line in the shape nearly every line of a real stream has, decoded in one pass
-    /// straight into the toast's fields; nil, having changed nothing, for any other line, which
-    /// the general path (`EventFields`) then decodes.
+    /// straight into the toast's fields; nil for any other line, which the general path
+    /// (`EventFields`) then decodes as if this had not looked at it (it changes only scratch
+    /// space and the interner's cache).
     ///
     /// The shape: a JSON object whose member names have no escapes; `type` (`"show"`), `at` (a
     /// number), `id`, `message` (not empty), `subtitle`, `role` (a known one) and `source` as
-    /// strings (`at` a number), and any other show field, each at most once and with a value
-    /// its kind allows; any member that is not a show field under a name already looked at for
-    /// typos; with screens on, a screen named by an extra member (once, with a value that can
-    /// name one). Every value is checked
-    /// as the general path checks it, so a line taken here gives the same show, with the same
-    /// number, as there; anything unusual (an escape, a `null`, another show field, a
-    /// duplicate, an error) is left to the general path, which also words its errors.
+    /// strings, and any other show field with a value its kind allows, each at most once; any
+    /// member that is not a show field under a name already looked at for typos; with screens
+    /// on, a screen named once by an extra member, with a value that can name one. Every value
+    /// is checked as the general path checks it, so a line taken here gives the same show, with
+    /// the same number, as there; anything else (a `null` where a string goes, a duplicate, a
+    /// wrong value, a new name) is left to the general path, which also words the errors.
     ///
     /// Why a second path: the general one keeps each member as a `JSONValue` and checks the
-    /// fields in a second pass, which cost more than half of what the reading thread spends on a
-    /// line (docs/performance.md, "The reading thread").
+    /// fields in a second pass, which cost more than half of what the reading thread spent on a
+    /// line (docs/performance.md, "Why: one event, start to end").
     mutating func decodeCommonShow(_ line: UnsafeBufferPointer<UInt8>, number: Int, batch: ShowBatch) -> DecodedShow? {
         guard screenShowField == nil else { return nil }
         var scanner = JSONScanner(line)

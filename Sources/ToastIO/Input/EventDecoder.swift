@@ -299,15 +299,26 @@ package struct EventDecoder {
         }
     }
 
-    /// `t<N>`, the id of the `count`th show without one, made from its bytes: `String(count)`
-    /// goes through a generic `description`, slower than writing the digits.
+    /// `t<N>`, the id of the `count`th show without one, its digits written straight into the
+    /// new string: `String(count)` goes through a generic `description`, and decoding a
+    /// scratch buffer validated it as any text.
     static func implicitID(_ count: Int) -> String {
-        var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for "t" and 20 digits
-        return withUnsafeMutableBytes(of: &bytes) { buffer in
-            var start = StreamTime.writeDigits(of: UInt64(count.magnitude), into: buffer, endingAt: buffer.count)
-            start -= 1
-            buffer[start] = UInt8(ascii: "t")
-            return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
+        var rest = UInt64(count.magnitude)
+        var digits = 1
+        var probe = rest
+        while probe >= 10 {
+            probe /= 10
+            digits += 1
+        }
+        return String(unsafeUninitializedCapacity: digits + 1) { buffer in
+            buffer[0] = UInt8(ascii: "t")
+            var index = digits
+            repeat {
+                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                index -= 1
+            } while index > 0
+            return digits + 1
         }
     }
 

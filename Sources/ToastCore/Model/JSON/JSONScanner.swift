@@ -231,6 +231,11 @@ import Darwin
         index += 1  // opening quote
         var decoded: [UInt8] = []
         while index < bytes.count {
+            // The run up to the next quote, backslash or control character, copied whole.
+            let special = UnsafeRawBufferPointer(bytes).firstJSONSpecialByte(from: index)
+            decoded.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<special]))
+            index = special
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
@@ -239,11 +244,8 @@ import Darwin
             case UInt8(ascii: "\\"):
                 index += 1
                 try parseEscape(into: &decoded)
-            case 0..<0x20:
-                throw controlCharacter(byte)
             default:
-                decoded.append(byte)
-                index += 1
+                throw controlCharacter(byte)
             }
         }
         throw JSONSyntaxError(message: "invalid JSON: unterminated string")
