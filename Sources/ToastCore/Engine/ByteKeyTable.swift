@@ -131,8 +131,8 @@ struct ByteKeyTable<Value>: ~Copyable {
         // One at a time: `removeAll(keepingCapacity:)` goes through the array's generic
         // `replaceSubrange`, which costs more than the few entries a forgotten screen's table has.
         while entries.popLast() != nil {}
-        isStored.removeAll(keepingCapacity: true)
-        freeNumbers.removeAll(keepingCapacity: true)
+        while isStored.popLast() != nil {}
+        while freeNumbers.popLast() != nil {}
         keyBytes.removeAll()
         forgottenBytes = 0
         for bucket in buckets.indices { buckets[bucket] = -1 }

@@ -101,7 +101,7 @@ package final class RateLimitStage: ToastStage {
     /// For a screen reused after another was forgotten: no group, no window, no summary.
     func empty() {
         groups.removeAll()
-        summaryGroups.removeAll()
+        if !summaryGroups.isEmpty { summaryGroups.removeAll() }
         lastPass = nil
         groupCountAfterLastSweep = 0
     }

@@ -127,9 +127,18 @@ package struct JSONRecordEncoder: RecordEncoder {
     /// `"screen":…` when screens are on (docs/events.md, "Screens").
     @inline(__always)
     private func screen(of toast: Toast, _ out: inout ByteBuffer) {
-        guard let screen = toast.screenKey else { return }
-        out.appendLiteral(#","screen":"#)
-        JSONText.appendValue(screen.jsonValue, to: &out)
+        // Written from the key itself: a `JSONValue` of it cost a copy of the string for every
+        // record, and with screens on every record has one.
+        switch toast.screenKey {
+        case nil: return
+        case .text(let text)?:
+            out.appendLiteral(#","screen":""#)
+            JSONText.appendEscaped(text, to: &out)
+            out.append(UInt8(ascii: "\""))
+        case .integer(let integer)?:
+            out.appendLiteral(#","screen":"#)
+            JSONText.appendValue(.integer(integer), to: &out)
+        }
     }
 
     // The members whose values are a closed set of words, written whole: nothing to escape.
