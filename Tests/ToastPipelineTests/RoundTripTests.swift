@@ -140,7 +140,13 @@ import Testing
         for index in 1...2_000 {
             var toast = Self.randomToast(&random, index: index)
             toast.style = AppliedStyle(symbol: Self.randomText(&random), glyph: Self.randomText(&random), color: Self.randomText(&random))
-            toast.announcement = Self.randomText(&random)
+            // A text, or the standard one the JSON writer makes from the message and subtitle
+            // it wrote (with a label, perhaps an empty one).
+            if Bool.random(using: &random) {
+                toast.announcement = Self.randomText(&random)
+            } else {
+                toast.announce(label: Self.randomText(&random))
+            }
             let at = Microseconds.random(in: 0...1_000_000_000_000, using: &random)
             let waited = Microseconds.random(in: 0...1_000_000_000, using: &random)
             var buffer = ByteBuffer()

@@ -149,9 +149,11 @@ import Testing
         var plain = Toast(id: "t", message: "M", subtitle: "")
         plain.announce(label: "")
         #expect(plain.announcement == "M")
+        // A JSON record writes it from the message and subtitle it wrote (no `, ` for an
+        // empty subtitle, no `: ` for an empty label).
         var buffer = ByteBuffer()
-        plain.appendEscapedAnnouncement(to: &buffer)
-        #expect(buffer.bytes == Array("M".utf8))
+        _ = JSONRecordEncoder().encode(.present(plain, at: 0, waited: 0), into: &buffer)
+        #expect(String(decoding: buffer.bytes, as: UTF8.self).contains(#","announcement":"M","#))
     }
 
     @Test func theRepeatCheckComparesMessagesAsStringsDo() throws {

@@ -463,18 +463,9 @@ public struct Toast {
         return try withBytes(of: subtitle, body)
     }
 
-    /// Appends the announcement as the inside of a JSON string (nothing without one).
-    package func appendEscapedAnnouncement<Out: ByteOutput & ~Copyable>(to out: inout Out) {
-        switch storage.fields.announcement {
-        case nil:
-            break
-        case .text(let text)?:
-            JSONText.appendEscaped(text, to: &out)
-        case .standard(let label)?:
-            // Escaping the parts one by one escapes the whole: JSON escapes byte by byte.
-            forEachStandardAnnouncementPart(label: label) { JSONText.appendEscaped($0, to: &out) }
-        }
-    }
+    /// What the `announce` stage set (nil: nothing), for an encoder that writes the standard
+    /// announcement from the message and subtitle it has written already.
+    package var announcementForm: Announcement? { storage.fields.announcement }
 
     /// `label: message, subtitle`, with no `label: ` for an empty label and no `, subtitle` for
     /// none or an empty one.

@@ -56,6 +56,16 @@
         count += bytes.count
     }
 
+    /// Appends a copy of the bytes written at `range` (a record that repeats a text it wrote
+    /// copies it instead of escaping it again).
+    @inlinable @_spi(ToastInternals) public mutating func appendCopy(of range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "a range of the bytes written")
+        reserve(range.count)
+        // After `reserve` (which may move the bytes); the copy lands after them, never on them.
+        UnsafeMutableRawPointer(base + count).copyMemory(from: base + range.lowerBound, byteCount: range.count)
+        count += range.count
+    }
+
     /// Forgets what is written, keeping the memory.
     @inlinable @_spi(ToastInternals) public mutating func removeAll() {
         count = 0

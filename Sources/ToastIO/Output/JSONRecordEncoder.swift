@@ -15,8 +15,9 @@ package struct JSONRecordEncoder: RecordEncoder {
             StreamTime.append(at, to: &out)
             screen(of: toast, &out)
             field(#","id":""#, toast.id, &out)
-            toast.withMessageBytes { field(#","message":""#, $0, &out) }
-            toast.withSubtitleBytes { field(#","subtitle":""#, $0, &out) }
+            // Where the escaped message and subtitle are written: the announcement repeats them.
+            let message = toast.withMessageBytes { escapedField(#","message":""#, $0, &out) }
+            let subtitle = toast.withSubtitleBytes { escapedField(#","subtitle":""#, $0, &out) }
             field(#","role":""#, toast.role, &out)
             out.appendLiteral(Self.member(toast.placement))
             out.appendLiteral(Self.member(toast.policy))
@@ -32,7 +33,22 @@ package struct JSONRecordEncoder: RecordEncoder {
             field(#","glyph":""#, toast.style?.glyph ?? "", &out)
             field(#","color":""#, toast.style?.color ?? "", &out)
             out.appendLiteral(#","announcement":""#)
-            toast.appendEscapedAnnouncement(to: &out)
+            switch toast.announcementForm {
+            case nil: break
+            case .text(let text)?: JSONText.appendEscaped(text, to: &out)
+            case .standard(let label)?:
+                // `label: message, subtitle`, the two copied as written above (JSON escapes byte
+                // by byte, so the escaped parts make the escaped whole).
+                if !label.isEmpty {
+                    JSONText.appendEscaped(label, to: &out)
+                    out.appendLiteral(": ")
+                }
+                out.appendCopy(of: message)
+                if let subtitle, !subtitle.isEmpty {
+                    out.appendLiteral(", ")
+                    out.appendCopy(of: subtitle)
+                }
+            }
             out.append(UInt8(ascii: "\""))
             out.appendLiteral(#","waited":"#)
             StreamTime.append(waited, to: &out)
@@ -209,10 +225,14 @@ package struct JSONRecordEncoder: RecordEncoder {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// A string member whose value is the UTF-8 `bytes` (a toast's stored text).
-    private func field(_ opening: StaticString, _ bytes: UnsafeRawBufferPointer, _ out: inout ByteBuffer) {
+    /// A string member whose value is the UTF-8 `bytes` (a toast's stored text); returns where
+    /// the escaped value is in `out`.
+    private func escapedField(_ opening: StaticString, _ bytes: UnsafeRawBufferPointer, _ out: inout ByteBuffer) -> Range<Int> {
         out.appendLiteral(opening)
+        let start = out.count
         JSONText.appendEscaped(bytes, to: &out)
+        let end = out.count
         out.append(UInt8(ascii: "\""))
+        return start..<end
     }
 }
