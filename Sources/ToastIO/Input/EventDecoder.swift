@@ -249,18 +249,16 @@ package struct EventDecoder {
         }
         let subtitle = try text?.subtitle.map(Toast.ToastText.stored)
             ?? EventFields.string("subtitle", fields[.subtitle]).map(Toast.ToastText.string)
-        var toast = Toast.showFields(id: id ?? Self.implicitID(showCount), message: message,
-                                     duration: defaultDuration, policy: defaultPolicy, inputLine: line)
-        toast.subtitle = subtitle
-        toast.extra = text?.extra.map(Toast.ExtraFields.stored) ?? .members(fields.extra)
-        toast.screenKey = screen
+        var others: [(field: ToastField, value: Toast.FieldValue)] = []
         for (field, kind) in EventFieldName.checkedShowFields {
             guard let value = fields[field] else { continue }
             if let checked = try checkedValue(of: field, kind: kind, value, microseconds: fields.microseconds(of: field)) {
-                toast.set(field, to: checked)
+                others.append((field, checked))
             }
         }
-        return toast
+        return Toast.showFields(id: id ?? Self.implicitID(showCount), message: message, subtitle: subtitle,
+                                extra: text?.extra.map(Toast.ExtraFields.stored) ?? .members(fields.extra), others: others,
+                                screenKey: screen, duration: defaultDuration, policy: defaultPolicy, inputLine: line)
     }
 
     /// A show field's value from an input line, checked by the field's kind; nil leaves the
