@@ -154,7 +154,7 @@ package final class Pipeline: HostEnvironment {
         self.contexts = stages.enumerated().map { index, entry in
             StageContext(stageName: entry.name, position: index, pipeline: self)
         }
-        unretainedStages = Self.unretained(self.stages, contexts)
+        unretainedStages = Self.unretained(self.stages, contexts)  // (`didSet` does not run in `init`)
         entryContext = StageContext(stageName: "scripts", position: -1, pipeline: self)
     }
 

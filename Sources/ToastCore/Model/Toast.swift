@@ -46,9 +46,9 @@ public struct Toast {
     }
 
     /// The fields of a show that sets its id and message (and perhaps its subtitle, role,
-    /// source, extra fields, `others` and screen): every other field at its default (docs/events.md),
-    /// `duration` and `policy` as the queue settings give them. (All given at once, the fields
-    /// are made in place; set one by one afterwards, they were copied whole.)
+    /// source, extra fields, `others` and screen): every other field at its default
+    /// (docs/events.md), `duration` and `policy` as the queue settings give them. (All given at
+    /// once, the fields are made in place; set one by one afterwards, they were copied whole.)
     package static func showFields(id: String, message: ToastText, subtitle: ToastText? = nil, role: String? = nil,
                                    source: String? = nil, extra: ExtraFields = .members([]),
                                    others: [(field: ToastField, value: FieldValue)] = [], screenKey: ScreenKey? = nil,

@@ -111,9 +111,7 @@ private struct CommonShowMembers {
         seen |= bit
         switch field {
         case .at:
-            scanner.skipWhitespace()
-            guard let byte = scanner.current, byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")),
-                  let micros = try scanner.parseNumber().microseconds else { return false }
+            guard EventFields.isAtNumber(&scanner), let micros = try scanner.parseNumber().microseconds else { return false }
             at = micros
         case .type:
             guard let type = scanner.parsePlainString() else { return false }

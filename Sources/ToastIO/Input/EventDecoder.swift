@@ -264,7 +264,7 @@ package struct EventDecoder {
     /// A show field's value from an input line, checked by the field's kind; nil leaves the
     /// default (null is absent, docs/events.md).
     func checkedValue(of field: ToastField, kind: ToastField.Kind, _ value: JSONValue,
-                              microseconds: Microseconds?) throws -> Toast.FieldValue? {
+                      microseconds: Microseconds?) throws -> Toast.FieldValue? {
         var name: String { field.name }
         switch kind {
         case .eventType, .arrivalTime, .identifier, .message:
@@ -529,10 +529,16 @@ package struct EventFields {
         }
     }
 
+    /// Whether the value at the scanner (past any space) is a number.
+    static func isAtNumber(_ scanner: inout JSONScanner) -> Bool {
+        scanner.skipWhitespace()
+        guard let byte = scanner.current else { return false }
+        return byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+
     /// A value that may be a time: numbers also give their exact microseconds.
     static func timeValue(_ scanner: inout JSONScanner) throws -> (JSONValue, Microseconds?) {
-        scanner.skipWhitespace()
-        if let byte = scanner.current, byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
+        if isAtNumber(&scanner) {
             let number = try scanner.parseNumber()
             return (number.jsonValue, number.microseconds)
         }

@@ -78,8 +78,14 @@ package struct JSONRecordEncoder: RecordEncoder {
             StreamTime.append(at, to: &out)
             screen(of: toast, &out)
             field(#","id":""#, toast.id, &out)
-            if let member = Self.stageMember(drop.stage) { out.appendLiteral(member) } else { field(#","stage":""#, drop.stage, &out) }
-            if let member = Self.reasonMember(drop.reason) { out.appendLiteral(member) } else {
+            if let member = Self.stageMember(drop.stage) {
+                out.appendLiteral(member)
+            } else {
+                field(#","stage":""#, drop.stage, &out)
+            }
+            if let member = Self.reasonMember(drop.reason) {
+                out.appendLiteral(member)
+            } else {
                 field(#","reason":""#, drop.reason.rawValue, &out)
             }
             if let rule = drop.rule { field(#","rule":""#, rule, &out) }
