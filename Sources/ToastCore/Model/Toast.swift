@@ -534,11 +534,21 @@ public struct AppliedStyle: Equatable, Sendable {
         let symbol: String
         let glyph: String
         let color: String
+        /// `,"symbol":"…","glyph":"…","color":"…"` as a JSON record writes them, made once
+        /// for the look: every present record of a role writes the same three members.
+        let jsonMembers: [UInt8]
 
         init(symbol: String, glyph: String, color: String) {
             self.symbol = symbol
             self.glyph = glyph
             self.color = color
+            var members = ByteBuffer(capacity: 64)
+            for (opening, text) in [(#","symbol":""#, symbol), (#"","glyph":""#, glyph), (#"","color":""#, color)] as [(StaticString, String)] {
+                members.appendLiteral(opening)
+                JSONText.appendEscaped(text, to: &members)
+            }
+            members.append(UInt8(ascii: "\""))
+            jsonMembers = members.bytes
         }
     }
 
@@ -561,6 +571,12 @@ public struct AppliedStyle: Equatable, Sendable {
 
     public init(symbol: String, glyph: String, color: String) {
         look = Look(symbol: symbol, glyph: glyph, color: color)
+    }
+
+    /// The look's `symbol`, `glyph` and `color` members as a JSON record writes them, with
+    /// the comma before the first.
+    @_spi(ToastInternals) public func withJSONMembers<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        look.jsonMembers.withUnsafeBytes(body)
     }
 
     public static func == (lhs: AppliedStyle, rhs: AppliedStyle) -> Bool {

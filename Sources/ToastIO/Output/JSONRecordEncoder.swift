@@ -18,7 +18,11 @@ package struct JSONRecordEncoder: RecordEncoder {
             // Where the escaped message and subtitle are written: the announcement repeats them.
             let message = toast.withMessageBytes { escapedField(#","message":""#, $0, &out) }
             let subtitle = toast.withSubtitleBytes { escapedField(#","subtitle":""#, $0, &out) }
-            field(#","role":""#, toast.role, &out)
+            if let member = Self.roleMember(toast.role) {
+                out.appendLiteral(member)
+            } else {
+                field(#","role":""#, toast.role, &out)
+            }
             out.appendLiteral(Self.member(toast.placement))
             out.appendLiteral(Self.member(toast.policy))
             out.appendLiteral(#","priority":"#)
@@ -29,9 +33,11 @@ package struct JSONRecordEncoder: RecordEncoder {
             } else {
                 out.appendLiteral("null")
             }
-            field(#","symbol":""#, toast.style?.symbol ?? "", &out)
-            field(#","glyph":""#, toast.style?.glyph ?? "", &out)
-            field(#","color":""#, toast.style?.color ?? "", &out)
+            if let style = toast.style {
+                style.withJSONMembers { out.append($0) }
+            } else {
+                out.appendLiteral(#","symbol":"","glyph":"","color":"""#)
+            }
             out.appendLiteral(#","announcement":""#)
             switch toast.announcementForm {
             case nil: break
@@ -164,6 +170,17 @@ package struct JSONRecordEncoder: RecordEncoder {
     }
 
     // The members whose values are a closed set of words, written whole: nothing to escape.
+
+    /// A standard role, written whole (a role of `config{ roles = … }` is escaped).
+    private static func roleMember(_ role: String) -> StaticString? {
+        switch role {
+        case "info": #","role":"info""#
+        case "error": #","role":"error""#
+        case "success": #","role":"success""#
+        case "warning": #","role":"warning""#
+        default: nil
+        }
+    }
 
     private static func member(_ placement: Placement) -> StaticString {
         switch placement {
