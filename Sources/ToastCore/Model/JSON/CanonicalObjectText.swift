@@ -2,50 +2,69 @@ extension JSONText {
     /// Whether the text of a checked JSON object is exactly what `appendObject` writes for its
     /// members, so that a record can copy it as it is instead of reading and writing it again
     /// (a toast's extra fields keep the bytes of their input line; in most lines they are
-    /// written like `{"level":"debug","n":3}` already).
+    /// written like `{"level":"debug","n":3,"build":{"ok":true}}` already).
     ///
     /// True when there is no space outside the strings, no name or string holds an escape,
-    /// every value is such a string, `true`, `false`, `null` or a whole number of at most 18
-    /// digits (not `-0`), and no name comes twice (`appendObject` would write the members
-    /// merged). Anything else (a fraction, an exponent, an array or object, more than
-    /// `canonicalMembersChecked` members) says no, and the record writes the members again.
+    /// every value is such a string, `true`, `false`, `null`, a whole number of at most 18
+    /// digits (not `-0`), or an array or object of such values (at most `canonicalDepth`
+    /// levels in all), and no name comes twice in one object (reading merges them). Anything
+    /// else (a fraction, an exponent, an object with more than `canonicalMembersChecked`
+    /// members) says no, and the record writes the members again.
     package static func isCanonicalObject(_ text: UnsafeRawBufferPointer) -> Bool {
-        let end = text.count
-        guard end >= 2, text[0] == UInt8(ascii: "{"), text[end - 1] == UInt8(ascii: "}") else { return false }
-        if end == 2 { return false }  // `{}`: the record leaves `extra` out
-        var index = 1
-        var members = 0
-        while true {
-            guard let name = plainString(in: text, at: index), name.upperBound + 1 < end,
-                  text[name.upperBound + 1] == UInt8(ascii: ":") else { return false }
-            members += 1
-            guard members <= canonicalMembersChecked, !hasName(name, in: text, before: index) else { return false }
-            index = name.upperBound + 2
-            guard let valueEnd = canonicalValueEnd(in: text, at: index), valueEnd < end else { return false }
-            switch text[valueEnd] {
-            case UInt8(ascii: ","): index = valueEnd + 1
-            case UInt8(ascii: "}"): return valueEnd == end - 1
-            default: return false
+        // `{}`: the record leaves `extra` out.
+        guard text.count > 2, text[0] == UInt8(ascii: "{") else { return false }
+        return canonicalObjectEnd(in: text, at: 0, depth: 1) == text.count
+    }
+
+    /// Members looked at for duplicate names in one object; an object with more is written again.
+    static let canonicalMembersChecked = 8
+
+    /// Levels of objects and arrays a copied text may have, the outer object included.
+    static let canonicalDepth = 4
+
+    /// Where the canonical object starting at `index` (at its `{`) ends, past its `}`.
+    private static func canonicalObjectEnd(in text: UnsafeRawBufferPointer, at start: Int, depth: Int) -> Int? {
+        guard depth <= canonicalDepth else { return nil }
+        var index = start + 1
+        guard index < text.count else { return nil }
+        if text[index] == UInt8(ascii: "}") { return index + 1 }
+        // The names so far, for the duplicate check, kept on the stack.
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: canonicalMembersChecked) { names -> Int? in
+            var members = 0
+            while true {
+                guard members < canonicalMembersChecked, let name = plainString(in: text, at: index),
+                      name.upperBound + 1 < text.count, text[name.upperBound + 1] == UInt8(ascii: ":") else { return nil }
+                let bytes = UnsafeRawBufferPointer(rebasing: text[name])
+                for earlier in names[0..<members] where earlier.count == name.count {
+                    if UnsafeRawBufferPointer(rebasing: text[earlier]).hasSameBytes(as: bytes) { return nil }
+                }
+                names[members] = name
+                members += 1
+                guard let valueEnd = canonicalValueEnd(in: text, at: name.upperBound + 2, depth: depth),
+                      valueEnd < text.count else { return nil }
+                switch text[valueEnd] {
+                case UInt8(ascii: ","): index = valueEnd + 1
+                case UInt8(ascii: "}"): return valueEnd + 1
+                default: return nil
+                }
             }
         }
     }
 
-    /// Members looked at for duplicate names; an object with more is written again.
-    static let canonicalMembersChecked = 8
-
-    /// Whether a member before `limit` (where the member named `name` starts) has that name.
-    private static func hasName(_ name: Range<Int>, in text: UnsafeRawBufferPointer, before limit: Int) -> Bool {
-        let wanted = UnsafeRawBufferPointer(rebasing: text[name])
-        var index = 1
-        while index < limit {
-            guard let earlier = plainString(in: text, at: index),
-                  let valueEnd = canonicalValueEnd(in: text, at: earlier.upperBound + 2) else { return false }
-            if earlier.count == name.count && UnsafeRawBufferPointer(rebasing: text[earlier]).hasSameBytes(as: wanted) {
-                return true
+    /// Where the canonical array starting at `index` (at its `[`) ends, past its `]`.
+    private static func canonicalArrayEnd(in text: UnsafeRawBufferPointer, at start: Int, depth: Int) -> Int? {
+        guard depth <= canonicalDepth else { return nil }
+        var index = start + 1
+        guard index < text.count else { return nil }
+        if text[index] == UInt8(ascii: "]") { return index + 1 }
+        while true {
+            guard let valueEnd = canonicalValueEnd(in: text, at: index, depth: depth), valueEnd < text.count else { return nil }
+            switch text[valueEnd] {
+            case UInt8(ascii: ","): index = valueEnd + 1
+            case UInt8(ascii: "]"): return valueEnd + 1
+            default: return nil
             }
-            index = valueEnd + 1
         }
-        return false
     }
 
     /// The range between the quotes of a string without escapes starting at `index`.
@@ -56,9 +75,9 @@ extension JSONText {
         return (index + 1)..<close
     }
 
-    /// Where a value written as `appendValue` writes it ends, if the value at `index` is one
-    /// of the kinds `isCanonicalObject` accepts.
-    private static func canonicalValueEnd(in text: UnsafeRawBufferPointer, at index: Int) -> Int? {
+    /// Where a value written as `appendValue` writes it ends, if the value at `index` (inside
+    /// `depth` levels) is one of the kinds `isCanonicalObject` accepts.
+    private static func canonicalValueEnd(in text: UnsafeRawBufferPointer, at index: Int, depth: Int) -> Int? {
         guard index < text.count else { return nil }
         switch text[index] {
         case UInt8(ascii: "\""):
@@ -66,6 +85,8 @@ extension JSONText {
         case UInt8(ascii: "t"): return index + 4  // a checked `true`
         case UInt8(ascii: "f"): return index + 5  // `false`
         case UInt8(ascii: "n"): return index + 4  // `null`
+        case UInt8(ascii: "{"): return canonicalObjectEnd(in: text, at: index, depth: depth + 1)
+        case UInt8(ascii: "["): return canonicalArrayEnd(in: text, at: index, depth: depth + 1)
         default:
             let negative = text[index] == UInt8(ascii: "-")
             let start = negative ? index + 1 : index
