@@ -375,6 +375,14 @@ public struct Toast {
         }
     }
 
+    /// The value of one field's key bytes (`appendKey`) as a summary or digest names it
+    /// (`JSONValue.groupLabel`): nil for no value, a string as it is, anything else as its
+    /// JSON text. A group keeps only its key; its name is read back from it when needed.
+    package static func groupLabel(ofKey key: UnsafeRawBufferPointer) -> String? {
+        guard key.count >= 5, key[0] == UInt8(ascii: "s") || key[0] == UInt8(ascii: "j") else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: key[5...]), as: UTF8.self)
+    }
+
     /// The extra field `name`, if the toast has it.
     public func extraValue(_ name: String) -> JSONValue? {
         var name = name

@@ -28,8 +28,6 @@ package final class RateLimitStage: ToastStage {
     private var groupCountAfterLastSweep = 0
 
     struct GroupState {
-        /// The group's value (nil: none), for its summary.
-        var value: JSONValue?
         /// Times of the passes still inside the window, oldest first.
         var passes = TimeWindow()
         /// Drops since the pending summary was scheduled; nil: no summary pending.
@@ -55,7 +53,7 @@ package final class RateLimitStage: ToastStage {
         let group = scratch.withBytes { key in
             let hash = ByteKeyTable<GroupState>.hash(key)
             return groups.number(of: key, hash: hash)
-                ?? groups.insert(key, hash: hash, GroupState(value: toast.groupValue(of: self.key, roles: context.roles)))
+                ?? groups.insert(key, hash: hash, GroupState())
         }
         let now = context.nowMicros
         let verdict = admit(into: &groups[group], now: now, context: context)
@@ -80,7 +78,8 @@ package final class RateLimitStage: ToastStage {
             summaryGroups[token] = scratch.bytes   // the group's key, still in the buffer
             context.setTimer(atMicros: now + settings.window, token: token)
         }
-        context.explain("\(state.passes.count) toasts with this \(settings.key) (\(state.value.map(\.groupLabel) ?? "none")) "
+        // The group's key is still in `scratch`.
+        context.explain("\(state.passes.count) toasts with this \(settings.key) (\(scratch.withBytes(Toast.groupLabel(ofKey:)) ?? "none")) "
                         + "passed within \(StreamTime.format(settings.window)) s; the limit is \(settings.limit)")
         return .drop(Drop(stage: "rate_limit", reason: .rateLimited))
     }
@@ -90,7 +89,7 @@ package final class RateLimitStage: ToastStage {
               let group = key.withUnsafeBytes({ groups.number(of: $0, hash: ByteKeyTable<GroupState>.hash($0)) }),
               let drops = groups[group].pendingDrops else { return }
         groups[group].pendingDrops = nil
-        let label = groups[group].value.map(\.groupLabel)
+        let label = key.withUnsafeBytes(Toast.groupLabel(ofKey:))
         var summary = context.makeToast(message: label.map { "\(drops) more from \($0)" } ?? "\(drops) more notifications")
         summary.source = label
         context.emit(summary)
