@@ -178,7 +178,7 @@ package final class Pipeline: HostEnvironment {
         for (name, replacement) in replacements {
             guard let index = stageNames.firstIndex(of: name) else { continue }
             stages[index].reload(from: replacement)
-            for screen in screenTable?.bySerial.values ?? [:].values where screenTable?.perScreen[index] == true {
+            for screen in screenTable?.bySerial.values ?? [] where screenTable?.perScreen[index] == true {
                 screen.stages[index].reload(from: replacement)
             }
         }
@@ -189,7 +189,7 @@ package final class Pipeline: HostEnvironment {
         self.observers = observers
         // The contexts hand the stages the new roles and settings.
         contexts = stageNames.enumerated().map { StageContext(stageName: $0.element, position: $0.offset, pipeline: self) }
-        for screen in screenTable?.bySerial.values ?? [:].values {
+        for screen in screenTable?.bySerial.values ?? [] {
             screen.host.settings = kept.queue
             screen.contexts = screenContexts(for: screen)
         }

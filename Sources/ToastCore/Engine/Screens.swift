@@ -86,7 +86,7 @@ final class ScreenTable {
         /// By the bytes of their keys (`ScreenKey.withKeyBytes`): looked up for every toast,
         /// without hashing a `String` through `Hasher`.
         var byKey = ByteKeyTable<Screen>()
-        var bySerial: [Int: Screen] = [:]
+        var bySerial = SerialTable<Screen>()
         var nextSerial: Int = 0
         /// The list of screens from the least recently named to the most.
         var leastRecent: Screen? = nil
@@ -107,7 +107,7 @@ final class ScreenTable {
     private let state = UncheckedCell(State())
 
     /// The screens remembered, by serial.
-    var bySerial: [Int: Screen] {
+    var bySerial: SerialTable<Screen> {
         _read { yield state.value.bySerial }
     }
     /// Least recently named first.
@@ -247,7 +247,7 @@ final class ScreenTable {
     func removeAll() {
         for screen in bySerial.values { unlink(screen) }
         state.value.byKey.removeAll()
-        state.value.bySerial = [:]
+        state.value.bySerial.removeAll()
         state.value.touched = []
         state.value.lastFound = nil
     }
