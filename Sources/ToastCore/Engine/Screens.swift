@@ -27,8 +27,11 @@ final class Screen {
     /// Whether it is among the screens to look at when the next event arrives.
     var isTouched = false
     /// The list of screens by when an event last named them (`ScreenTable.leastRecent` first).
-    var older: Screen?
-    var newer: Screen?
+    /// A screen is in the list exactly while the table remembers it, and the table holds it
+    /// strongly then: the links count no references (`unowned(unsafe)`), so moving a screen
+    /// to the end of the list, on every event, costs a few stores and no reference counting.
+    unowned(unsafe) var older: Screen?
+    unowned(unsafe) var newer: Screen?
 
     init(key: ScreenKey, serial: Int, host: Host, environment: ScreenHostEnvironment) {
         self.key = key
@@ -88,9 +91,9 @@ final class ScreenTable {
         var byKey = ByteKeyTable<Screen>()
         var bySerial = SerialTable<Screen>()
         var nextSerial: Int = 0
-        /// The list of screens from the least recently named to the most.
-        var leastRecent: Screen? = nil
-        var mostRecent: Screen? = nil
+        /// The list of screens from the least recently named to the most (see `Screen.older`).
+        unowned(unsafe) var leastRecent: Screen? = nil
+        unowned(unsafe) var mostRecent: Screen? = nil
         /// Screens used since the last look.
         var touched: [Screen] = []
         /// The memory of the list `takeLookList` hands out, between events.
