@@ -255,6 +255,29 @@ import ToastPipelineTesting
     }
 }
 
+/// The times a rate-limit group counts: one alone is kept without an array, two or more in
+/// one; through any sequence of passes and windows moving on, it counts as a plain list would.
+@Suite struct TimeWindowTests {
+    @Test func itCountsAsAPlainListOfTimesWould() {
+        var random = InvariantTests.SeededGenerator(state: 7)
+        var window = TimeWindow()
+        var model: [Microseconds] = []
+        var now: Microseconds = 0
+        for step in 0..<50_000 {
+            now += Microseconds(Int.random(in: 0...3, using: &random))
+            if Bool.random(using: &random) {
+                window.append(now)
+                model.append(now)
+            } else {
+                let horizon = now - Microseconds(Int.random(in: 0...12, using: &random))
+                window.removeAll(atOrBefore: horizon)
+                model.removeAll { $0 <= horizon }
+            }
+            #expect(window.count == model.count, "step \(step)")
+        }
+    }
+}
+
 @Suite struct StyleAndAnnounceTests {
     @Test func builtInRolesStyleAndAnnounce() {
         let records = jsonRecords(lines(

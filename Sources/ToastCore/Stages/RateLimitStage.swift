@@ -122,7 +122,6 @@ package final class RateLimitStage: ToastStage {
     }
 }
 
-/// Times in ascending order, dropped from the front as they leave a sliding window.
 extension RateLimitStage: ScreenState {
     /// A pending summary keeps its screen until it is sent; a toast that passed, for `window`.
     func stateEnds(now: Microseconds) -> ScreenStateEnd {
@@ -132,18 +131,38 @@ extension RateLimitStage: ScreenState {
     }
 }
 
+/// Times in ascending order, dropped from the front as they leave a sliding window.
+///
+/// One time alone is kept without an array: most groups see a single toast in a window (with
+/// screens on, every screen has its own groups), and an array for it cost an allocation and
+/// a free for each.
 struct TimeWindow {
+    /// The times when there are two or more, from `start` on.
     private var times: [Microseconds] = []
     private var start = 0
+    /// The time when it is the only one (`times` holds none then).
+    private var single: Microseconds?
 
-    var count: Int { times.count - start }
+    var count: Int { single == nil ? times.count - start : 1 }
 
     mutating func append(_ time: Microseconds) {
-        times.append(time)
+        if let first = single {
+            single = nil
+            times.append(first)
+            times.append(time)
+        } else if start == times.count {
+            single = time
+        } else {
+            times.append(time)
+        }
     }
 
     /// Drops the times `≤ horizon` (those no longer after now − window).
     mutating func removeAll(atOrBefore horizon: Microseconds) {
+        if let first = single {
+            if first <= horizon { single = nil }
+            return
+        }
         while start < times.count && times[start] <= horizon { start += 1 }
         if start == times.count {
             times.removeAll(keepingCapacity: true)
