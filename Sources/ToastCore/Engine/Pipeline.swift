@@ -348,9 +348,16 @@ package final class Pipeline: HostEnvironment {
         if let table = screenTable {
             screenInHand = nil
             runStages(&toast, from: start) { toast, index in
-                let (stage, context) = table.perScreen[index] ? screenInHand(of: &toast, in: table).stageAndContext(index)
-                    : (stages[index], contexts[index])
-                let verdict = tracer != nil ? processTraced(&toast, stage, context, at: index) : stage.process(&toast, context: context)
+                let verdict: StageVerdict
+                if tracer != nil {
+                    let (stage, context) = table.perScreen[index] ? screenInHand(of: &toast, in: table).stageAndContext(index)
+                        : (stages[index], contexts[index])
+                    verdict = processTraced(&toast, stage, context, at: index)
+                } else if table.perScreen[index] {
+                    verdict = screenInHand(of: &toast, in: table).unretainedStages[index].process(&toast)
+                } else {
+                    verdict = unretainedStages[index].process(&toast)
+                }
                 if !table.keepsScreen[index] { screenInHand = nil }
                 return verdict
             }

@@ -12,8 +12,15 @@ final class Screen {
     let host: Host
     let environment: ScreenHostEnvironment
     /// For each stage: this screen's own instance, or the one all screens share.
-    var stages: [any ToastStage] = []
-    var contexts: [StageContext] = []
+    var stages: [any ToastStage] = [] {
+        didSet { unretainedStages = Self.unretained(stages, contexts) }
+    }
+    var contexts: [StageContext] = [] {
+        didSet { unretainedStages = Self.unretained(stages, contexts) }
+    }
+    /// The same, as every toast's run calls them (`UnretainedStage`): `contexts` holds each
+    /// context, and these are made again whenever a stage or a context is replaced.
+    private(set) var unretainedStages: [UnretainedStage] = []
     /// Its own instances of the built-in stages, found once; and where the others of its own
     /// (plugins) are, which are made again when the object is reused.
     var builtIns: [any ScreenState] = []
@@ -32,6 +39,10 @@ final class Screen {
     /// to the end of the list, on every event, costs a few stores and no reference counting.
     unowned(unsafe) var older: Screen?
     unowned(unsafe) var newer: Screen?
+
+    private static func unretained(_ stages: [any ToastStage], _ contexts: [StageContext]) -> [UnretainedStage] {
+        zip(stages, contexts).map { UnretainedStage(stage: $0, context: $1) }
+    }
 
     init(key: ScreenKey, serial: Int, host: Host, environment: ScreenHostEnvironment) {
         self.key = key
