@@ -61,17 +61,19 @@ struct ByteKeyTable<Value>: ~Copyable {
     }
 
     /// Stores `key`, which is not stored yet; returns its entry's number.
-    mutating func insert(_ key: UnsafeRawBufferPointer, hash: Int, _ value: Value) -> Int {
-        let entry = Entry(keyStart: keyBytes.count, keyCount: key.count, hash: hash, value: value)
+    mutating func insert(_ key: UnsafeRawBufferPointer, hash: Int, _ value: consuming Value) -> Int {
+        let keyStart = keyBytes.count
         keyBytes.append(key)
+        // Each entry made where it goes: one made before and stored after was copied (the
+        // value's references retained and released) through the type's value witnesses.
         let number: Int
         if let free = freeNumbers.popLast() {
             number = free
-            entries[number] = entry
+            entries[number] = Entry(keyStart: keyStart, keyCount: key.count, hash: hash, value: value)
             isStored[number] = true
         } else {
             number = entries.count
-            entries.append(entry)
+            entries.append(Entry(keyStart: keyStart, keyCount: key.count, hash: hash, value: value))
             isStored.append(true)
         }
         count += 1
