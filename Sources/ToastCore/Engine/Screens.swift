@@ -35,10 +35,10 @@ final class Screen {
     var isTouched = false
     /// The list of screens by when an event last named them (`ScreenTable.leastRecent` first).
     /// A screen is in the list exactly while the table remembers it, and the table holds it
-    /// strongly then: the links count no references (`unowned(unsafe)`), so moving a screen
-    /// to the end of the list, on every event, costs a few stores and no reference counting.
-    unowned(unsafe) var older: Screen?
-    unowned(unsafe) var newer: Screen?
+    /// strongly then: the links count no references (`Unmanaged`), so moving a screen to the
+    /// end of the list, on every event, costs a few stores and no reference counting.
+    var older: Unmanaged<Screen>?
+    var newer: Unmanaged<Screen>?
 
     private static func unretained(_ stages: [any ToastStage], _ contexts: [StageContext]) -> [UnretainedStage] {
         zip(stages, contexts).map { UnretainedStage(stage: $0, context: $1) }
@@ -103,8 +103,8 @@ final class ScreenTable {
         var bySerial = SerialTable<Screen>()
         var nextSerial: Int = 0
         /// The list of screens from the least recently named to the most (see `Screen.older`).
-        unowned(unsafe) var leastRecent: Screen? = nil
-        unowned(unsafe) var mostRecent: Screen? = nil
+        var leastRecent: Unmanaged<Screen>? = nil
+        var mostRecent: Unmanaged<Screen>? = nil
         /// Screens used since the last look.
         var touched: [Screen] = []
         /// The memory of the list `takeLookList` hands out, between events.
@@ -125,9 +125,7 @@ final class ScreenTable {
         _read { yield state.value.bySerial }
     }
     /// Least recently named first.
-    var leastRecent: Screen? {
-        _read { yield state.value.leastRecent }
-    }
+    var leastRecent: Screen? { state.value.leastRecent?.takeUnretainedValue() }
     /// Forgotten screens kept for reuse: their hosts are empty and their stages emptied.
     var spare: [Screen] {
         _read { yield state.value.spare }
@@ -243,16 +241,26 @@ final class ScreenTable {
     }
 
     private func link(_ screen: Screen) {
+        let linked = Unmanaged.passUnretained(screen)
         screen.older = state.value.mostRecent
         screen.newer = nil
-        state.value.mostRecent?.newer = screen
-        state.value.mostRecent = screen
-        if leastRecent == nil { state.value.leastRecent = screen }
+        state.value.mostRecent?._withUnsafeGuaranteedRef { $0.newer = linked }
+        state.value.mostRecent = linked
+        if state.value.leastRecent == nil { state.value.leastRecent = linked }
     }
 
     private func unlink(_ screen: Screen) {
-        if let older = screen.older { older.newer = screen.newer } else if leastRecent === screen { state.value.leastRecent = screen.newer }
-        if let newer = screen.newer { newer.older = screen.older } else if state.value.mostRecent === screen { state.value.mostRecent = screen.older }
+        let (older, newer) = (screen.older, screen.newer)
+        if let older {
+            older._withUnsafeGuaranteedRef { $0.newer = newer }
+        } else if state.value.leastRecent?.toOpaque() == Unmanaged.passUnretained(screen).toOpaque() {
+            state.value.leastRecent = newer
+        }
+        if let newer {
+            newer._withUnsafeGuaranteedRef { $0.older = older }
+        } else if state.value.mostRecent?.toOpaque() == Unmanaged.passUnretained(screen).toOpaque() {
+            state.value.mostRecent = older
+        }
         screen.older = nil
         screen.newer = nil
     }
