@@ -5,7 +5,7 @@
 ///
 /// A progress line every 200 ms ("Saving 10 %", "Saving 20 %", …, with one `key`) shows once,
 /// the last one, when the progress settles.
-package final class DebounceStage: ToastStage {
+package final class DebounceStage: ToastStage, CalledUnretained {
     package private(set) var settings: DebounceSettings
     private var fields: [FieldReference]
     fileprivate var bursts: [[UInt8]: Burst] = [:]

@@ -2,7 +2,7 @@
 ///
 /// The window counts from the last toast that passed, so a steady flood passes once per
 /// window. At most `cache` keys are remembered, the least recently passed forgotten first.
-package final class DedupStage: ToastStage {
+package final class DedupStage: ToastStage, CalledUnretained {
     package var settings: DedupSettings { configuration.value.settings }
     private var fields: [FieldReference] { configuration.value.fields }
     // The settings and the fields they name, in an unchecked cell (`UncheckedCell`): read for

@@ -4,7 +4,7 @@
 /// before the window ends are held. When it ends, fewer than `min` held toasts go on as they
 /// were; otherwise each is dropped (`digested`, `into` the digest's id) and one digest toast
 /// comes in, made by this stage: "40 more from ci".
-package final class DigestStage: ToastStage {
+package final class DigestStage: ToastStage, CalledUnretained {
     package private(set) var settings: DigestSettings
     private var key: FieldReference
     /// Runs a `message` function (the scripts' runtime).

@@ -1,7 +1,7 @@
 /// The `rate_limit` stage: at most `limit` toasts of a group pass in any `window`
 /// (docs/lua.md, "config"). With `summary`, each run of drops of a group ends in one
 /// "N more" toast, `window` after the run's first drop.
-package final class RateLimitStage: ToastStage {
+package final class RateLimitStage: ToastStage, CalledUnretained {
     package var settings: RateLimitSettings { configuration.value.settings }
     private var key: FieldReference { configuration.value.key }
     // The settings and the field they group by, in an unchecked cell (`UncheckedCell`): read
