@@ -15,11 +15,11 @@ package final class Host {
     // between events.
     private let settingsCell: UncheckedCell<QueueSettings>
     /// Where records go and timers are set: the pipeline that owns this host, or whatever a
-    /// caller of the public initializer passed. Read without a reference count on every record
-    /// and timer (`unowned(unsafe)`); safe because it cannot go away while the host runs: the
-    /// pipeline owns its host, and the public initializer keeps its environment alive in
-    /// `keptEnvironment`.
-    unowned(unsafe) let environment: any HostEnvironment
+    /// caller of the public initializer passed. Called without a reference count on every
+    /// record and timer (`UnretainedEnvironment`); safe because it cannot go away while the
+    /// host runs: the pipeline owns its host, and the public initializer keeps its environment
+    /// alive in `keptEnvironment`.
+    let environment: UnretainedEnvironment
     /// The environment a public caller passed, held so that it lives as long as the host (a
     /// temporary environment would otherwise be used after it was freed). Nil for the
     /// pipeline's own host, which must not hold its owner.
@@ -69,7 +69,7 @@ package final class Host {
     /// `keepingEnvironment: false` only for an owner that is itself the environment (the pipeline).
     init(settings: QueueSettings, environment: any HostEnvironment, keepingEnvironment: Bool) {
         self.settingsCell = UncheckedCell(settings)
-        self.environment = environment
+        self.environment = UnretainedEnvironment(environment)
         keptEnvironment = keepingEnvironment ? environment : nil
     }
 
