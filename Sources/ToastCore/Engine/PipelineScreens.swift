@@ -23,9 +23,10 @@ extension Pipeline {
 
     /// `screen(of:in:)`, found once while the stages that run cannot move the toast.
     func screenInHand(of toast: inout Toast, in table: ScreenTable) -> Screen {
-        // The serial tells a screen from another that reused its object.
+        // The serial tells a screen from another that reused its object. The toast has the
+        // key already: `screen(of:in:)` wrote it when it found the screen in hand, and no stage
+        // since has been one that may move it.
         if let (screen, serial) = screenInHand, screen.isRemembered, screen.serial == serial {
-            toast.screenKey = screen.key
             return screen
         }
         let screen = screen(of: &toast, in: table)
