@@ -29,6 +29,8 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             switch decoded {
             case .success(let event):
                 if case .show(let toast) = event.kind {
+                    precondition(!toast.extraTextIsKnownCanonical || toast.withExtraText(JSONText.isCanonicalObject) == true,
+                                 "extra text marked canonical is canonical")
                     var output = ByteBuffer()
                     _ = encoder.encode(.present(toast, at: 0, waited: 0), into: &output)
                     checkJSONLine(output.bytes)

@@ -24,8 +24,12 @@ import Testing
             case .success(let event):
                 let kind: String
                 if case .show(let toast) = event.kind {
+                    // With the present record: the one-pass path marks extra text it found
+                    // canonical, which the record then copies without looking.
+                    var record = ByteBuffer()
+                    _ = JSONRecordEncoder().encode(.present(toast, at: 0, waited: 0), into: &record)
                     kind = RoundTripTests.fields(toast).joined(separator: " | ")
-                        + " | screen \(String(describing: toast.screenKey))"
+                        + " | screen \(String(describing: toast.screenKey)) | " + String(decoding: record.bytes, as: UTF8.self)
                 } else {
                     kind = "\(event.kind)"
                 }
@@ -90,6 +94,32 @@ import Testing
         #"{"message":"a"} x"#, #"{"message":"a",}"#, #"{"message":"a""#, #"{}"#, #"[]"#, #""x""#, #"{"message" "a"}"#,
         #"{"subtitle":"a"}"#, #"{"message":"a" "role":"info"}"#,
     ]
+
+    /// The one-pass path marks the extra text of a common line canonical only when it is, so
+    /// that its present record may copy it without looking; most lines' are.
+    @Test func extraTextIsMarkedCanonicalOnlyWhenItIs() {
+        func marked(_ line: String) -> Bool? {
+            // The second time: a line takes the one-pass path once its extra names were
+            // looked at for typos.
+            var decoder = EventDecoder()
+            _ = Array(line.utf8).withUnsafeBufferPointer { decoder.decodeJSON($0, number: 1) }
+            let result = Array(line.utf8).withUnsafeBufferPointer { decoder.decodeJSON($0, number: 2) }
+            guard case .success(let event) = result, case .show(let toast) = event.kind else { return nil }
+            let canonical = toast.withExtraText(JSONText.isCanonicalObject) ?? false
+            #expect(!toast.extraTextIsKnownCanonical || canonical, "\(line)")
+            return toast.extraTextIsKnownCanonical
+        }
+        for line in [#"{"message":"a","level":"debug"}"#, #"{"message":"a","level":"debug","user":"u1","n":3,"ok":true}"#,
+                     #"{"message":"a","build":{"number":4652,"ok":false},"tags":["x",[]]}"#] {
+            #expect(marked(line) == true, "\(line)")
+        }
+        for line in [#"{"message":"a","level": "debug"}"#, #"{"message":"a","level" :"debug"}"#, #"{"message":"a","n":1.5}"#,
+                     #"{"message":"a","level":"de\u0062ug"}"#, #"{"message":"a","level":"x","level":"y"}"#,
+                     #"{"message":"a","b":{"x":1,"x":2}}"#, #"{"message":"a","b":[1, 2]}"#,
+                     #"{"message":"a","a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8,"a9":9}"#] {
+            #expect(marked(line) == false, "\(line)")
+        }
+    }
 
     @Test func linesAtTheEdgeOfTheCommonShape() {
         // Twice over: the second time every extra name has been looked at for typos.

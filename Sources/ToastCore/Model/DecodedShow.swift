@@ -22,7 +22,8 @@ package struct DecodedShow {
         // Taken from the optional inside the closure, so the fields move into the storage
         // rather than being copied there.
         var moving = batch.take(row)
-        guard let ranges = moving.map({ ($0.message.storedRange, $0.subtitle?.storedRange, $0.extra.storedRange) }) else {
+        guard let ranges = moving.map({ ($0.message.storedRange, $0.subtitle?.storedRange, $0.extra.storedRange,
+                                         $0.extra.isKnownCanonical) }) else {
             preconditionFailure("a decoded show makes one toast")
         }
         return batch.text.withBytes(ranges.0) { message in
@@ -32,7 +33,7 @@ package struct DecodedShow {
                         guard var fields = moving.take() else { preconditionFailure("a decoded show makes one toast") }
                         if let message { fields.message = .stored(message) }
                         if let subtitle { fields.subtitle = .stored(subtitle) }
-                        if let extra { fields.extra = .stored(extra) }
+                        if let extra { fields.extra = .text(extra, knownCanonical: ranges.3) }
                         return fields
                     })
                 }
@@ -55,8 +56,8 @@ extension Toast.ToastText {
 }
 
 extension Toast.ExtraFields {
-    var storedRange: TextRange? {
-        if case .stored(let range) = self { return range }
-        return nil
+    var isKnownCanonical: Bool {
+        if case .canonical = self { return true }
+        return false
     }
 }

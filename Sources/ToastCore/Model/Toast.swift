@@ -66,10 +66,26 @@ public struct Toast {
     }
 
     /// The extra fields: members, or the text of a JSON object in the toast's storage (read
-    /// into members when asked for).
+    /// into members when asked for); `canonical` when the decoder saw that the text is what
+    /// writing the members gives (`JSONText.isCanonicalObject`), so that a record copies it
+    /// without looking (`stored`: it did not look).
     @usableFromInline package enum ExtraFields {
         case members([JSONMember])
         case stored(TextRange)
+        case canonical(TextRange)
+
+        /// A stored text, canonical as the decoder found it or not known to be.
+        package static func text(_ range: TextRange, knownCanonical: Bool) -> Self {
+            knownCanonical ? .canonical(range) : .stored(range)
+        }
+
+        /// Where the text is, when the fields are text.
+        @inlinable package var storedRange: TextRange? {
+            switch self {
+            case .members: nil
+            case .stored(let range), .canonical(let range): range
+            }
+        }
     }
 
     @usableFromInline var storage: Storage
@@ -202,14 +218,19 @@ public struct Toast {
     /// Whether the extra fields are still the text they were decoded from: nothing has
     /// written an extra field since.
     var keepsDecodedExtra: Bool {
-        if case .stored = storage.fields.extra { return true }
+        storage.fields.extra.storedRange != nil
+    }
+
+    /// Whether the extra fields are stored text the decoder saw is canonical JSON.
+    @_spi(ToastInternals) public var extraTextIsKnownCanonical: Bool {
+        if case .canonical = storage.fields.extra { return true }
         return false
     }
 
     /// `body` with the extra fields as the text of a JSON object (as it came in), when the
     /// toast keeps them as text; nil when they are members.
     @inlinable @_spi(ToastInternals) public func withExtraText<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
-        guard case .stored(let range) = storage.fields.extra else { return nil }
+        guard let range = storage.fields.extra.storedRange else { return nil }
         return storage.withBytes(range, body)
     }
 
@@ -218,7 +239,7 @@ public struct Toast {
         get {
             switch storage.fields.extra {
             case .members(let members): return members
-            case .stored(let range): return storage.withBytes(range, Self.members(ofObjectText:))
+            case .stored(let range), .canonical(let range): return storage.withBytes(range, Self.members(ofObjectText:))
             }
         }
         set { uniqueFields.extra = .members(newValue) }
@@ -411,7 +432,7 @@ public struct Toast {
         case .members(let members):
             guard let member = members.first(where: { $0.name.utf8.elementsEqual(name) }) else { return nil }
             return body(.value(member.value))
-        case .stored(let range):
+        case .stored(let range), .canonical(let range):
             return storage.withBytes(range) { text in
                 var scanner = JSONScanner(text.assumingMemoryBound(to: UInt8.self))
                 guard let start = Self.lastValueStart(named: name, scanner: &scanner) else { return nil }
@@ -426,7 +447,7 @@ public struct Toast {
     /// Whether the extra fields are the same here and in `other` (a trace's changed fields):
     /// two stored texts with the same bytes are, with no members made of them.
     func hasSameExtra(as other: Toast) -> Bool {
-        if case .stored(let mine) = storage.fields.extra, case .stored(let theirs) = other.storage.fields.extra {
+        if let mine = storage.fields.extra.storedRange, let theirs = other.storage.fields.extra.storedRange {
             let sameBytes = storage.withBytes(mine) { mine in other.storage.withBytes(theirs) { mine.hasSameBytes(as: $0) } }
             if sameBytes { return true }
         }

@@ -26,6 +26,14 @@ extension EventDecoder {
         var screenValue: JSONValue?
         var screenNamed = false
         extraText.removeAll(keepingCapacity: true)
+        // Whether the extra members so far are written as a record writes them (so it copies
+        // them without looking), and how many there are.
+        var extraIsCanonical = true
+        var extraMembers = 0
+        // A bit for each extra name seen, by its first and last bytes and its length: a name
+        // whose bit is set may come twice, and the record looks (only a canonical text is
+        // marked so).
+        var extraNameBits: UInt64 = 0
         do {
             scanner.skipWhitespace()
             guard scanner.current == UInt8(ascii: "{") else { return nil }
@@ -42,15 +50,24 @@ extension EventDecoder {
                 } else {
                     let extraName = interner.string(name)
                     guard namesChecked.contains(extraName) else { return nil }
+                    var plainString = false
                     if let screenField, extraName == screenField {
                         guard !screenNamed else { return nil }
                         screenNamed = true
                         screenValue = try scanner.parseValue(depth: 1)
                     } else {
-                        try scanner.checkValue(depth: 1)
+                        plainString = try scanner.checkValue(depth: 1)
                     }
                     extraText.append(extraText.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
                     extraText.append(contentsOf: UnsafeBufferPointer(rebasing: scanner.bytes[memberStart..<scanner.index]))
+                    if extraIsCanonical {
+                        let nameBit = UInt64(1) << ((Int(name.first ?? 0) &* 31 &+ Int(name.last ?? 0) &+ name.count) & 63)
+                        extraIsCanonical = extraMembers < JSONText.canonicalMembersChecked && extraNameBits & nameBit == 0
+                            && JSONText.isCanonicalMember(UnsafeRawBufferPointer(scanner.bytes), start: memberStart,
+                                                          nameCount: name.count, end: scanner.index, plainString: plainString)
+                        extraNameBits |= nameBit
+                    }
+                    extraMembers += 1
                 }
             } while try scanner.endOfMember(closing: UInt8(ascii: "}"))
             scanner.skipWhitespace()
@@ -72,7 +89,8 @@ extension EventDecoder {
         let extraText = extraText.isEmpty ? nil : extraText.withUnsafeBytes { batch.text.append($0) }
         let fields = Toast.showFields(id: common.id ?? Self.implicitID(showCount), message: messageText,
                                       subtitle: subtitleText, role: common.role, source: common.source,
-                                      extra: extraText.map(Toast.ExtraFields.stored) ?? .members([]), others: common.others,
+                                      extra: extraText.map { .text($0, knownCanonical: extraIsCanonical) } ?? .members([]),
+                                      others: common.others,
                                       screenKey: screen, duration: defaultDuration, policy: defaultPolicy, inputLine: number)
         return DecodedShow(fields: fields, batch: batch, at: common.at, line: number)
     }

@@ -61,8 +61,9 @@ package struct JSONRecordEncoder: RecordEncoder {
             if let source = toast.source { field(#","source":""#, source, &out) }
             for generic in ToastField.recordedGenericFields { Self.appendMember(generic, of: toast, to: &out) }
             // Extra fields kept as text already written as they would be go out as they are.
+            let knownCanonical = toast.extraTextIsKnownCanonical
             let wroteText = toast.withExtraText { text -> Bool in
-                guard JSONText.isCanonicalObject(text) else { return false }
+                guard knownCanonical || JSONText.isCanonicalObject(text) else { return false }
                 out.appendLiteral(#","extra":"#)
                 out.append(text)
                 return true

@@ -16,8 +16,28 @@ extension JSONText {
         return canonicalObjectEnd(in: text, at: 0, depth: 1) == text.count
     }
 
+    /// Whether the checked member from `start` (its name's opening quote; a name of
+    /// `nameCount` bytes without escapes) to `end` is written as `appendObject` writes it: the
+    /// name, a colon and a value `isCanonicalObject` accepts, nothing between. The decoder asks
+    /// it of each extra member it copies, so that a record need not look again (names twice it
+    /// checks itself); `plainString`: the value is known to be a string without escapes.
+    @inlinable
+    @_spi(ToastInternals) public static func isCanonicalMember(_ text: UnsafeRawBufferPointer, start: Int, nameCount: Int,
+                                                               end: Int, plainString: Bool) -> Bool {
+        let colon = start + nameCount + 2
+        guard colon + 1 < end, text[colon] == UInt8(ascii: ":") else { return false }
+        // A plain string ends where the member does; it must start right after the colon.
+        if plainString { return text[colon + 1] == UInt8(ascii: "\"") }
+        return isCanonicalValue(text, from: colon + 1, to: end)
+    }
+
+    /// Whether the checked value from `start` to `end` is one `isCanonicalObject` accepts.
+    @usableFromInline static func isCanonicalValue(_ text: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Bool {
+        canonicalValueEnd(in: text, at: start, depth: 1) == end
+    }
+
     /// Members looked at for duplicate names in one object; an object with more is written again.
-    static let canonicalMembersChecked = 8
+    @_spi(ToastInternals) public static let canonicalMembersChecked = 8
 
     /// Levels of objects and arrays a copied text may have, the outer object included.
     static let canonicalDepth = 4

@@ -174,11 +174,14 @@ import Darwin
 
     /// Checks the value at the current place exactly as `parseValue(depth:)` does, and moves
     /// past it, making a Swift value only of what nests (arrays and objects, so their depth is
-    /// limited as there): a string or a number costs no allocation.
-    @_spi(ToastInternals) public mutating func checkValue(depth: Int) throws {
+    /// limited as there): a string or a number costs no allocation. Returns whether the value
+    /// was a string without escapes.
+    @discardableResult
+    @_spi(ToastInternals) public mutating func checkValue(depth: Int) throws -> Bool {
         skipWhitespace()
-        if current == UInt8(ascii: "\""), scanPlainString() != nil { return }
+        if current == UInt8(ascii: "\""), scanPlainString() != nil { return true }
         _ = try parseValue(depth: depth)
+        return false
     }
 
     /// Moves past the value at the current place, making no Swift value of it (for values
