@@ -1,6 +1,6 @@
 /// What the host needs from the pipeline around it: the clock, its timers, and where its
 /// records go. The pipeline provides it; a test can provide its own.
-package protocol HostEnvironment: UnretainedCalls {
+package protocol HostEnvironment: CalledUnretainedEnvironment {
     var now: Microseconds { get }
     /// Calls `Host.timerFired(_:)` with `timer` at `time`.
     func schedule(_ timer: HostTimer, at time: Microseconds)
@@ -22,7 +22,7 @@ extension HostEnvironment {
 /// or owns it, and the public initializer keeps its environment alive in the host.
 struct UnretainedEnvironment {
     private let object: Unmanaged<AnyObject>
-    private let type: any UnretainedCalls.Type
+    private let type: any CalledUnretainedEnvironment.Type
 
     init(_ environment: any HostEnvironment) {
         object = .passUnretained(environment)
@@ -43,7 +43,7 @@ struct UnretainedEnvironment {
 
 /// `HostEnvironment`'s calls made through its type on an unmanaged reference
 /// (`UnretainedEnvironment`); every environment has them.
-package protocol UnretainedCalls: AnyObject {
+package protocol CalledUnretainedEnvironment: AnyObject {
     static func now(of object: Unmanaged<AnyObject>) -> Microseconds
     static func timeDisplay(of object: Unmanaged<AnyObject>) -> TimeDisplay
     static func schedule(_ timer: HostTimer, at time: Microseconds, on object: Unmanaged<AnyObject>)
