@@ -27,7 +27,7 @@ struct ByteKeyTable<Value>: ~Copyable {
     private(set) var count = 0
     /// The keys' bytes, each entry's at its `keyStart`; `forgottenBytes` of them belong to no
     /// stored entry.
-    private var keyBytes = ByteBuffer(capacity: 256)
+    private var keyBytes = ByteBuffer(capacity: 64)
     private var forgottenBytes = 0
 
     static func hash(_ key: UnsafeRawBufferPointer) -> Int {

@@ -12,7 +12,7 @@ package final class DebounceStage: ToastStage, CalledUnretained {
     /// The key each pending release timer is for; a burst's timer is the one it names.
     private var timerKeys: [Int: [UInt8]] = [:]
     private var nextToken = 0
-    private var scratch = ByteBuffer(capacity: 256)
+    private var scratch = ByteBuffer(capacity: 64)
 
     fileprivate struct Burst {
         var held: HoldHandle

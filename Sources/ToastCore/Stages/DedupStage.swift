@@ -11,7 +11,7 @@ package final class DedupStage: ToastStage, CalledUnretained {
     // `cache` and `scratch` are kept in unchecked cells (`UncheckedCell`): each access is one
     // step of `process` that calls out to nothing that could reach this stage.
     private let cacheCell: UncheckedCell<RecencyCache<PassedToast>>
-    private let scratchCell = UncheckedCell(ByteBuffer(capacity: 256))
+    private let scratchCell = UncheckedCell(ByteBuffer(capacity: 64))
 
     /// The keys that passed, least recently passed first to go.
     private var cache: RecencyCache<PassedToast> {

@@ -12,7 +12,7 @@ package final class DigestStage: ToastStage, CalledUnretained {
     fileprivate var windows: [[UInt8]: Window] = [:]
     private var timerKeys: [Int: [UInt8]] = [:]
     private var nextToken = 0
-    private var scratch = ByteBuffer(capacity: 256)
+    private var scratch = ByteBuffer(capacity: 64)
 
     fileprivate struct Window {
         /// The group's value (nil: the shared group of toasts without one).

@@ -10,7 +10,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     // `groups` and `scratch` are kept in unchecked cells (`UncheckedCell`): while a group is
     // being changed the stage reads only `scratch` and sets a timer, which fires later.
     private let groupsCell = UncheckedCell(ByteKeyTable<GroupState>())
-    private let scratchCell = UncheckedCell(ByteBuffer(capacity: 256))
+    private let scratchCell = UncheckedCell(ByteBuffer(capacity: 64))
 
     /// Groups by the key bytes of their value (see `Toast.appendKey`).
     private var groups: ByteKeyTable<GroupState> {
