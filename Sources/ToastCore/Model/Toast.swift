@@ -400,8 +400,9 @@ public struct Toast {
     /// (`JSONValue.groupLabel`): nil for no value, a string as it is, anything else as its
     /// JSON text. A group keeps only its key; its name is read back from it when needed.
     package static func groupLabel(ofKey key: UnsafeRawBufferPointer) -> String? {
-        guard key.count >= 5, key[0] == UInt8(ascii: "s") || key[0] == UInt8(ascii: "j") else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: key[5...]), as: UTF8.self)
+        let header = 1 + MemoryLayout<UInt32>.size  // the kind's byte and the length
+        guard key.count >= header, key[0] == UInt8(ascii: "s") || key[0] == UInt8(ascii: "j") else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: key[header...]), as: UTF8.self)
     }
 
     /// The extra field `name`, if the toast has it.
