@@ -184,6 +184,16 @@ import Testing
         let full = try runBinary(["--format", "json", "--output", "/dev/full"], stdin: "{\"message\":\"a\"}\n")
         #expect(full.status == 1)
         #expect(full.stderr == "toastscript: cannot write /dev/full: No space left on device\n")
+        // From a file on the stream clock the records are written on a thread of their own: the
+        // failure is the same, and the run stops soon after it.
+        let path = NSTemporaryDirectory() + "toastscript-full-\(getpid()).jsonl"
+        try (0..<50_000).map { #"{"message":"m\#($0)","at":\#($0)}"# }.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fullFromFile = try runBinary(["--format", "json", "--stats", "--output", "/dev/full", "--events", path])
+        #expect(fullFromFile.status == 1)
+        #expect(fullFromFile.stderr.hasSuffix("toastscript: cannot write /dev/full: No space left on device\n"))
+        let eventsLine = fullFromFile.stderr.split(separator: "\n").first { $0.hasPrefix("  events ") }
+        #expect((Int(eventsLine?.split(separator: " ").last ?? "") ?? .max) < 10_000, "\(fullFromFile.stderr)")
     }
 }
 

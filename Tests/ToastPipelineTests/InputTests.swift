@@ -264,8 +264,8 @@ import Testing
     }
 }
 
-/// The reading thread's batches: values come out in the order they went in, each once, and
-/// those never taken are released with the batch.
+/// The threads' batches: values come out in the order they went in, each once, and those never
+/// taken are released with the batch (or when it is emptied for reuse).
 @Suite struct HandOverBatchTests {
     private final class Tally { var alive = 0 }
 
@@ -295,5 +295,22 @@ import Testing
         #expect(tally.alive == 0)
         let empty = HandOverBatch<Counted>(capacity: 2)
         #expect(empty.isEmpty && empty.popFirst() == nil)
+    }
+
+    /// The writing thread reads a batch in place and hands it back to be emptied and filled again.
+    @Test func readInPlaceThenEmptiedForReuse() {
+        let tally = Tally()
+        let batch = HandOverBatch<Counted>(capacity: 4)
+        for number in 0..<4 { batch.append(Counted(number, tally)) }
+        _ = batch.popFirst()
+        var seen: [Int] = []
+        batch.forEach { seen.append($0.number) }
+        #expect(seen == [1, 2, 3])
+        #expect(tally.alive == 3)
+        batch.removeAll()
+        #expect(tally.alive == 0)
+        #expect(batch.isEmpty && batch.room == 4)
+        batch.append(Counted(9, tally))
+        #expect(batch.popFirst()?.number == 9)
     }
 }

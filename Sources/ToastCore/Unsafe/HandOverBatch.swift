@@ -1,5 +1,7 @@
 /// A batch of values that one thread fills and another takes out in order, each value moved in
-/// once and moved out once. The reading thread hands decoded lines to the pipeline this way; an
+/// once and moved out once (or read in place, and the batch handed back to be emptied). The
+/// reading thread hands decoded lines to the pipeline this way, and the pipeline its records to
+/// the writing thread (`WriteBehind`); an
 /// `Array` would have to be reversed first (to be emptied from its end without shifting), and
 /// reversing a thousand large values cost the reading thread about a tenth of its work.
 ///
@@ -8,8 +10,9 @@
 /// witnesses. For the same reason its two counts live behind a pointer, not in class `var`s,
 /// which inlined code in another module would reach through Swift's run-time exclusivity check.
 ///
-/// Safe to use: one thread at a time owns the batch (the reading thread fills it, then hands it
-/// over under the batch queue's lock, after which only the pipeline's thread takes from it);
+/// Safe to use: one thread at a time owns the batch (one thread fills it, then hands it over
+/// under the batch queue's lock, after which only the other thread reads or takes from it, until
+/// it hands the batch back the same way);
 /// `append` checks there is room, every slot in `taken..<count` is initialized and every other
 /// slot is not, and what was never taken is released in `deinit`.
 @_spi(ToastInternals) public final class HandOverBatch<Element>: @unchecked Sendable {
@@ -50,5 +53,19 @@
         guard taken < counts.pointee.filled else { return nil }
         counts.pointee.taken = taken + 1
         return (base + taken).move()
+    }
+
+    /// Calls `body` with each element not taken yet, in order, leaving them in the batch.
+    @inlinable @_spi(ToastInternals) public func forEach(_ body: (borrowing Element) throws -> Void) rethrows {
+        let (filled, taken) = counts.pointee
+        for index in taken..<filled { try body(base[index]) }
+    }
+
+    /// Releases the elements not taken yet and makes the whole capacity free again, so a batch
+    /// can be filled anew instead of allocated (on the thread that should free what it held).
+    @inlinable @_spi(ToastInternals) public func removeAll() {
+        let (filled, taken) = counts.pointee
+        (base + taken).deinitialize(count: filled - taken)
+        counts.pointee = (0, 0)
     }
 }

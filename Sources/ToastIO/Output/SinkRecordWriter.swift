@@ -1,7 +1,7 @@
 @_spi(ToastInternals) import ToastCore
 
 /// Encodes records into a reusable buffer and hands it to a sink in large blocks.
-package final class SinkRecordWriter: RecordWriter, TraceWriter {
+package final class SinkRecordWriter: RecordOutput {
     package let encoder: any RecordEncoder
     package let sink: any ByteSink
     /// In an unchecked cell (`UncheckedCell`): the encoder appends to it in one access and
@@ -29,6 +29,8 @@ package final class SinkRecordWriter: RecordWriter, TraceWriter {
         if encoder.encode(trace, into: &buffer.value) { linesWrittenCell.value += 1 }
         if buffer.value.count >= blockSize { flushBuffer() }
     }
+
+    package var failure: SinkFailure? { sink.failure }
 
     /// Ends the output: the encoder's last words, then everything flushed.
     package func finish() {

@@ -239,7 +239,7 @@ struct RunLoop {
     }
 
     private mutating func checkOutput() {
-        switch setup.writer.sink.failure {
+        switch setup.writer.failure {
         case nil: break
         case .closedPipe?: stopReason = .outputClosed
         case .writeFailed(let reason)?: stopReason = .outputFailed(reason)

@@ -18,7 +18,8 @@ struct RunSetup {
     /// What the scripts set up.
     let scripts: LoadedScripts
     let pipeline: Pipeline
-    let writer: SinkRecordWriter
+    /// Where the records go: encoded on a thread of their own for a file on the stream clock.
+    let writer: any RecordOutput
     /// `--explain`: what keeps only the toasts asked about.
     let explainFilter: ExplainFilter?
     let input: any ByteSource
@@ -92,7 +93,9 @@ struct RunSetup {
         case .html: encoder = HTMLTimelineEncoder(title: Self.pageTitle(program: environment.programName, scripts: options.scripts,
                                                                               events: options.events), time: time)
         }
-        writer = SinkRecordWriter(encoder: encoder, sink: sink)
+        let sinkWriter = SinkRecordWriter(encoder: encoder, sink: sink)
+        // As with reading ahead (RunLoop): where nothing waits for a record to appear.
+        writer = input.isRegularFile && options.clock == .stream ? WriteBehind(sinkWriter) : sinkWriter
         explainFilter = options.explain.isEmpty ? nil : ExplainFilter(ids: Set(options.explain), writingTo: writer)
         let tracer: (any TraceWriter)? = explainFilter ?? (options.trace || options.format == .html ? writer : nil)
 

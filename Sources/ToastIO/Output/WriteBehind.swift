@@ -1,0 +1,161 @@
+@_spi(ToastInternals) import ToastCore
+
+/// Encodes and writes records on a thread of their own, a few batches behind the pipeline, so
+/// a recorded log keeps both cores busy at the other end too: encoding a record and the system
+/// call that writes it are a third of the pipeline thread's time when many toasts are shown.
+///
+/// The pipeline's thread puts each record in a batch and hands full batches on; the writing
+/// thread encodes them in order through a `SinkRecordWriter` and hands each batch back. The
+/// pipeline's thread empties a returned batch before filling it again, so every toast a record
+/// kept is released on the thread that made it (a toast freed on another thread makes the two
+/// fight over the allocator's lock). A failed write is seen by the pipeline's thread when it
+/// hands the next batch on, and at the end.
+///
+/// Only where nothing waits for a record to appear: input from a regular file on the stream
+/// clock. If the system gives no thread, records are written on the caller's thread.
+///
+/// Shared by the two threads (`@unchecked Sendable`): what both touch is guarded by the
+/// hand-off's lock; the batch being filled is the pipeline thread's alone, and the target is
+/// used by one thread at a time (the writing thread once it has started).
+package final class WriteBehind: RecordOutput, @unchecked Sendable {
+    private enum Item {
+        case record(Record)
+        case trace(TraceRecord)
+        case flush
+    }
+
+    /// Records in a batch: few enough that the toasts they free together still fit the allocator's caches.
+    package static let batchCapacity = 128
+    /// Batches handed on but not yet written; the pipeline's thread waits when this many are.
+    package static let maxReady = 4
+
+    private let target: SinkRecordWriter
+    /// The batch being filled, in an unchecked cell (`UncheckedCell`): the pipeline's thread
+    /// alone uses it, once for every record.
+    private let filling = UncheckedCell(HandOverBatch<Item>(capacity: WriteBehind.batchCapacity))
+    private let handOff = ThreadHandOff()
+    // Guarded by `handOff`'s lock:
+    private var ready: [HandOverBatch<Item>] = []
+    private var written: [HandOverBatch<Item>] = []
+    private var finishing = false
+    private var writtenFailure: SinkFailure?
+    private var writtenLines = 0
+    // The pipeline thread's own:
+    private var thread: SystemThread?
+    private var threadFailed = false
+    private var failureSeen: SinkFailure?
+    private var linesSeen = 0
+
+    package init(_ target: SinkRecordWriter) {
+        self.target = target
+    }
+
+    package func write(_ record: Record) {
+        append(.record(record))
+    }
+
+    package func write(_ trace: TraceRecord) {
+        append(.trace(trace))
+    }
+
+    package func flush() {
+        append(.flush)
+        handOn()
+    }
+
+    package func finish() {
+        handOn()
+        if let thread {
+            handOff.withLock {
+                finishing = true
+                handOff.wakeAll()
+            }
+            thread.join()
+            self.thread = nil
+            // The writing thread has ended, so what it shared is this thread's alone: the
+            // toasts its last batches kept are released here.
+            for batch in written { batch.removeAll() }
+            written.removeAll()
+        }
+        target.finish()
+        failureSeen = target.failure
+        linesSeen = target.linesWritten
+    }
+
+    package var linesWritten: Int { linesSeen }
+    package var failure: SinkFailure? { failureSeen }
+
+    private func append(_ item: consuming Item) {
+        if filling.value.room == 0 { handOn() }
+        filling.value.append(item)
+    }
+
+    /// Hands the batch being filled to the writing thread (starting it the first time), and
+    /// takes back one it has written to fill next.
+    private func handOn() {
+        let batch = filling.value
+        guard !batch.isEmpty else { return }
+        if thread == nil && !threadFailed {
+            thread = SystemThread.start { [self] in writeBatches() }
+            threadFailed = thread == nil
+        }
+        guard thread != nil else { return writeHere(batch) }
+        let returned: HandOverBatch<Item>? = handOff.withLock {
+            handOff.wait(while: { ready.count >= Self.maxReady })
+            ready.append(batch)
+            handOff.wakeAll()
+            failureSeen = writtenFailure
+            linesSeen = writtenLines
+            return written.popLast()
+        }
+        if let returned {
+            returned.removeAll()
+            filling.value = returned
+        } else {
+            filling.value = HandOverBatch(capacity: Self.batchCapacity)
+        }
+    }
+
+    /// Without a writing thread: the batch's records written at once, on this thread.
+    private func writeHere(_ batch: HandOverBatch<Item>) {
+        write(batch)
+        batch.removeAll()
+        failureSeen = target.failure
+        linesSeen = target.linesWritten
+    }
+
+    /// The writing thread: batches in the order they came, until the run finishes.
+    private func writeBatches() {
+        while let batch = nextBatch() {
+            if target.failure == nil { write(batch) }
+            let failure = target.failure
+            let lines = target.linesWritten
+            handOff.withLock {
+                written.append(batch)
+                writtenFailure = failure
+                writtenLines = lines
+                handOff.wakeAll()
+            }
+        }
+    }
+
+    /// The next batch to write; nil once the run finishes and all are written.
+    private func nextBatch() -> HandOverBatch<Item>? {
+        handOff.withLock {
+            handOff.wait(while: { ready.isEmpty && !finishing })
+            guard !ready.isEmpty else { return nil }
+            handOff.wakeAll()
+            return ready.removeFirst()
+        }
+    }
+
+    private func write(_ batch: HandOverBatch<Item>) {
+        batch.forEach { item in
+            switch item {
+            case .record(let record): target.write(record)
+            case .trace(let trace): target.write(trace)
+            case .flush: target.flush()
+            }
+        }
+    }
+}
