@@ -304,7 +304,7 @@ import Testing
         for number in 0..<4 { batch.append(Counted(number, tally)) }
         _ = batch.popFirst()
         var seen: [Int] = []
-        batch.forEach { seen.append($0.number) }
+        batch.forEach(at: 1..<batch.appended) { seen.append($0.number) }
         #expect(seen == [1, 2, 3])
         #expect(tally.alive == 3)
         batch.removeAll()

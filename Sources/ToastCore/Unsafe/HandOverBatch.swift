@@ -55,10 +55,21 @@
         return (base + taken).move()
     }
 
-    /// Calls `body` with each element not taken yet, in order, leaving them in the batch.
-    @inlinable @_spi(ToastInternals) public func forEach(_ body: (borrowing Element) throws -> Void) rethrows {
+    /// How many elements were appended (taken ones included): positions run from 0 to this.
+    @inlinable @_spi(ToastInternals) public var appended: Int { counts.pointee.filled }
+
+    /// Calls `body` with the elements at `positions`, in order, leaving them in the batch; none
+    /// of them may have been taken. Each is moved out for the call and back after it: a value
+    /// read in place and passed on was copied first (its references retained and released),
+    /// since the call might have changed the memory it was read from.
+    @inlinable @_spi(ToastInternals) public func forEach(at positions: Range<Int>, _ body: (borrowing Element) -> Void) {
         let (filled, taken) = counts.pointee
-        for index in taken..<filled { try body(base[index]) }
+        precondition(positions.lowerBound >= taken && positions.upperBound <= filled, "positions outside the batch")
+        for index in positions {
+            let element = (base + index).move()
+            body(element)
+            (base + index).initialize(to: element)
+        }
     }
 
     /// Releases the elements not taken yet and makes the whole capacity free again, so a batch

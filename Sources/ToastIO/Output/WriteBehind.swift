@@ -18,26 +18,47 @@
 /// hand-off's lock; the batch being filled is the pipeline thread's alone, and the target is
 /// used by one thread at a time (the writing thread once it has started).
 package final class WriteBehind: RecordOutput, @unchecked Sendable {
-    private enum Item {
-        case record(Record)
+    /// What comes between records: trace records (`--trace`, `--explain`, the HTML page) and
+    /// flushes, each before the record at its position.
+    private enum Between {
         case trace(TraceRecord)
         case flush
+    }
+
+    /// A batch of records and what comes between them. The records are read in place (binding
+    /// an enum's payload would copy it, its references retained and released); the rare
+    /// others are a list of their own.
+    private final class Batch {
+        let records = HandOverBatch<Record>(capacity: WriteBehind.batchCapacity)
+        var between: [(position: Int, item: Between)] = []
+
+        var isEmpty: Bool { records.isEmpty && between.isEmpty }
+
+        func removeAll() {
+            records.removeAll()
+            between.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Records in a batch: few enough that the toasts they free together still fit the allocator's caches.
     package static let batchCapacity = 128
     /// Batches handed on but not yet written; the pipeline's thread waits when this many are.
     package static let maxReady = 4
+    /// Batches the writing thread waits for (unless flushed or finished), then takes at once:
+    /// woken for every batch, it kept the two cores switching threads ten thousand times a second.
+    package static let wakeAt = 2
 
     private let target: SinkRecordWriter
     /// The batch being filled, in an unchecked cell (`UncheckedCell`): the pipeline's thread
     /// alone uses it, once for every record.
-    private let filling = UncheckedCell(HandOverBatch<Item>(capacity: WriteBehind.batchCapacity))
+    private let filling = UncheckedCell(Batch())
     private let handOff = ThreadHandOff()
     // Guarded by `handOff`'s lock:
-    private var ready: [HandOverBatch<Item>] = []
-    private var written: [HandOverBatch<Item>] = []
+    private var ready: [Batch] = []
+    private var written: [Batch] = []
     private var finishing = false
+    /// A flush is among the ready batches: the writing thread takes them without waiting for more.
+    private var flushing = false
     private var writtenFailure: SinkFailure?
     private var writtenLines = 0
     // The pipeline thread's own:
@@ -51,7 +72,8 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     }
 
     package func write(_ record: Record) {
-        append(.record(record))
+        if filling.value.records.room == 0 { handOn() }
+        filling.value.records.append(record)
     }
 
     package func write(_ trace: TraceRecord) {
@@ -60,7 +82,7 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
 
     package func flush() {
         append(.flush)
-        handOn()
+        handOn(flushing: true)
     }
 
     package func finish() {
@@ -85,14 +107,14 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     package var linesWritten: Int { linesSeen }
     package var failure: SinkFailure? { failureSeen }
 
-    private func append(_ item: consuming Item) {
-        if filling.value.room == 0 { handOn() }
-        filling.value.append(item)
+    private func append(_ item: Between) {
+        let batch = filling.value
+        batch.between.append((batch.records.appended, item))
     }
 
     /// Hands the batch being filled to the writing thread (starting it the first time), and
     /// takes back one it has written to fill next.
-    private func handOn() {
+    private func handOn(flushing: Bool = false) {
         let batch = filling.value
         guard !batch.isEmpty else { return }
         if thread == nil && !threadFailed {
@@ -100,10 +122,11 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
             threadFailed = thread == nil
         }
         guard thread != nil else { return writeHere(batch) }
-        let returned: HandOverBatch<Item>? = handOff.withLock {
+        let returned: Batch? = handOff.withLock {
             handOff.wait(while: { ready.count >= Self.maxReady })
             ready.append(batch)
-            handOff.wakeAll()
+            self.flushing = self.flushing || flushing
+            if ready.count >= Self.wakeAt || self.flushing { handOff.wakeAll() }
             failureSeen = writtenFailure
             linesSeen = writtenLines
             return written.popLast()
@@ -112,12 +135,12 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
             returned.removeAll()
             filling.value = returned
         } else {
-            filling.value = HandOverBatch(capacity: Self.batchCapacity)
+            filling.value = Batch()
         }
     }
 
     /// Without a writing thread: the batch's records written at once, on this thread.
-    private func writeHere(_ batch: HandOverBatch<Item>) {
+    private func writeHere(_ batch: Batch) {
         write(batch)
         batch.removeAll()
         failureSeen = target.failure
@@ -126,36 +149,43 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
 
     /// The writing thread: batches in the order they came, until the run finishes.
     private func writeBatches() {
-        while let batch = nextBatch() {
-            if target.failure == nil { write(batch) }
+        var batches: [Batch] = []
+        while takeReady(into: &batches) {
+            for batch in batches where target.failure == nil { write(batch) }
             let failure = target.failure
             let lines = target.linesWritten
             handOff.withLock {
-                written.append(batch)
+                written.append(contentsOf: batches)
                 writtenFailure = failure
                 writtenLines = lines
-                handOff.wakeAll()
             }
+            batches.removeAll(keepingCapacity: true)
         }
     }
 
-    /// The next batch to write; nil once the run finishes and all are written.
-    private func nextBatch() -> HandOverBatch<Item>? {
+    /// Takes the ready batches, once there are enough of them (or a flush, or the end);
+    /// false once the run finishes and all are written.
+    private func takeReady(into batches: inout [Batch]) -> Bool {
         handOff.withLock {
-            handOff.wait(while: { ready.isEmpty && !finishing })
-            guard !ready.isEmpty else { return nil }
+            handOff.wait(while: { ready.count < Self.wakeAt && !flushing && !finishing })
+            guard !ready.isEmpty else { return false }
+            swap(&batches, &ready)
+            flushing = false
             handOff.wakeAll()
-            return ready.removeFirst()
+            return true
         }
     }
 
-    private func write(_ batch: HandOverBatch<Item>) {
-        batch.forEach { item in
+    private func write(_ batch: Batch) {
+        var written = 0
+        for (position, item) in batch.between {
+            batch.records.forEach(at: written..<position) { target.write($0) }
+            written = position
             switch item {
-            case .record(let record): target.write(record)
             case .trace(let trace): target.write(trace)
             case .flush: target.flush()
             }
         }
+        batch.records.forEach(at: written..<batch.records.appended) { target.write($0) }
     }
 }
