@@ -8,7 +8,7 @@ package final class RecordLog: RecordWriter {
 
     package init() {}
 
-    package func write(_ record: Record) {
+    package func write(_ record: consuming Record) {
         records.append(record)
     }
 

@@ -11,7 +11,7 @@ import Testing
 
         func schedule(_ timer: HostTimer, at time: Microseconds) { timers.append((timer, time)) }
 
-        func write(_ record: Record) {
+        func write(_ record: consuming Record) {
             switch record {
             case .present(let toast, _, _): records.append("present \(toast.id)")
             case .dismiss(let toast, _, let reason, _): records.append("dismiss \(toast.id) \(reason.rawValue)")

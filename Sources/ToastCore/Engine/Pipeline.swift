@@ -632,7 +632,7 @@ package final class Pipeline: HostEnvironment {
         timers.value.schedule(.screenHost(timer, screen: screen), at: time)
     }
 
-    package func write(_ record: Record) {
+    package func write(_ record: consuming Record) {
         statisticsCell.value.records += 1
         let hostIndex = stages.count
         switch record {
@@ -645,9 +645,9 @@ package final class Pipeline: HostEnvironment {
         case .drop:
             break
         }
-        output.write(record)
         // Only with observers: reading `entryContext` is an access the run-time check guards.
-        guard !observers.isEmpty else { return }
+        guard !observers.isEmpty else { return output.write(record) }
+        output.write(copy record)
         for observer in observers { observer.observe(record, context: entryContext) }
     }
 }

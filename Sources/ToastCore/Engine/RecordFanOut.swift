@@ -7,7 +7,7 @@ package final class RecordFanOut: RecordWriter {
         self.writers = writers
     }
 
-    package func write(_ record: Record) {
-        for writer in writers { writer.write(record) }
+    package func write(_ record: consuming Record) {
+        for writer in writers { writer.write(copy record) }
     }
 }

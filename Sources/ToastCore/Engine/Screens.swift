@@ -73,7 +73,7 @@ final class ScreenHostEnvironment: HostEnvironment {
         pipeline.scheduleHostTimer(timer, screen: screen, at: time)
     }
 
-    func write(_ record: Record) {
+    func write(_ record: consuming Record) {
         pipeline.write(record)
     }
 }

@@ -4,7 +4,7 @@ package protocol HostEnvironment: CalledUnretainedEnvironment {
     var now: Microseconds { get }
     /// Calls `Host.timerFired(_:)` with `timer` at `time`.
     func schedule(_ timer: HostTimer, at time: Microseconds)
-    func write(_ record: Record)
+    func write(_ record: consuming Record)
     /// How the host's explanations show a time (`--trace`, `--explain`).
     var timeDisplay: TimeDisplay { get }
 }
@@ -36,7 +36,7 @@ struct UnretainedEnvironment {
         type.schedule(timer, at: time, on: object)
     }
 
-    func write(_ record: Record) {
+    func write(_ record: consuming Record) {
         type.write(record, to: object)
     }
 }
@@ -47,7 +47,7 @@ package protocol CalledUnretainedEnvironment: AnyObject {
     static func now(of object: Unmanaged<AnyObject>) -> Microseconds
     static func timeDisplay(of object: Unmanaged<AnyObject>) -> TimeDisplay
     static func schedule(_ timer: HostTimer, at time: Microseconds, on object: Unmanaged<AnyObject>)
-    static func write(_ record: Record, to object: Unmanaged<AnyObject>)
+    static func write(_ record: consuming Record, to object: Unmanaged<AnyObject>)
 }
 
 extension HostEnvironment {
@@ -61,7 +61,14 @@ extension HostEnvironment {
     package static func schedule(_ timer: HostTimer, at time: Microseconds, on object: Unmanaged<AnyObject>) {
         with(object) { $0.schedule(timer, at: time) }
     }
-    package static func write(_ record: Record, to object: Unmanaged<AnyObject>) { with(object) { $0.write(record) } }
+    package static func write(_ record: consuming Record, to object: Unmanaged<AnyObject>) {
+        // Handed into the closure through an optional it takes from: a closure cannot consume
+        // what it captures.
+        var handed: Record? = consume record
+        object._withUnsafeGuaranteedRef { environment in
+            if let record = handed.take() { unsafeDowncast(environment, to: Self.self).write(record) }
+        }
+    }
 }
 
 /// A timer the host sets for itself.

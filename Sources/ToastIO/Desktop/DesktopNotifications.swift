@@ -27,7 +27,7 @@ package final class DesktopNotifications: RecordWriter {
     /// The socket to wait on beside the input.
     package var descriptor: Int32 { gone ? -1 : bus.descriptor }
 
-    package func write(_ record: Record) {
+    package func write(_ record: consuming Record) {
         guard !gone else { return }
         switch record {
         case .present(let toast, _, _):

@@ -15,7 +15,7 @@ package final class ExplainFilter: RecordWriter, TraceWriter {
         self.traces = output
     }
 
-    package func write(_ record: Record) {
+    package func write(_ record: consuming Record) {
         let id = record.toast.id
         guard ids.contains(id) else { return }
         seen.insert(id)

@@ -20,7 +20,7 @@ package final class SinkRecordWriter: RecordOutput {
         buffer = UncheckedCell(ByteBuffer(capacity: blockSize + 4096))
     }
 
-    package func write(_ record: Record) {
+    package func write(_ record: consuming Record) {
         if encoder.encode(record, into: &buffer.value) { linesWrittenCell.value += 1 }
         if buffer.value.count >= blockSize { flushBuffer() }
     }

@@ -71,7 +71,7 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
         self.target = target
     }
 
-    package func write(_ record: Record) {
+    package func write(_ record: consuming Record) {
         if filling.value.records.room == 0 { handOn() }
         filling.value.records.append(record)
     }

@@ -99,7 +99,7 @@ package final class FateCollector: RecordWriter {
 
     package init() {}
 
-    package func write(_ record: Record) {
+    package func write(_ record: consuming Record) {
         let toast = record.toast
         let shownKey = (toast.screenKey.map { $0.label + " " } ?? "") + toast.id
         switch record {
