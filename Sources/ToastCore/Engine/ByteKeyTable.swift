@@ -11,17 +11,22 @@
 /// until they are half of it; then the stored keys are copied together again.
 struct ByteKeyTable<Value>: ~Copyable {
     private struct Entry {
-        /// Where the key's bytes are in `keyBytes`.
+        /// Where the key's bytes are in `keyBytes`; for a removed entry, the next removed one's
+        /// number (-1: none), so the free numbers need no array of their own.
         var keyStart: Int
+        /// -1 for a removed entry.
         var keyCount: Int
         var hash: Int
         var value: Value
+
+        var isStored: Bool { keyCount >= 0 }
     }
 
-    /// Entries by number; a removed one stays until its number is reused (`isStored` false).
+    /// Entries by number; a removed one stays until its number is reused. A screen's tables
+    /// are touched only now and then, each array a miss in the cache, so there are few of them.
     private var entries: [Entry] = []
-    private var isStored: [Bool] = []
-    private var freeNumbers: [Int] = []
+    /// The first removed entry's number (-1: none); each names the next in its `keyStart`.
+    private var firstFree = -1
     /// Entry numbers by hash; -1 is empty.
     private var buckets = [Int](repeating: -1, count: 16)
     private(set) var count = 0
@@ -67,14 +72,13 @@ struct ByteKeyTable<Value>: ~Copyable {
         // Each entry made where it goes: one made before and stored after was copied (the
         // value's references retained and released) through the type's value witnesses.
         let number: Int
-        if let free = freeNumbers.popLast() {
-            number = free
+        if firstFree >= 0 {
+            number = firstFree
+            firstFree = entries[number].keyStart
             entries[number] = Entry(keyStart: keyStart, keyCount: key.count, hash: hash, value: value)
-            isStored[number] = true
         } else {
             number = entries.count
             entries.append(Entry(keyStart: keyStart, keyCount: key.count, hash: hash, value: value))
-            isStored.append(true)
         }
         count += 1
         if count * 2 > buckets.count { grow() } else { place(number, hash: hash) }
@@ -89,7 +93,7 @@ struct ByteKeyTable<Value>: ~Copyable {
 
     /// Forgets entry `number`; its number may be given to a later key.
     mutating func remove(at number: Int) {
-        guard isStored[number] else { return }
+        guard entries[number].isStored else { return }
         let hash = entries[number].hash
         let mask = buckets.count - 1
         var hole = hash & mask
@@ -107,9 +111,10 @@ struct ByteKeyTable<Value>: ~Copyable {
             hole = next
         }
         buckets[hole] = -1
-        isStored[number] = false
         forgottenBytes += entries[number].keyCount
-        freeNumbers.append(number)
+        entries[number].keyCount = -1
+        entries[number].keyStart = firstFree
+        firstFree = number
         count -= 1
         if forgottenBytes > 4_096 && forgottenBytes * 2 > keyBytes.count { compactKeys() }
     }
@@ -118,7 +123,7 @@ struct ByteKeyTable<Value>: ~Copyable {
     private mutating func compactKeys() {
         var compacted = ByteBuffer(capacity: keyBytes.count - forgottenBytes)
         keyBytes.withBytes { all in
-            for number in entries.indices where isStored[number] {
+            for number in entries.indices where entries[number].isStored {
                 let start = entries[number].keyStart
                 entries[number].keyStart = compacted.count
                 compacted.append(UnsafeRawBufferPointer(rebasing: all[start..<start + entries[number].keyCount]))
@@ -133,8 +138,7 @@ struct ByteKeyTable<Value>: ~Copyable {
         // One at a time: `removeAll(keepingCapacity:)` goes through the array's generic
         // `replaceSubrange`, which costs more than the few entries a forgotten screen's table has.
         while entries.popLast() != nil {}
-        while isStored.popLast() != nil {}
-        while freeNumbers.popLast() != nil {}
+        firstFree = -1
         keyBytes.removeAll()
         forgottenBytes = 0
         for bucket in buckets.indices { buckets[bucket] = -1 }
@@ -143,7 +147,7 @@ struct ByteKeyTable<Value>: ~Copyable {
 
     /// Forgets every entry whose value `shouldRemove` says to.
     mutating func removeAll(where shouldRemove: (Value) -> Bool) {
-        for number in entries.indices where isStored[number] && shouldRemove(entries[number].value) {
+        for number in entries.indices where entries[number].isStored && shouldRemove(entries[number].value) {
             remove(at: number)
         }
     }
@@ -159,7 +163,7 @@ struct ByteKeyTable<Value>: ~Copyable {
     /// Doubles the buckets and places every entry again.
     private mutating func grow() {
         buckets = [Int](repeating: -1, count: buckets.count * 2)
-        for number in entries.indices where isStored[number] {
+        for number in entries.indices where entries[number].isStored {
             place(number, hash: entries[number].hash)
         }
     }
