@@ -3,20 +3,27 @@
 ///
 /// The serials come from a counter, not from input, so a multiplicative hash spreads them
 /// and nothing can be crafted to collide; a `Dictionary` hashed each one with the seeded
-/// SipHash of `Hasher`, which cost more than the rest of the lookup. Open addressing, probed
-/// linearly, at most half the buckets used; removal shifts the rest of the probe run back, so
-/// there are no tombstones.
+/// SipHash of `Hasher`, which cost more than the rest of the lookup. (The serial itself as
+/// the hash put screens made one after another side by side, but then removing one walked the
+/// whole run of later ones: more instructions and more time.) Each bucket holds its serial
+/// and its value together, one miss in the cache for both. Open addressing, probed linearly,
+/// at most half the buckets used; removal shifts the rest of the probe run back, so there are
+/// no tombstones.
 struct SerialTable<Value> {
-    /// The serial in each bucket; 0 is empty.
-    private var serials = [Int](repeating: 0, count: 16)
-    private var stored = [Value?](repeating: nil, count: 16)
+    private struct Bucket {
+        /// 0 is empty.
+        var serial: Int
+        var value: Value?
+    }
+
+    private var buckets = [Bucket](repeating: Bucket(serial: 0, value: nil), count: 16)
     private(set) var count = 0
 
     /// The value stored for `serial`, if any; setting nil removes it.
     subscript(serial: Int) -> Value? {
         get {
             guard let bucket = bucket(of: serial) else { return nil }
-            return stored[bucket]
+            return buckets[bucket].value
         }
         set {
             precondition(serial > 0, "serials count from 1")
@@ -29,13 +36,13 @@ struct SerialTable<Value> {
     }
 
     /// Every value, in no particular order.
-    var values: [Value] { stored.compactMap { $0 } }
+    var values: [Value] { buckets.compactMap(\.value) }
 
     mutating func removeAll() {
         self = SerialTable()
     }
 
-    private var mask: Int { serials.count - 1 }
+    private var mask: Int { buckets.count - 1 }
 
     /// Fibonacci hashing: the high bits of the serial times 2⁶⁴/φ, masked to the table.
     private func home(of serial: Int) -> Int {
@@ -45,7 +52,7 @@ struct SerialTable<Value> {
     private func bucket(of serial: Int) -> Int? {
         var bucket = home(of: serial)
         while true {
-            let found = serials[bucket]
+            let found = buckets[bucket].serial
             if found == serial { return bucket }
             if found == 0 { return nil }
             bucket = (bucket + 1) & mask
@@ -54,11 +61,10 @@ struct SerialTable<Value> {
 
     private mutating func insert(_ value: Value, for serial: Int) {
         var bucket = home(of: serial)
-        while serials[bucket] != 0 && serials[bucket] != serial { bucket = (bucket + 1) & mask }
-        if serials[bucket] == 0 { count += 1 }
-        serials[bucket] = serial
-        stored[bucket] = value
-        if count * 2 > serials.count { grow() }
+        while buckets[bucket].serial != 0 && buckets[bucket].serial != serial { bucket = (bucket + 1) & mask }
+        if buckets[bucket].serial == 0 { count += 1 }
+        buckets[bucket] = Bucket(serial: serial, value: value)
+        if count * 2 > buckets.count { grow() }
     }
 
     /// Empties `bucket` and moves back each entry after it in the probe run that may no longer
@@ -66,29 +72,26 @@ struct SerialTable<Value> {
     private mutating func remove(at bucket: Int) {
         var hole = bucket
         var next = (bucket + 1) & mask
-        while serials[next] != 0 {
-            let home = home(of: serials[next])
+        while buckets[next].serial != 0 {
+            let home = home(of: buckets[next].serial)
             // Whether `home` lies cyclically outside (hole, next]: then the entry may move to the hole.
             let reachable = hole <= next ? (home > hole && home <= next) : (home > hole || home <= next)
             if !reachable {
-                serials[hole] = serials[next]
-                stored[hole] = stored[next]
+                buckets[hole] = buckets[next]
                 hole = next
             }
             next = (next + 1) & mask
         }
-        serials[hole] = 0
-        stored[hole] = nil
+        buckets[hole] = Bucket(serial: 0, value: nil)
         count -= 1
     }
 
     private mutating func grow() {
-        let old = zip(serials, stored)
-        serials = [Int](repeating: 0, count: serials.count * 2)
-        stored = [Value?](repeating: nil, count: serials.count)
+        let old = buckets
+        buckets = [Bucket](repeating: Bucket(serial: 0, value: nil), count: buckets.count * 2)
         count = 0
-        for (serial, value) in old where serial != 0 {
-            if let value { insert(value, for: serial) }
+        for bucket in old where bucket.serial != 0 {
+            if let value = bucket.value { insert(value, for: bucket.serial) }
         }
     }
 }
