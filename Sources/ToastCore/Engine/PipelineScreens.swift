@@ -53,7 +53,8 @@ extension Pipeline {
         if let screen = table.spare.popLast() {
             screen.key = key
             screen.serial = serial
-            (screen.held, screen.isRemembered, screen.isTouched) = (0, true, false)
+            // (It may still be in the list of screens to look at: it stays there, once.)
+            (screen.held, screen.isRemembered) = (0, true)
             for index in screen.ownPlugins {
                 screen.stages[index] = stageInstances[index].forNewScreen() ?? stageInstances[index]
             }
@@ -146,9 +147,8 @@ extension Pipeline {
     /// Forgets the screens in which nothing remains, among those used since the last event
     /// and those whose window has ended.
     func forgetIdleScreens(_ table: ScreenTable) {
-        var candidates = table.takeLookList(now: now)
-        defer { table.giveBack(&candidates) }
-        for screen in candidates where screen.isRemembered {
+        table.lookAtScreens(now: now) { screen in
+            guard screen.isRemembered else { return }
             switch stateEnds(of: screen) {
             case .now: forget(screen, in: table)
             case .at(let time): table.lookAgain(screen, at: time)

@@ -31,8 +31,10 @@ final class Screen {
     var isRemembered = true
     /// Its entry in the table's screens by key, while remembered.
     var entry = -1
-    /// Whether it is among the screens to look at when the next event arrives.
+    /// Whether it is among the screens to look at when the next event arrives: those are a
+    /// list through `nextTouched`, the last used first, each in it once.
     var isTouched = false
+    var nextTouched: Screen?
     /// The list of screens by when an event last named them (`ScreenTable.leastRecent` first).
     /// A screen is in the list exactly while the table remembers it, and the table holds it
     /// strongly then: the links count no references (`Unmanaged`), so moving a screen to the
@@ -105,10 +107,8 @@ final class ScreenTable {
         /// The list of screens from the least recently named to the most (see `Screen.older`).
         var leastRecent: Unmanaged<Screen>? = nil
         var mostRecent: Unmanaged<Screen>? = nil
-        /// Screens used since the last look.
-        var touched: [Screen] = []
-        /// The memory of the list `takeLookList` hands out, between events.
-        var lookList: [Screen] = []
+        /// The last screen used since the last look: the first of their list (`Screen.nextTouched`).
+        var touched: Screen? = nil
         /// The screen found last: the events of a screen often come in a row.
         var lastFound: Screen? = nil
         /// Screens kept only by a time window, to look at again when it ends: (time, serial).
@@ -168,29 +168,26 @@ final class ScreenTable {
     func touch(_ screen: Screen) {
         guard !screen.isTouched else { return }
         screen.isTouched = true
-        state.value.touched.append(screen)
+        screen.nextTouched = state.value.touched
+        state.value.touched = screen
     }
 
-    /// The screens to look at when an event arrives at `now`: those used since the last look,
-    /// then those kept by a window that has ended. `giveBack` returns the list, so that its
-    /// memory (and the touched list's) serves every event.
-    func takeLookList(now: Microseconds) -> [Screen] {
-        var screens: [Screen] = []
-        swap(&screens, &state.value.lookList)
-        swap(&screens, &state.value.touched)
-        for screen in screens { screen.isTouched = false }
-        while let due = state.value.windows.popDue(atOrBefore: now) {
-            if let screen = bySerial[due.payload] { screens.append(screen) }
+    /// Calls `body` with the screens to look at when an event arrives at `now`: those used
+    /// since the last look (the last used first), then those kept by a window that has ended.
+    /// The list runs through the screens themselves: an array of them cost more to fill, walk
+    /// and empty than the look itself.
+    func lookAtScreens(now: Microseconds, _ body: (Screen) -> Void) {
+        var next = state.value.touched
+        state.value.touched = nil
+        while let screen = next {
+            next = screen.nextTouched
+            screen.nextTouched = nil
+            screen.isTouched = false
+            body(screen)
         }
-        return screens
-    }
-
-    /// Takes back a list from `takeLookList`, emptied.
-    func giveBack(_ screens: inout [Screen]) {
-        // One at a time: `removeAll(keepingCapacity:)` goes through the array's generic
-        // `replaceSubrange`, which costs more than the few screens an event looks at.
-        while screens.popLast() != nil {}
-        swap(&screens, &state.value.lookList)
+        while let due = state.value.windows.popDue(atOrBefore: now) {
+            if let screen = bySerial[due.payload] { body(screen) }
+        }
     }
 
     /// Whether `stage` leaves the field that names screens as it is (`FieldPreserving`); a
@@ -270,7 +267,12 @@ final class ScreenTable {
         for screen in bySerial.values { unlink(screen) }
         state.value.byKey.removeAll()
         state.value.bySerial.removeAll()
-        state.value.touched = []
+        var next = state.value.touched
+        state.value.touched = nil
+        while let screen = next {
+            next = screen.nextTouched
+            screen.nextTouched = nil
+        }
         state.value.lastFound = nil
     }
 }
