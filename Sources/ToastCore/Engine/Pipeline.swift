@@ -639,7 +639,7 @@ package final class Pipeline: HostEnvironment {
         case .present:
             statisticsCell.value.stages[hostIndex].presented += 1
         case .dismiss(_, _, let reason, _):
-            statisticsCell.value.stages[hostIndex].dismissedCounts.add(reason.rawValue)
+            statisticsCell.value.stages[hostIndex].dismissedCounts.add(reason)
         case .drop(_, _, let drop) where drop.stage == "host":
             statisticsCell.value.stages[hostIndex].droppedCounts.add(drop.reason.rawValue)
         case .drop:

@@ -19,7 +19,7 @@ public struct PipelineStatistics: Equatable, Sendable {
         /// built-in stages' records, and a plugin's that drops as `context.stageName`).
         public var dropRecordStage: String { name == BuiltInStage.rules ? "rule" : name }
         var droppedCounts = ReasonCounts()
-        var dismissedCounts = ReasonCounts()
+        var dismissedCounts = DismissCounts()
 
         init(name: String) {
             self.name = name
@@ -45,6 +45,24 @@ public struct PipelineStatistics: Equatable, Sendable {
 
         static func == (left: ReasonCounts, right: ReasonCounts) -> Bool {
             left.byReason == right.byReason
+        }
+    }
+
+    /// Dismissals by reason: a count for each of the few reasons, by its place among them (a
+    /// dismissal is counted for every toast shown, and comparing its reason's name cost more).
+    struct DismissCounts: Equatable, Sendable {
+        private var counts = [Int](repeating: 0, count: DismissReason.allCases.count)
+
+        mutating func add(_ reason: DismissReason) {
+            counts[reason.place] += 1
+        }
+
+        var byReason: [String: Int] {
+            var byReason: [String: Int] = [:]
+            for reason in DismissReason.allCases where counts[reason.place] > 0 {
+                byReason[reason.rawValue] = counts[reason.place]
+            }
+            return byReason
         }
     }
 
@@ -82,6 +100,21 @@ public struct PipelineStatistics: Equatable, Sendable {
                 stages[index].passed += 1
             }
             stages[last].entered += 1
+        }
+    }
+}
+
+extension DismissReason {
+    /// Its place in `allCases`.
+    var place: Int {
+        switch self {
+        case .timeout: 0
+        case .tap: 1
+        case .longPress: 2
+        case .swipe: 3
+        case .programmatic: 4
+        case .replacement: 5
+        case .hostRemoved: 6
         }
     }
 }
