@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func agreesWithADictionaryUnderRandomChanges() {
-        var random = SplitMix(seed: 7)
+        var random = InvariantTests.SeededGenerator(state: 7)
         var checked = Checked()
         for step in 0..<20_000 {
             // Long keys now and then, so forgotten bytes pass 4 KB and the keys are compacted.
@@ -84,18 +84,5 @@ import Testing
         #expect(checked.number(of: "key 1") == nil)
         for index in 0..<40 { checked.insert("again \(index)", index) }
         checked.expectAgreement()
-    }
-
-    /// A small generator of its own, so the test is the same on every run.
-    private struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
