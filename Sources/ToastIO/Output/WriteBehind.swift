@@ -40,7 +40,8 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
         }
     }
 
-    /// Records in a batch: few enough that the toasts they free together still fit the allocator's caches.
+    /// Records in a batch: few enough that the toasts they free together still fit the
+    /// allocator's caches.
     package static let batchCapacity = 128
     /// Batches handed on but not yet written; the pipeline's thread waits when this many are.
     package static let maxReady = 4
@@ -176,16 +177,17 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
         }
     }
 
+    /// The batch's records in order, each trace record or flush before the record at its position.
     private func write(_ batch: Batch) {
-        var written = 0
+        var next = 0
         for (position, item) in batch.between {
-            batch.records.forEach(at: written..<position) { target.write($0) }
-            written = position
+            batch.records.forEach(at: next..<position) { target.write($0) }
+            next = position
             switch item {
             case .trace(let trace): target.write(trace)
             case .flush: target.flush()
             }
         }
-        batch.records.forEach(at: written..<batch.records.appended) { target.write($0) }
+        batch.records.forEach(at: next..<batch.records.appended) { target.write($0) }
     }
 }
