@@ -267,6 +267,8 @@ final class ScreenTable {
         for screen in bySerial.values { unlink(screen) }
         state.value.byKey.removeAll()
         state.value.bySerial.removeAll()
+        // The list of screens to look at, unlinked one by one (released whole, a long list would
+        // be freed by recursion).
         var next = state.value.touched
         state.value.touched = nil
         while let screen = next {
