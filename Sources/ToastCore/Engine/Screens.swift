@@ -177,14 +177,7 @@ final class ScreenTable {
     /// The list runs through the screens themselves: an array of them cost more to fill, walk
     /// and empty than the look itself.
     func lookAtScreens(now: Microseconds, _ body: (Screen) -> Void) {
-        var next = state.value.touched
-        state.value.touched = nil
-        while let screen = next {
-            next = screen.nextTouched
-            screen.nextTouched = nil
-            screen.isTouched = false
-            body(screen)
-        }
+        takeTouched(body)
         while let due = state.value.windows.popDue(atOrBefore: now) {
             if let screen = bySerial[due.payload] { body(screen) }
         }
@@ -267,14 +260,20 @@ final class ScreenTable {
         for screen in bySerial.values { unlink(screen) }
         state.value.byKey.removeAll()
         state.value.bySerial.removeAll()
-        // The list of screens to look at, unlinked one by one (released whole, a long list would
-        // be freed by recursion).
+        takeTouched { _ in }
+        state.value.lastFound = nil
+    }
+
+    /// Empties the list of screens used since the last look, unlinking them one by one (a list
+    /// released whole would be freed by recursion), and calls `body` with each.
+    private func takeTouched(_ body: (Screen) -> Void) {
         var next = state.value.touched
         state.value.touched = nil
         while let screen = next {
             next = screen.nextTouched
             screen.nextTouched = nil
+            screen.isTouched = false
+            body(screen)
         }
-        state.value.lastFound = nil
     }
 }

@@ -9,7 +9,7 @@ package protocol RecordOutput: RecordWriter, TraceWriter {
     func flush()
     /// Ends the output: the encoder's last words, then everything flushed.
     func finish()
-    /// Lines written (a format may leave records out).
+    /// Lines written (a format may leave records out); all of them once `finish` has returned.
     var linesWritten: Int { get }
     /// The sink's first failure, as far as the caller can know it yet.
     var failure: SinkFailure? { get }

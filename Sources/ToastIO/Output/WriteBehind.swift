@@ -1,8 +1,8 @@
 @_spi(ToastInternals) import ToastCore
 
 /// Encodes and writes records on a thread of their own, a few batches behind the pipeline, so
-/// a recorded log keeps both cores busy at the other end too: encoding a record and the system
-/// call that writes it are a third of the pipeline thread's time when many toasts are shown.
+/// that a slow write (a large file with the page cache full of dirty pages: a fifth of the
+/// pipeline thread's time in one profile with screens on) does not hold the pipeline back.
 ///
 /// The pipeline's thread puts each record in a batch and hands full batches on; the writing
 /// thread encodes them in order through a `SinkRecordWriter` and hands each batch back. The
@@ -61,11 +61,11 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     /// A flush is among the ready batches: the writing thread takes them without waiting for more.
     private var flushing = false
     private var writtenFailure: SinkFailure?
-    private var writtenLines = 0
     // The pipeline thread's own:
     private var thread: SystemThread?
     private var threadFailed = false
     private var failureSeen: SinkFailure?
+    /// Counted by the target; read here once the writing thread has ended.
     private var linesSeen = 0
 
     package init(_ target: SinkRecordWriter) {
@@ -129,7 +129,6 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
             self.flushing = self.flushing || flushing
             if ready.count >= Self.wakeAt || self.flushing { handOff.wakeAll() }
             failureSeen = writtenFailure
-            linesSeen = writtenLines
             return written.popLast()
         }
         if let returned {
@@ -145,7 +144,6 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
         write(batch)
         batch.removeAll()
         failureSeen = target.failure
-        linesSeen = target.linesWritten
     }
 
     /// The writing thread: batches in the order they came, until the run finishes.
@@ -154,11 +152,9 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
         while takeReady(into: &batches) {
             for batch in batches where target.failure == nil { write(batch) }
             let failure = target.failure
-            let lines = target.linesWritten
             handOff.withLock {
                 written.append(contentsOf: batches)
                 writtenFailure = failure
-                writtenLines = lines
             }
             batches.removeAll(keepingCapacity: true)
         }
