@@ -27,8 +27,9 @@ struct ByteKeyTable<Value>: ~Copyable {
     private var entries: [Entry] = []
     /// The first removed entry's number (-1: none); each names the next in its `keyStart`.
     private var firstFree = -1
-    /// Entry numbers by hash; -1 is empty.
-    private var buckets = [Int](repeating: -1, count: 16)
+    /// Entry numbers by hash; -1 is empty. Few to start with: with screens on, every screen
+    /// has its own tables, most of which never hold more than a few keys.
+    private var buckets = [Int](repeating: -1, count: 8)
     private(set) var count = 0
     /// The keys' bytes, each entry's at its `keyStart`; `forgottenBytes` of them belong to no
     /// stored entry.

@@ -10,8 +10,9 @@ public final class StageContext {
     /// (`unowned(unsafe)`: no reference count on every toast).
     package unowned(unsafe) let pipeline: Pipeline
 
-    /// The settings of the run.
-    package let settings: PipelineSettings
+    /// The settings of the run, as the pipeline has them (not kept here: a screen has contexts
+    /// of its own, and a copy of the settings in each made every screen heavier by as much).
+    package var settings: PipelineSettings { pipeline.settings }
     /// The roles the run knows (kept here: stages read them for every toast).
     public let roles: RoleTable
 
@@ -24,7 +25,6 @@ public final class StageContext {
         self.position = position
         self.pipeline = pipeline
         self.screenNode = screen
-        self.settings = pipeline.settings
         self.roles = pipeline.settings.roles
     }
 

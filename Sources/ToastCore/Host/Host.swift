@@ -8,12 +8,9 @@
 package final class Host {
     /// Replaced when the scripts are reloaded (`Pipeline.reload`); what the host holds stays.
     package internal(set) var settings: QueueSettings {
-        get { settingsCell.value }
-        set { settingsCell.value = newValue }
+        get { state.value.settings }
+        set { state.value.settings = newValue }
     }
-    // In an unchecked cell (`UncheckedCell`): read in every step, written only by a reload,
-    // between events.
-    private let settingsCell: UncheckedCell<QueueSettings>
     /// Where records go and timers are set: the pipeline that owns this host, or whatever a
     /// caller of the public initializer passed. Called without a reference count on every
     /// record and timer (`UnretainedEnvironment`); safe because it cannot go away while the
@@ -25,41 +22,46 @@ package final class Host {
     /// pipeline's own host, which must not hold its owner.
     private let keptEnvironment: (any HostEnvironment)?
 
-    // The slots and the three lists of slot numbers are kept in unchecked cells
-    // (`UncheckedCell`), read and changed through the properties below: a toast is removed
-    // from its list and slot before the host writes its record or calls out, so no access to
-    // them overlaps another.
-    private let slotsCell = UncheckedCell(HostSlots())
-    private let visibleCell = UncheckedCell<[Int]>([])
-    private let waitingCell = UncheckedCell<[Int]>([])
-    private let delayedCell = UncheckedCell<[Int]>([])
+    /// What the host holds and counts, in one unchecked cell (`UncheckedCell`; one, because with
+    /// screens on every screen has a host, and each cell is an allocation of its own): read and
+    /// changed through the properties below. The settings are read in every step and written
+    /// only by a reload, between events; a toast is removed from its list and slot before the
+    /// host writes its record or calls out, so no access to the rest overlaps another.
+    private struct State {
+        var settings: QueueSettings
+        var slots = HostSlots()
+        var visible: [Int] = []
+        var waiting: [Int] = []
+        var delayed: [Int] = []
+        var nextSerial = 0
+        var nextArrivalOrder = 0
+    }
+    private let state: UncheckedCell<State>
 
     /// The toasts the host holds, by slot number.
     private var slots: HostSlots {
-        _read { yield slotsCell.value }
-        _modify { yield &slotsCell.value }
+        _read { yield state.value.slots }
+        _modify { yield &state.value.slots }
     }
     /// Visible toasts, in the order they were presented.
     private var visible: [Int] {
-        _read { yield visibleCell.value }
-        _modify { yield &visibleCell.value }
+        _read { yield state.value.visible }
+        _modify { yield &state.value.visible }
     }
     /// The waiting line: priority descending, then arrival order.
     private var waiting: [Int] {
-        _read { yield waitingCell.value }
-        _modify { yield &waitingCell.value }
+        _read { yield state.value.waiting }
+        _modify { yield &state.value.waiting }
     }
     /// Toasts still in their `after` delay, in the order they were admitted.
     private var delayed: [Int] {
-        _read { yield delayedCell.value }
-        _modify { yield &delayedCell.value }
+        _read { yield state.value.delayed }
+        _modify { yield &state.value.delayed }
     }
-    private var nextSerial = 0
     /// Receives the host's decisions when the run is traced (see `TraceRecord`).
     var trace: ((TraceRecord) -> Void)?
     /// While traced: the toast whose arrival is being settled, which an eviction names.
     private var arrivingForTrace: Toast?
-    private var nextArrivalOrder = 0
 
     /// A host that sends its records and timers to `environment`, which it keeps alive.
     package convenience init(settings: QueueSettings, environment: any HostEnvironment) {
@@ -68,7 +70,7 @@ package final class Host {
 
     /// `keepingEnvironment: false` only for an owner that is itself the environment (the pipeline).
     init(settings: QueueSettings, environment: any HostEnvironment, keepingEnvironment: Bool) {
-        self.settingsCell = UncheckedCell(settings)
+        self.state = UncheckedCell(State(settings: settings))
         self.environment = UnretainedEnvironment(environment)
         keptEnvironment = keepingEnvironment ? environment : nil
     }
@@ -88,8 +90,8 @@ package final class Host {
 
     /// Takes a toast that passed every stage: it arrives now, or after its delay.
     package func admit(_ toast: Toast) {
-        let serial = nextSerial
-        nextSerial += 1
+        let serial = state.value.nextSerial
+        state.value.nextSerial += 1
         let slot = slots.add(toast, HostedToast(serial: serial, priority: toast.priority ?? 0))
         if toast.afterMicros > 0 {
             delayed.append(slot)
@@ -128,8 +130,8 @@ package final class Host {
     /// or placed in the waiting line.
     private func arrive(_ slot: Int) {
         slots[slot].arrivalTime = now
-        slots[slot].arrivalOrder = nextArrivalOrder
-        nextArrivalOrder += 1
+        slots[slot].arrivalOrder = state.value.nextArrivalOrder
+        state.value.nextArrivalOrder += 1
         let toast = slots.toast(slot)
         if settings.dropRepeats, let newest = newestSlot().map(slots.toast),
            newest.role == toast.role, newest.hasEqualMessage(to: toast) {

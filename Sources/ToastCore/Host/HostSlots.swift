@@ -6,7 +6,10 @@ struct HostSlots {
     private var toasts: [Toast] = []
     private var entries: [HostedToast] = []
     private var freeSlots: [Int] = []
-    private let vacant = Toast(id: "", message: " ")
+    /// One for every host (each host's own was a toast's storage more for every screen).
+    /// Shared by threads only as a value that is never changed (a change would copy it first),
+    /// whose reference count is atomic.
+    nonisolated(unsafe) private static let vacant = Toast(id: "", message: " ")
 
     /// Puts `toast` in a free slot and returns the slot's number.
     mutating func add(_ toast: Toast, _ entry: HostedToast) -> Int {
@@ -23,7 +26,7 @@ struct HostSlots {
     /// Takes the toast out of `slot`, which becomes free.
     mutating func remove(_ slot: Int) -> Toast {
         let toast = toasts[slot]
-        toasts[slot] = vacant
+        toasts[slot] = Self.vacant
         freeSlots.append(slot)
         return toast
     }

@@ -32,8 +32,12 @@ package final class DedupStage: ToastStage, CalledUnretained {
     /// When a toast last passed (a key was remembered), for `stateEnds`.
     private var lastPass: Microseconds?
 
-    package init(settings: DedupSettings) {
-        self.configuration = UncheckedCell((settings, settings.fields.map(FieldReference.init(name:))))
+    package convenience init(settings: DedupSettings) {
+        self.init(settings: settings, fields: settings.fields.map(FieldReference.init(name:)))
+    }
+
+    private init(settings: DedupSettings, fields: [FieldReference]) {
+        self.configuration = UncheckedCell((settings, fields))
         self.cacheCell = UncheckedCell(RecencyCache(capacity: settings.cache))
     }
 
@@ -76,9 +80,9 @@ package final class DedupStage: ToastStage, CalledUnretained {
         lastPass = nil
     }
 
-    /// With screens on, each screen has its own keys.
+    /// With screens on, each screen has its own keys (and shares the list of fields).
     package func forNewScreen() -> (any ToastStage)? {
-        DedupStage(settings: settings)
+        DedupStage(settings: settings, fields: fields)
     }
 
 
