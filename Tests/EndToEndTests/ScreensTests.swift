@@ -117,6 +117,29 @@ import Testing
         #expect(result.stderr.contains("  screens           3 (1 ended by the limit, at most 2 at once)"), "\(result.stderr)")
     }
 
+    /// The limit ends a screen in the very step that used it (alice's toast brings one in for
+    /// bob): her toast ends at once, bob's is shown, and the next event looks at her screen no
+    /// more (`ScreenTableTests` checks that the table keeps it that long).
+    @Test func aScreenEndedByTheLimitInTheStepThatUsedItEndsCleanly() throws {
+        let events = [
+            #"{"at":0,"id":"a1","message":"one","user":"alice"}"#,
+            #"{"at":1,"id":"c1","message":"two","user":"carol"}"#,
+        ]
+        let script = "config{ screens = { by = 'user', limit = 1 } } "
+            + "rule(function(t) if t.user == 'alice' then emit{ message = 'copy', user = 'bob' } end end)"
+        let result = try runBinary(["--format", "json", "--stats", "-e", script], stdin: events.joined(separator: "\n") + "\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try lines(of: result.stdout) == [
+            "0 [alice] present a1 one",
+            "0 [alice] dismiss a1 host_removed",
+            "0 [bob] present e1 copy",
+            "1 [bob] dismiss e1 host_removed",
+            "1 [carol] present c1 two",
+            "4 [carol] dismiss c1 timeout",
+        ])
+        #expect(result.stderr.contains("  screens           3 (2 ended by the limit, at most 1 at once)"), "\(result.stderr)")
+    }
+
     @Test func aScreenWithNothingLeftIsForgottenAndComesBackNew() throws {
         let events = [
             #"{"at":0,"id":"a1","message":"one","user":"alice"}"#,

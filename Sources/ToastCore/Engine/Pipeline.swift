@@ -74,9 +74,6 @@ package final class Pipeline: HostEnvironment {
     private var held: [Int: (toast: Toast, stage: Int, since: Microseconds, screen: Int)] = [:]
     /// With screens on, every screen's host and stages; nil: one host for every toast.
     let screenTable: ScreenTable?
-    /// With screens on, the screen of the toast being run, while no stage that may move it
-    /// (a rule, a plugin) has run since it was found.
-    var screenInHand: (screen: Screen, serial: Int)?
     private var nextHoldSerial = 0
     private var pendingStart = 0
     private var isRunningPending = false
@@ -346,7 +343,7 @@ package final class Pipeline: HostEnvironment {
     /// once per toast, so an untraced run does not pay for tracing.
     private func run(_ toast: inout Toast, from start: Int) {
         if let table = screenTable {
-            screenInHand = nil
+            table.inHand = nil
             runStages(&toast, from: start) { toast, index in
                 let verdict: StageVerdict
                 if tracer != nil {
@@ -354,11 +351,11 @@ package final class Pipeline: HostEnvironment {
                         : (stages[index], contexts[index])
                     verdict = processTraced(&toast, stage, context, at: index)
                 } else if table.perScreen[index] {
-                    verdict = screenInHand(of: &toast, in: table).unretainedStages[index].process(&toast)
+                    verdict = processOnScreen(&toast, at: index, in: table)
                 } else {
                     verdict = unretainedStages[index].process(&toast)
                 }
-                if !table.keepsScreen[index] { screenInHand = nil }
+                if !table.keepsScreen[index] { table.inHand = nil }
                 return verdict
             }
         } else if tracer != nil {

@@ -21,16 +21,21 @@ extension Pipeline {
         return makeScreen(key, in: table)
     }
 
+    /// Stage `index` of the toast's screen (`screenInHand`) decides on it: the screen in hand
+    /// is lent, not counted, for each stage after the first.
+    func processOnScreen(_ toast: inout Toast, at index: Int, in table: ScreenTable) -> StageVerdict {
+        if let verdict = table.withScreenInHand({ $0.process(&toast, at: index) }) { return verdict }
+        return screenInHand(of: &toast, in: table).process(&toast, at: index)
+    }
+
     /// `screen(of:in:)`, found once while the stages that run cannot move the toast.
     func screenInHand(of toast: inout Toast, in table: ScreenTable) -> Screen {
-        // The serial tells a screen from another that reused its object. The toast has the
-        // key already: `screen(of:in:)` wrote it when it found the screen in hand, and no stage
-        // since has been one that may move it.
-        if let (screen, serial) = screenInHand, screen.isRemembered, screen.serial == serial {
-            return screen
-        }
+        // The toast has the key already: `screen(of:in:)` wrote it when it found the screen in
+        // hand, and no stage since has been one that may move it (the table forgets the screen
+        // in hand when it forgets the screen).
+        if let screen = table.inHand { return screen }
         let screen = screen(of: &toast, in: table)
-        screenInHand = (screen, screen.serial)
+        table.inHand = screen
         return screen
     }
 

@@ -32,9 +32,11 @@ final class Screen {
     /// Its entry in the table's screens by key, while remembered.
     var entry = -1
     /// Whether it is among the screens to look at when the next event arrives: those are a
-    /// list through `nextTouched`, the last used first, each in it once.
+    /// list through `nextTouched`, the last used first, each in it once. The links count no
+    /// references (`Unmanaged`): a screen in the list is remembered, spare, or kept by the
+    /// table until the list is looked at (`ScreenTable.remove`).
     var isTouched = false
-    var nextTouched: Screen?
+    var nextTouched: Unmanaged<Screen>?
     /// The list of screens by when an event last named them (`ScreenTable.leastRecent` first).
     /// A screen is in the list exactly while the table remembers it, and the table holds it
     /// strongly then: the links count no references (`Unmanaged`), so moving a screen to the
@@ -44,6 +46,12 @@ final class Screen {
 
     private static func unretained(_ stages: [any ToastStage], _ contexts: [StageContext]) -> [UnretainedStage] {
         zip(stages, contexts).map { UnretainedStage(stage: $0, context: $1) }
+    }
+
+    /// This screen's stage `index` decides on `toast`.
+    @inline(__always)
+    func process(_ toast: inout Toast, at index: Int) -> StageVerdict {
+        unretainedStages[index].process(&toast)
     }
 
     init(key: ScreenKey, serial: Int, host: Host, environment: ScreenHostEnvironment) {
@@ -108,9 +116,15 @@ final class ScreenTable {
         var leastRecent: Unmanaged<Screen>? = nil
         var mostRecent: Unmanaged<Screen>? = nil
         /// The last screen used since the last look: the first of their list (`Screen.nextTouched`).
-        var touched: Screen? = nil
-        /// The screen found last: the events of a screen often come in a row.
-        var lastFound: Screen? = nil
+        var touched: Unmanaged<Screen>? = nil
+        /// Screens the table stopped remembering while they were in that list: held until
+        /// the list is looked at, so that its links stay valid.
+        var removedWhileTouched: [Screen] = []
+        /// The screen found last: the events of a screen often come in a row. Unretained, as
+        /// is the screen in hand: both are remembered screens, and `remove` clears them.
+        var lastFound: Unmanaged<Screen>? = nil
+        /// The screen of the toast in hand (`Pipeline.screenInHand`).
+        var inHand: Unmanaged<Screen>? = nil
         /// Screens kept only by a time window, to look at again when it ends: (time, serial).
         var windows = TimerQueue<Int>()
         var spare: [Screen] = []
@@ -156,12 +170,27 @@ final class ScreenTable {
 
     /// The screen named `key`, if remembered.
     func screen(_ key: ScreenKey) -> Screen? {
-        if let lastFound = state.value.lastFound, lastFound.key == key { return lastFound }
+        if let lastFound = state.value.lastFound, lastFound._withUnsafeGuaranteedRef({ $0.key == key }) {
+            return lastFound.takeUnretainedValue()
+        }
         let found: Screen? = key.withKeyBytes { bytes in
             state.value.byKey.number(of: bytes, hash: ByteKeyTable<Screen>.hash(bytes)).map { state.value.byKey[$0] }
         }
-        if found != nil { state.value.lastFound = found }
+        if let found { state.value.lastFound = .passUnretained(found) }
         return found
+    }
+
+    /// The screen of the toast in hand, while no stage that may move it has run since it was
+    /// found (`Pipeline.screenInHand`); nil when there is none.
+    var inHand: Screen? {
+        get { state.value.inHand?.takeUnretainedValue() }
+        set { state.value.inHand = newValue.map(Unmanaged.passUnretained) }
+    }
+
+    /// `body` with the screen in hand, lent without a reference count; nil when there is none.
+    @inline(__always)
+    func withScreenInHand<Result>(_ body: (Screen) -> Result) -> Result? {
+        state.value.inHand?._withUnsafeGuaranteedRef(body)
     }
 
     /// `screen` was used: it is looked at when the next event arrives.
@@ -169,7 +198,7 @@ final class ScreenTable {
         guard !screen.isTouched else { return }
         screen.isTouched = true
         screen.nextTouched = state.value.touched
-        state.value.touched = screen
+        state.value.touched = .passUnretained(screen)
     }
 
     /// Calls `body` with the screens to look at when an event arrives at `now`: those used
@@ -214,7 +243,10 @@ final class ScreenTable {
         state.value.byKey.remove(at: screen.entry)
         state.value.bySerial[screen.serial] = nil
         screen.isRemembered = false
-        if state.value.lastFound === screen { state.value.lastFound = nil }
+        let unretained = Unmanaged.passUnretained(screen).toOpaque()
+        if state.value.lastFound?.toOpaque() == unretained { state.value.lastFound = nil }
+        if state.value.inHand?.toOpaque() == unretained { state.value.inHand = nil }
+        if screen.isTouched { state.value.removedWhileTouched.append(screen) }
         unlink(screen)
     }
 
@@ -255,25 +287,30 @@ final class ScreenTable {
         screen.newer = nil
     }
 
-    /// Breaks the list's references, for a pipeline that is done.
+    /// Lets go of every screen, for a pipeline that is done: the unretained links first, while
+    /// the tables still hold the screens they lead to.
     func removeAll() {
+        takeTouched { _ in }
+        state.value.lastFound = nil
+        state.value.inHand = nil
         for screen in bySerial.values { unlink(screen) }
         state.value.byKey.removeAll()
         state.value.bySerial.removeAll()
-        takeTouched { _ in }
-        state.value.lastFound = nil
     }
 
-    /// Empties the list of screens used since the last look, unlinking them one by one (a list
-    /// released whole would be freed by recursion), and calls `body` with each.
+    /// Empties the list of screens used since the last look and calls `body` with each; then
+    /// lets go of the screens the table held for the list.
     private func takeTouched(_ body: (Screen) -> Void) {
         var next = state.value.touched
         state.value.touched = nil
-        while let screen = next {
-            next = screen.nextTouched
-            screen.nextTouched = nil
-            screen.isTouched = false
-            body(screen)
+        while let unretained = next {
+            unretained._withUnsafeGuaranteedRef { screen in
+                next = screen.nextTouched
+                screen.nextTouched = nil
+                screen.isTouched = false
+                body(screen)
+            }
         }
+        if !state.value.removedWhileTouched.isEmpty { state.value.removedWhileTouched.removeAll() }
     }
 }
