@@ -12,7 +12,7 @@ import ToastPipelineTesting
         let serial = table.makeSerial()
         let environment = ScreenHostEnvironment(pipeline: pipeline, screen: serial)
         return Screen(key: .text(name), serial: serial, host: Host(settings: QueueSettings(), environment: environment),
-                      environment: environment)
+                      environment: environment, stages: [], ownStages: [])
     }
 
     @Test func aScreenForgottenWhileOnTheListToLookAtLivesUntilTheLook() {

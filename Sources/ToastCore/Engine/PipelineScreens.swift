@@ -69,18 +69,12 @@ extension Pipeline {
         let environment = ScreenHostEnvironment(pipeline: self, screen: serial)
         let host = Host(settings: settings.queue, environment: environment)
         if tracer != nil { host.trace = { [unowned self] in self.trace($0) } }
-        let screen = Screen(key: key, serial: serial, host: host, environment: environment)
-        screen.stages = stageInstances.indices.map { index in
+        let stages = stageInstances.indices.map { index in
             table.perScreen[index] ? (stageInstances[index].forNewScreen() ?? stageInstances[index]) : stageInstances[index]
         }
+        let screen = Screen(key: key, serial: serial, host: host, environment: environment, stages: stages,
+                            ownStages: table.perScreen)
         screen.contexts = screenContexts(for: screen)
-        for index in screen.stages.indices where table.perScreen[index] {
-            if let builtIn = screen.stages[index] as? any ScreenState {
-                screen.builtIns.append(builtIn)
-            } else {
-                screen.ownPlugins.append(index)
-            }
-        }
         table.add(screen)
         return screen
     }

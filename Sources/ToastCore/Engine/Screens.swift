@@ -23,8 +23,8 @@ final class Screen {
     private(set) var unretainedStages: [UnretainedStage] = []
     /// Its own instances of the built-in stages, found once; and where the others of its own
     /// (plugins) are, which are made again when the object is reused.
-    var builtIns: [any ScreenState] = []
-    var ownPlugins: [Int] = []
+    let builtIns: [any ScreenState]
+    let ownPlugins: [Int]
     /// Toasts of this screen that stages hold.
     var held = 0
     /// Whether the table still remembers it (false once forgotten or ended).
@@ -54,11 +54,17 @@ final class Screen {
         unretainedStages[index].process(&toast)
     }
 
-    init(key: ScreenKey, serial: Int, host: Host, environment: ScreenHostEnvironment) {
+    /// A screen with `stages`, its own where `ownStages` says so (its contexts are set after).
+    init(key: ScreenKey, serial: Int, host: Host, environment: ScreenHostEnvironment, stages: [any ToastStage],
+         ownStages: [Bool]) {
         self.key = key
         self.serial = serial
         self.host = host
         self.environment = environment
+        self.stages = stages
+        let own = stages.indices.filter { ownStages[$0] }
+        builtIns = own.compactMap { stages[$0] as? any ScreenState }
+        ownPlugins = own.filter { !(stages[$0] is any ScreenState) }
     }
 }
 

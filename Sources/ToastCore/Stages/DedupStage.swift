@@ -3,15 +3,26 @@
 /// The window counts from the last toast that passed, so a steady flood passes once per
 /// window. At most `cache` keys are remembered, the least recently passed forgotten first.
 package final class DedupStage: ToastStage, CalledUnretained {
-    package var settings: DedupSettings { configuration.value.settings }
-    private var fields: [FieldReference] { configuration.value.fields }
-    // The settings and the fields they name, in an unchecked cell (`UncheckedCell`): read for
-    // every toast, replaced only by a reload, between events.
-    private let configuration: UncheckedCell<(settings: DedupSettings, fields: [FieldReference])>
-    // `cache` and `scratch` are kept in unchecked cells (`UncheckedCell`): each access is one
-    // step of `process` that calls out to nothing that could reach this stage.
+    package var settings: DedupSettings { shared.configuration.value.settings }
+    private var fields: [FieldReference] { shared.configuration.value.fields }
+
+    /// What the stage's instances for every screen share (`forNewScreen`): the settings and
+    /// the fields they name, read for every toast and replaced only by a reload, between
+    /// events; and the buffer each key is built in, used within one step of `process`, which
+    /// calls out to nothing that could reach another instance. Both in unchecked cells
+    /// (`UncheckedCell`).
+    private final class Shared {
+        let configuration: UncheckedCell<(settings: DedupSettings, fields: [FieldReference])>
+        let scratch = UncheckedCell(ByteBuffer(capacity: 64))
+
+        init(settings: DedupSettings, fields: [FieldReference]) {
+            configuration = UncheckedCell((settings, fields))
+        }
+    }
+    private let shared: Shared
+    // `cache` is kept in an unchecked cell (`UncheckedCell`): each access is one step of
+    // `process` that calls out to nothing that could reach this stage.
     private let cacheCell: UncheckedCell<RecencyCache<PassedToast>>
-    private let scratchCell = UncheckedCell(ByteBuffer(capacity: 64))
 
     /// The keys that passed, least recently passed first to go.
     private var cache: RecencyCache<PassedToast> {
@@ -20,8 +31,8 @@ package final class DedupStage: ToastStage, CalledUnretained {
     }
     /// Reused for building each key.
     private var scratch: ByteBuffer {
-        _read { yield scratchCell.value }
-        _modify { yield &scratchCell.value }
+        _read { yield shared.scratch.value }
+        _modify { yield &shared.scratch.value }
     }
 
     struct PassedToast {
@@ -33,12 +44,12 @@ package final class DedupStage: ToastStage, CalledUnretained {
     private var lastPass: Microseconds?
 
     package convenience init(settings: DedupSettings) {
-        self.init(settings: settings, fields: settings.fields.map(FieldReference.init(name:)))
+        self.init(sharing: Shared(settings: settings, fields: settings.fields.map(FieldReference.init(name:))))
     }
 
-    private init(settings: DedupSettings, fields: [FieldReference]) {
-        self.configuration = UncheckedCell((settings, fields))
-        self.cacheCell = UncheckedCell(RecencyCache(capacity: settings.cache))
+    private init(sharing shared: Shared) {
+        self.shared = shared
+        self.cacheCell = UncheckedCell(RecencyCache(capacity: shared.configuration.value.settings.cache))
     }
 
     /// New `window` and `fields`; the keys remembered stay, and so does the cache's size (a
@@ -47,7 +58,7 @@ package final class DedupStage: ToastStage, CalledUnretained {
         guard let replacement = replacement as? DedupStage else { return }
         var settings = replacement.settings
         settings.cache = cache.capacity
-        configuration.value = (settings, replacement.fields)
+        shared.configuration.value = (settings, replacement.fields)
     }
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
@@ -80,9 +91,9 @@ package final class DedupStage: ToastStage, CalledUnretained {
         lastPass = nil
     }
 
-    /// With screens on, each screen has its own keys (and shares the list of fields).
+    /// With screens on, each screen has its own keys (and shares the settings and the buffer).
     package func forNewScreen() -> (any ToastStage)? {
-        DedupStage(settings: settings, fields: fields)
+        DedupStage(sharing: shared)
     }
 
 

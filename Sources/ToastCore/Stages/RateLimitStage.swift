@@ -2,15 +2,26 @@
 /// (docs/lua.md, "config"). With `summary`, each run of drops of a group ends in one
 /// "N more" toast, `window` after the run's first drop.
 package final class RateLimitStage: ToastStage, CalledUnretained {
-    package var settings: RateLimitSettings { configuration.value.settings }
-    private var key: FieldReference { configuration.value.key }
-    // The settings and the field they group by, in an unchecked cell (`UncheckedCell`): read
-    // for every toast, replaced only by a reload, between events.
-    private let configuration: UncheckedCell<(settings: RateLimitSettings, key: FieldReference)>
-    // `groups` and `scratch` are kept in unchecked cells (`UncheckedCell`): while a group is
-    // being changed the stage reads only `scratch` and sets a timer, which fires later.
+    package var settings: RateLimitSettings { shared.configuration.value.settings }
+    private var key: FieldReference { shared.configuration.value.key }
+
+    /// What the stage's instances for every screen share (`forNewScreen`): the settings and
+    /// the field they group by, read for every toast and replaced only by a reload, between
+    /// events; and the buffer each key is built in, used within one step of `process`, which
+    /// sets a timer (to fire later) and calls out to nothing that could reach another
+    /// instance. Both in unchecked cells (`UncheckedCell`).
+    private final class Shared {
+        let configuration: UncheckedCell<(settings: RateLimitSettings, key: FieldReference)>
+        let scratch = UncheckedCell(ByteBuffer(capacity: 64))
+
+        init(settings: RateLimitSettings) {
+            configuration = UncheckedCell((settings, FieldReference(name: settings.key)))
+        }
+    }
+    private let shared: Shared
+    // `groups` is kept in an unchecked cell (`UncheckedCell`): while a group is being changed
+    // the stage reads only `scratch` and sets a timer, which fires later.
     private let groupsCell = UncheckedCell(ByteKeyTable<GroupState>())
-    private let scratchCell = UncheckedCell(ByteBuffer(capacity: 64))
 
     /// Groups by the key bytes of their value (see `Toast.appendKey`).
     private var groups: ByteKeyTable<GroupState> {
@@ -19,8 +30,8 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     }
     /// Reused for building each key.
     private var scratch: ByteBuffer {
-        _read { yield scratchCell.value }
-        _modify { yield &scratchCell.value }
+        _read { yield shared.scratch.value }
+        _modify { yield &shared.scratch.value }
     }
     /// The key bytes of the group each pending summary is for, by its timer's token.
     fileprivate var summaryGroups: [Int: [UInt8]] = [:]
@@ -37,14 +48,18 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     /// When a toast last passed, for `stateEnds`.
     fileprivate var lastPass: Microseconds?
 
-    package init(settings: RateLimitSettings) {
-        self.configuration = UncheckedCell((settings, FieldReference(name: settings.key)))
+    package convenience init(settings: RateLimitSettings) {
+        self.init(sharing: Shared(settings: settings))
+    }
+
+    private init(sharing shared: Shared) {
+        self.shared = shared
     }
 
     /// New settings; the groups' windows and pending summaries stay.
     package func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? RateLimitStage else { return }
-        configuration.value = (replacement.settings, replacement.key)
+        shared.configuration.value = (replacement.settings, replacement.key)
     }
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
@@ -105,9 +120,10 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
         groupCountAfterLastSweep = 0
     }
 
-    /// With screens on, each screen has its own groups and windows.
+    /// With screens on, each screen has its own groups and windows (and shares the settings
+    /// and the buffer).
     package func forNewScreen() -> (any ToastStage)? {
-        RateLimitStage(settings: settings)
+        RateLimitStage(sharing: shared)
     }
 
     private func sweepIfGrown(now: Microseconds) {
