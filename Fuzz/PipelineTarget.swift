@@ -5,8 +5,8 @@
 /// The runs each input goes through: JSON in, every format out (traced, explained, the html
 /// page), with and without drain, a rule that sends every field of every toast through Lua and
 /// back, a rule that reads every field by name and checks it, two `parse` functions, and the
-/// stages that hold with the scripts' timers (hold-everything.lua); then
-/// `diff` of two rule sets. (An in-memory input stands
+/// stages that hold with the scripts' timers (hold-everything.lua), and screens made, moved
+/// between, ended by their limit and reused (screens.lua); then `diff` of two rule sets. (An in-memory input stands
 /// for a pipe, so text input names the stream clock.)
 private let runs: [[String]] = [
     ["--format", "json", "--stats", "examples/flaky-sync.lua", "examples/summary-hook.lua", "examples/mask-emails.lua"],
@@ -21,6 +21,8 @@ private let runs: [[String]] = [
     ["--format", "html", "examples/app-session.lua", "examples/mask-emails.lua"],
     ["--format", "json", "Fuzz/hold-everything.lua"],
     ["--format", "json", "--trace", "--no-drain", "Fuzz/hold-everything.lua"],
+    ["--format", "json", "Fuzz/screens.lua"],
+    ["--format", "json", "--trace", "--no-drain", "Fuzz/screens.lua", "Fuzz/touch-everything.lua"],
 ]
 
 /// `toastscript diff`: two runs of the same bytes; the fates differ or not, nothing else.
@@ -29,7 +31,7 @@ private let diffRun = ["diff", "examples/app-session.lua", "examples/app-session
 
 /// What must hold for any input: the run ends with 0 or 65, a rule reads what the toast holds,
 /// every output line is a strict JSON
-/// object (json format), every present is followed by exactly one dismiss, a page is whole and
+/// object (json format), every present is followed by exactly one dismiss on its screen, a page is whole and
 /// carries no markup from the input; `diff` ends with 0 or 1 and a summary.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -54,7 +56,9 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         for line in output.bytes.split(separator: 0x0A) {
             let members = checkJSONLine(Array(line) + [0x0A])
             func field(_ name: String) -> String? { members.first { $0.name == name }?.value.stringValue }
-            guard let event = field("event"), let id = field("id") else { preconditionFailure("a record without event or id") }
+            guard let event = field("event"), let toast = field("id") else { preconditionFailure("a record without event or id") }
+            // With screens on, the same id may be shown on two screens at once.
+            let id = (members.first { $0.name == "screen" }.map { "\($0.value) " } ?? "") + toast
             if event == "present" { presented[id, default: 0] += 1 }
             if event == "dismiss" {
                 precondition(presented[id, default: 0] > 0, "\(id) dismissed without a present")
