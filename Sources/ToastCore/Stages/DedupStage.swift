@@ -6,20 +6,9 @@ package final class DedupStage: ToastStage, CalledUnretained {
     package var settings: DedupSettings { shared.configuration.value.settings }
     private var fields: [FieldReference] { shared.configuration.value.fields }
 
-    /// What the stage's instances for every screen share (`forNewScreen`): the settings and
-    /// the fields they name, read for every toast and replaced only by a reload, between
-    /// events; and the buffer each key is built in, used within one step of `process`, which
-    /// calls out to nothing that could reach another instance. Both in unchecked cells
-    /// (`UncheckedCell`).
-    private final class Shared {
-        let configuration: UncheckedCell<(settings: DedupSettings, fields: [FieldReference])>
-        let scratch = UncheckedCell(ByteBuffer(capacity: 64))
-
-        init(settings: DedupSettings, fields: [FieldReference]) {
-            configuration = UncheckedCell((settings, fields))
-        }
-    }
-    private let shared: Shared
+    /// The settings and the fields they name, and the key buffer, which the instances for every
+    /// screen share.
+    private let shared: PerScreenShared<(settings: DedupSettings, fields: [FieldReference])>
     // `cache` is kept in an unchecked cell (`UncheckedCell`): each access is one step of
     // `process` that calls out to nothing that could reach this stage.
     private let cacheCell: UncheckedCell<RecencyCache<PassedToast>>
@@ -44,10 +33,10 @@ package final class DedupStage: ToastStage, CalledUnretained {
     private var lastPass: Microseconds?
 
     package convenience init(settings: DedupSettings) {
-        self.init(sharing: Shared(settings: settings, fields: settings.fields.map(FieldReference.init(name:))))
+        self.init(sharing: PerScreenShared((settings, settings.fields.map(FieldReference.init(name:)))))
     }
 
-    private init(sharing shared: Shared) {
+    private init(sharing shared: PerScreenShared<(settings: DedupSettings, fields: [FieldReference])>) {
         self.shared = shared
         self.cacheCell = UncheckedCell(RecencyCache(capacity: shared.configuration.value.settings.cache))
     }

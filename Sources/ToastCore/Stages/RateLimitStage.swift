@@ -5,20 +5,9 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     package var settings: RateLimitSettings { shared.configuration.value.settings }
     private var key: FieldReference { shared.configuration.value.key }
 
-    /// What the stage's instances for every screen share (`forNewScreen`): the settings and
-    /// the field they group by, read for every toast and replaced only by a reload, between
-    /// events; and the buffer each key is built in, used within one step of `process`, which
-    /// sets a timer (to fire later) and calls out to nothing that could reach another
-    /// instance. Both in unchecked cells (`UncheckedCell`).
-    private final class Shared {
-        let configuration: UncheckedCell<(settings: RateLimitSettings, key: FieldReference)>
-        let scratch = UncheckedCell(ByteBuffer(capacity: 64))
-
-        init(settings: RateLimitSettings) {
-            configuration = UncheckedCell((settings, FieldReference(name: settings.key)))
-        }
-    }
-    private let shared: Shared
+    /// The settings and the field they group by, and the key buffer, which the instances for
+    /// every screen share.
+    private let shared: PerScreenShared<(settings: RateLimitSettings, key: FieldReference)>
     // `groups` is kept in an unchecked cell (`UncheckedCell`): while a group is being changed
     // the stage reads only `scratch` and sets a timer, which fires later.
     private let groupsCell = UncheckedCell(ByteKeyTable<GroupState>())
@@ -49,10 +38,10 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     fileprivate var lastPass: Microseconds?
 
     package convenience init(settings: RateLimitSettings) {
-        self.init(sharing: Shared(settings: settings))
+        self.init(sharing: PerScreenShared((settings, FieldReference(name: settings.key))))
     }
 
-    private init(sharing shared: Shared) {
+    private init(sharing shared: PerScreenShared<(settings: RateLimitSettings, key: FieldReference)>) {
         self.shared = shared
     }
 
