@@ -148,7 +148,9 @@ package final class Host {
         } else {
             let priority = slots[slot].priority
             let position = waiting.lastIndex { slots[$0].priority >= priority }.map { $0 + 1 } ?? 0
-            waiting.insert(slot, at: position)
+            // At the end (the usual place: an empty line, or no lower priority waiting) an
+            // append; `insert(_:at:)` goes through the array's generic `replaceSubrange`.
+            if position == waiting.count { waiting.append(slot) } else { waiting.insert(slot, at: position) }
             if isTraced { traced(toast, .queued, [JSONMember("position", .integer(Int64(position + 1))),
                                           JSONMember("priority", .integer(Int64(priority)))],
                    because: "place \(position + 1) in the waiting line (priority \(priority), then arrival)") }

@@ -185,7 +185,9 @@ extension LuaState {
             }
         }
         if !proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast) { clearRuleValues() }
-        proxy.touched.removeAll(keepingCapacity: true)
+        // One at a time: `removeAll(keepingCapacity:)` goes through the array's generic
+        // `replaceSubrange`, which costs more than the few names a rule touches.
+        while proxy.touched.popLast() != nil {}
         proxy.hasOtherKey = false
         proxy.toast = toast
         if proxy === ruleProxy.value?.proxy { fillRuleView(proxy) }
