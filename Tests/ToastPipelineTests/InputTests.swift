@@ -223,6 +223,36 @@ import Testing
         #expect(StreamTime.format(-500_000) == "-0.5")
         #expect(StreamTime.format(10_000_000) == "10")
     }
+
+    /// The writer goes two digits at a time and cuts the fraction's zeros after writing all
+    /// six; it must say what the plain digit-by-digit decimal says, at every digit boundary.
+    @Test func timesPrintAsThePlainDecimalDoes() {
+        func plain(_ time: Microseconds) -> String {
+            let magnitude = time.magnitude
+            var text = String(magnitude / 1_000_000)
+            var fraction = String(magnitude % 1_000_000)
+            if fraction != "0" {
+                fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
+                while fraction.hasSuffix("0") { fraction.removeLast() }
+                text += "." + fraction
+            }
+            return time < 0 ? "-" + text : text
+        }
+        var generator = SystemRandomNumberGenerator()
+        var times: [Microseconds] = [.min, .max, .max - 1, .min + 1]
+        for power in 0...18 {
+            let base = (0..<power).reduce(Int64(1)) { product, _ in product * 10 }
+            times += [base, base - 1, base + 1, base * 9 / 10, -base, 1 - base]
+        }
+        for fraction in [1, 10, 100, 1_000, 10_000, 100_000, 101, 1_010, 10_100, 100_001, 999_999, 120_000, 120_300] {
+            times += [Int64(fraction), 7_000_000 + Int64(fraction), -Int64(fraction)]
+        }
+        times += (0..<5_000).map { _ in Int64.random(in: -10_000_000_000...10_000_000_000, using: &generator) }
+        times += (0..<1_000).map { _ in Int64.random(in: .min ... .max, using: &generator) }
+        for time in times {
+            #expect(StreamTime.format(time) == plain(time), "time \(time)")
+        }
+    }
 }
 
 /// The decoder's kept `String`s of values that repeat: whatever the table holds, a value
