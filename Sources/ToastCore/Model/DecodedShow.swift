@@ -18,27 +18,25 @@ package struct DecodedShow {
     /// The toast, in storage of its own that holds its text. Consuming: the fields move out of
     /// the batch into the storage (a show makes one toast).
     consuming func makeToast() -> Toast {
-        let (batch, row) = (self.batch, self.row)
-        // Taken from the optional inside the closure, so the fields move into the storage
-        // rather than being copied there.
-        var moving = batch.take(row)
-        guard let ranges = moving.map({ ($0.message.storedRange, $0.subtitle?.storedRange, $0.extra.storedRange,
-                                         $0.extra.isKnownCanonical) }) else {
-            preconditionFailure("a decoded show makes one toast")
-        }
-        return batch.text.withBytes(ranges.0) { message in
-            batch.text.withBytes(ranges.1) { subtitle in
-                batch.text.withBytes(ranges.2) { extra in
-                    Toast(storage: Toast.Storage.make(message: message, subtitle: subtitle, extra: extra) { message, subtitle, extra in
-                        guard var fields = moving.take() else { preconditionFailure("a decoded show makes one toast") }
-                        if let message { fields.message = .stored(message) }
-                        if let subtitle { fields.subtitle = .stored(subtitle) }
-                        if let extra { fields.extra = .text(extra, knownCanonical: ranges.3) }
-                        return fields
-                    })
+        let batch = self.batch
+        let made = batch.take(row) { fields in
+            let ranges = (fields.pointee.message.storedRange, fields.pointee.subtitle?.storedRange,
+                          fields.pointee.extra.storedRange, fields.pointee.extra.isKnownCanonical)
+            return batch.text.withBytes(ranges.0) { message in
+                batch.text.withBytes(ranges.1) { subtitle in
+                    batch.text.withBytes(ranges.2) { extra in
+                        Toast(storage: Toast.Storage.make(message: message, subtitle: subtitle, extra: extra,
+                                                          movingFieldsFrom: fields) { fields, message, subtitle, extra in
+                            if let message { fields.message = .stored(message) }
+                            if let subtitle { fields.subtitle = .stored(subtitle) }
+                            if let extra { fields.extra = .text(extra, knownCanonical: ranges.3) }
+                        })
+                    }
                 }
             }
         }
+        guard let made else { preconditionFailure("a decoded show makes one toast") }
+        return made
     }
 
     /// A show as an event, with its toast made.

@@ -10,14 +10,14 @@
 package final class ShowBatch: @unchecked Sendable {
     /// The messages, subtitles and extra fields of the batch's shows.
     package let text: TextArena
-    /// The fields of each show until its toast is made (nil after). In a cell: each access is
-    /// one append or one take, which calls out to nothing that could reach the rows again.
-    private let rows = UncheckedCell<[Toast.Fields?]>([])
+    /// The fields of each show until its toast is made. In a cell: each access is one append
+    /// or one take, which calls out to nothing that could reach the rows again.
+    private let rows: UncheckedCell<RowStore<Toast.Fields>>
 
     /// `capacity`: bytes of text; `rows`: shows, both as first guesses (each grows as needed).
     package init(capacity: Int = 16_384, rows: Int = 0) {
         text = TextArena(capacity: capacity)
-        self.rows.value.reserveCapacity(rows)
+        self.rows = UncheckedCell(RowStore(capacity: rows))
     }
 
     /// How many shows were kept (taken ones included).
@@ -26,11 +26,11 @@ package final class ShowBatch: @unchecked Sendable {
     /// Keeps `fields` as a new row; returns its number.
     func append(_ fields: consuming Toast.Fields) -> Int {
         rows.value.append(consume fields)
-        return rows.value.count - 1
     }
 
-    /// The fields of `row`, taken out: nil if they were taken before.
-    func take(_ row: Int) -> Toast.Fields? {
-        rows.value[row].take()
+    /// `body` with the fields of `row`, which it moves out (`RowStore.take`); nil if they were
+    /// taken before.
+    func take<Result>(_ row: Int, _ body: (UnsafeMutablePointer<Toast.Fields>) -> Result) -> Result? {
+        rows.value.take(row, body)
     }
 }

@@ -11,16 +11,22 @@
 /// area; bytes are lent out only for the duration of a closure, while the caller holds the
 /// storage.
 @usableFromInline package final class FieldStorage<Fields>: ManagedBuffer<FieldStorageHeader<Fields>, UInt8> {
-    /// Storage holding the fields that `makeFields` returns, given where `message`, `subtitle`
-    /// and `extra` were put in the byte area (nil for a text not given).
+    /// Storage holding the fields moved out of `source` (left uninitialized: the fields are
+    /// moved, not copied, and `RowStore.take` lends nothing else), then changed in place by
+    /// `patch`, given where `message`, `subtitle` and `extra` were put in the byte area (nil
+    /// for a text not given).
     package static func make(message: UnsafeRawBufferPointer?, subtitle: UnsafeRawBufferPointer?, extra: UnsafeRawBufferPointer?,
-                     makeFields: (_ message: TextRange?, _ subtitle: TextRange?, _ extra: TextRange?) -> Fields) -> FieldStorage {
+                             movingFieldsFrom source: UnsafeMutablePointer<Fields>,
+                             patch: (inout Fields, _ message: TextRange?, _ subtitle: TextRange?, _ extra: TextRange?) -> Void) -> FieldStorage {
         let messageRange = message.map { TextRange(start: 0, count: $0.count) }
         let subtitleRange = subtitle.map { TextRange(start: messageRange?.end ?? 0, count: $0.count) }
         let extraRange = extra.map { TextRange(start: subtitleRange?.end ?? messageRange?.end ?? 0, count: $0.count) }
         let total = extraRange?.end ?? subtitleRange?.end ?? messageRange?.end ?? 0
         let storage = create(minimumCapacity: total) { _ in
-            FieldStorageHeader(fields: makeFields(messageRange, subtitleRange, extraRange), textCount: total)
+            FieldStorageHeader(fields: source.move(), textCount: total)
+        }
+        storage.withUnsafeMutablePointerToHeader { header in
+            patch(&header.pointee.fields, messageRange, subtitleRange, extraRange)
         }
         storage.withUnsafeMutablePointerToElements { area in
             func write(_ text: UnsafeRawBufferPointer?, at range: TextRange?) {
