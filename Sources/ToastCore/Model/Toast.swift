@@ -365,33 +365,25 @@ public struct Toast {
     /// `j` and the JSON text for anything else, each after its length in four bytes, so
     /// distinct values never share bytes. The common string fields go in without building a
     /// `JSONValue`.
-    package func appendKey<Key: ByteOutput & ~Copyable>(of field: FieldReference, roles: RoleTable, to key: inout Key) {
-        func appendLength(_ count: Int) {
-            withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { key.append($0) }
-        }
-        func appendText(_ text: ToastText) {
-            withBytes(of: text) { bytes in
-                key.append(UInt8(ascii: "s"))
-                appendLength(bytes.count)
-                key.append(bytes)
-            }
-        }
+    package func appendKey(of field: FieldReference, roles: RoleTable, to key: inout ByteBuffer) {
         switch field {
-        case .field(.message): appendText(storage.fields.message)
-        case .field(.role): appendText(.string(role))
+        case .field(.message): withBytes(of: storage.fields.message) { key.appendKeyPart(UInt8(ascii: "s"), $0) }
+        case .field(.role): key.appendKeyPart(UInt8(ascii: "s"), role)
         case .field(.subtitle):
-            if let subtitle = storage.fields.subtitle { appendText(subtitle) } else { key.append(UInt8(ascii: "-")) }
-        case .field(.source): if let source { appendText(.string(source)) } else { key.append(UInt8(ascii: "-")) }
+            if let subtitle = storage.fields.subtitle {
+                withBytes(of: subtitle) { key.appendKeyPart(UInt8(ascii: "s"), $0) }
+            } else {
+                key.append(UInt8(ascii: "-"))
+            }
+        case .field(.source): if let source { key.appendKeyPart(UInt8(ascii: "s"), source) } else { key.append(UInt8(ascii: "-")) }
         default:
             switch value(of: field, roles: roles) {
             case nil, .null?: key.append(UInt8(ascii: "-"))
-            case .string(let text)?: appendText(.string(text))
+            case .string(let text)?: key.appendKeyPart(UInt8(ascii: "s"), text)
             case let other?:
                 var json: [UInt8] = []
                 JSONText.appendValue(other, to: &json)
-                key.append(UInt8(ascii: "j"))
-                appendLength(json.count)
-                json.withUnsafeBytes { key.append($0) }
+                json.withUnsafeBytes { key.appendKeyPart(UInt8(ascii: "j"), $0) }
             }
         }
     }

@@ -56,6 +56,27 @@
         count += bytes.count
     }
 
+    /// Appends one part of a key (`Toast.appendKey`): `tag`, the length of `bytes` in four
+    /// bytes, most significant first, then the bytes; one check for room instead of one for
+    /// each piece (dedup builds a key of three parts for every toast).
+    @inlinable mutating func appendKeyPart(_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) {
+        let header = 1 + MemoryLayout<UInt32>.size
+        reserve(header + bytes.count)
+        let start = UnsafeMutableRawPointer(base + count)
+        start.storeBytes(of: tag, as: UInt8.self)
+        start.storeBytes(of: UInt32(truncatingIfNeeded: bytes.count).bigEndian, toByteOffset: 1, as: UInt32.self)
+        if let source = bytes.baseAddress, bytes.count > 0 {
+            (start + header).copyMemory(from: source, byteCount: bytes.count)
+        }
+        count += header + bytes.count
+    }
+
+    /// The same for a string's UTF-8 bytes.
+    @inlinable mutating func appendKeyPart(_ tag: UInt8, _ text: String) {
+        var text = text
+        text.withUTF8 { appendKeyPart(tag, UnsafeRawBufferPointer($0)) }
+    }
+
     /// Appends a copy of the bytes written at `range` (a record that repeats a text it wrote
     /// copies it instead of escaping it again).
     @inlinable @_spi(ToastInternals) public mutating func appendCopy(of range: Range<Int>) {
