@@ -516,10 +516,8 @@ public struct Toast {
     func hasEqualMessage(to other: Toast) -> Bool {
         let bytesDecide: Bool? = withMessageBytes { mine in
             other.withMessageBytes { theirs in
-                if mine.count == theirs.count && mine.elementsEqual(theirs) {
-                    return true
-                }
-                return mine.allSatisfy { $0 < 0x80 } && theirs.allSatisfy { $0 < 0x80 } ? false : nil
+                if mine.hasSameBytes(as: theirs) { return true }
+                return mine.isASCII && theirs.isASCII ? false : nil
             }
         }
         return bytesDecide ?? (message == other.message)
