@@ -48,6 +48,19 @@ import Testing
         ])
     }
 
+    /// Messages compare as Swift strings do: the same text composed and decomposed is a
+    /// repeat; ASCII text that differs in one byte, or in length, is not.
+    @Test func aRepeatIsTheSameTextHoweverItIsComposed() {
+        let records = jsonRecords(lines(
+            #"{"message":"Caf\u00e9 ok","at":0}"#,
+            #"{"message":"Cafe\u0301 ok","at":1}"#,
+            #"{"message":"Cafe ok","at":1.2}"#,
+            #"{"message":"Cafe ok!","at":1.4}"#), scripts: [noDedup])
+        let dropped = records.filter { $0.contains("\"event\":\"drop\"") }
+        #expect(dropped == [drop("1", "t2", stage: "host", "repeat")])
+        #expect(records.count == 7)
+    }
+
     @Test func theNewestToastIsTheLastWaitingOneBeforeAnyVisibleOne() {
         // A is visible, B waits: a second A compares with B, so it is no repeat.
         let records = jsonRecords(lines(
