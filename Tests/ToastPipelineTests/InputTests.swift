@@ -210,6 +210,39 @@ import Testing
         #expect(number.double == Double(text))
     }
 
+    /// The plain-time reader takes only what it reads exactly, and then reads what
+    /// `parseNumber` reads, to the same byte; anything else it leaves where it was.
+    @Test func plainTimesReadAsNumbersDo() {
+        var generator = SystemRandomNumberGenerator()
+        var texts = ["0", "-0", "0.5", "-0.5", "1", "10", "0.136", "12.345678", "12.3456789", "01", "-", "", ".5", "1.",
+                     "1e3", "1.5E2", "0.0", "00.1", "999999999999.999999", "9999999999999", "1234567890123.5",
+                     "1,", "2}", "3 ", "4.25,", "-7.000001]", "5x", "0.1234567", "-01", "1.2.3"]
+        let digits = Array("0123456789")
+        for _ in 0..<3_000 {
+            var text = Bool.random(using: &generator) ? "-" : ""
+            text += String((0..<Int.random(in: 0...14, using: &generator)).map { _ in digits.randomElement(using: &generator)! })
+            if Bool.random(using: &generator) {
+                text += "." + String((0..<Int.random(in: 0...8, using: &generator)).map { _ in digits.randomElement(using: &generator)! })
+            }
+            text += [",", "}", " ", "", "e2", "]"].randomElement(using: &generator)!
+            texts.append(text)
+        }
+        for text in texts {
+            var bytes = Array(text.utf8)
+            bytes.withUnsafeMutableBufferPointer { buffer in
+                var plain = JSONScanner(UnsafeBufferPointer(buffer))
+                var general = JSONScanner(UnsafeBufferPointer(buffer))
+                let number = try? general.parseNumber()
+                if let micros = plain.parsePlainTime() {
+                    #expect(micros == number?.microseconds, "\(text)")
+                    #expect(plain.index == general.index, "\(text)")
+                } else {
+                    #expect(plain.index == 0, "\(text)")
+                }
+            }
+        }
+    }
+
     @Test func timesPrintAsTheShortestDecimal() {
         #expect(StreamTime.format(3_000_000) == "3")
         #expect(StreamTime.format(3_500_000) == "3.5")

@@ -129,7 +129,8 @@ private struct CommonShowMembers {
         seen |= bit
         switch field {
         case .at:
-            guard EventFields.isAtNumber(&scanner), let micros = try scanner.parseNumber().microseconds else { return false }
+            guard EventFields.isAtNumber(&scanner),
+                  let micros = try scanner.parsePlainTime() ?? scanner.parseNumber().microseconds else { return false }
             at = micros
         case .type:
             guard let type = scanner.parsePlainString() else { return false }

@@ -315,6 +315,53 @@ import Darwin
 
     // MARK: Numbers
 
+    /// A number of the shape event times nearly always have — an optional `-`, at most 12
+    /// whole digits without a leading zero, at most 6 after a point, no exponent — read
+    /// straight into microseconds (exact: it has no more digits than a microsecond); nil,
+    /// without moving, for any other number or anything else, which `parseNumber` reads. Every
+    /// show's `at` is one; `parseNumber` also works out the number's `Double`, which a time
+    /// does not need (252 instructions a line on the steady workload before).
+    @inlinable @_spi(ToastInternals) public mutating func parsePlainTime() -> Microseconds? {
+        let end = bytes.count
+        var position = index
+        let negative = position < end && bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        guard position < end else { return nil }
+        let wholeStart = position
+        var whole: Int64 = 0
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+        } else {
+            while position < end, case let digit = bytes[position] &- UInt8(ascii: "0"), digit < 10 {
+                whole = whole &* 10 &+ Int64(digit)
+                position += 1
+            }
+        }
+        guard position > wholeStart, position - wholeStart <= 12 else { return nil }
+        var fraction: Int64 = 0
+        var scale: Int64 = 1_000_000
+        if position < end && bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            let fractionStart = position
+            while position < end, case let digit = bytes[position] &- UInt8(ascii: "0"), digit < 10 {
+                guard scale > 1 else { return nil }
+                fraction = fraction &* 10 &+ Int64(digit)
+                scale /= 10
+                position += 1
+            }
+            guard position > fractionStart else { return nil }
+        }
+        // A digit here follows a leading zero; an exponent or a point is for `parseNumber`.
+        if position < end, case let next = bytes[position],
+           next == UInt8(ascii: "e") || next == UInt8(ascii: "E") || next == UInt8(ascii: ".")
+            || (next >= UInt8(ascii: "0") && next <= UInt8(ascii: "9")) {
+            return nil
+        }
+        index = position
+        let micros = whole &* 1_000_000 &+ fraction &* scale
+        return negative ? -micros : micros
+    }
+
     /// Reads a number in RFC 8259's grammar: no `+`, no leading zeros, no bare `.`, no NaN.
     @_spi(ToastInternals) public mutating func parseNumber() throws -> JSONNumber {
         let start = index
