@@ -25,12 +25,14 @@ package struct LineDecoding {
     /// Whether the first non-blank line was seen (only it is looked at for plain text).
     private var sawFirstLine = false
     /// Where the shows decoded since the last `startNewBatch()` go (their text and fields).
-    private var batch = ShowBatch(rows: batchShowLimit)
+    private var batch = ShowBatch(capacity: batchTextStart, rows: batchShowLimit)
     /// A batch whose text is this long, or that holds this many shows, is left to the shows made
     /// from it, and a new one started (decoding inline, the run loop makes each toast at once,
     /// so nothing else ends a batch).
     private static let batchTextLimit = 1 << 20
     private static let batchShowLimit = ReadAhead.batchCapacity
+    private static let batchTextStart = 16_384
+    private static let batchTextStartLimit = 1 << 18
     /// Text lines that were not valid UTF-8 and were kept with U+FFFD in place of their bad
     /// bytes: a count the run reports once, at its end. Shared with the copy a reading thread
     /// decodes with (read only after that thread has ended).
@@ -51,8 +53,12 @@ package struct LineDecoding {
 
     /// Leaves the current show batch to the shows already decoded into it: `ReadAhead` calls
     /// this whenever it hands its lines on, since the other thread reads that batch from then on.
+    /// The new batch's text starts as large as the last one's grew, up to 256 KB (grown while
+    /// filled, it copied its text at each doubling: 49 instructions a line on the steady
+    /// workload).
     package mutating func startNewBatch() {
-        batch = ShowBatch(rows: Self.batchShowLimit)
+        let capacity = min(max(Self.batchTextStart, batch.text.count), Self.batchTextStartLimit)
+        batch = ShowBatch(capacity: capacity, rows: Self.batchShowLimit)
     }
 
     package mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> DecodedLine {
