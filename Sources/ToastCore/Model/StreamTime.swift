@@ -109,7 +109,9 @@ public typealias Microseconds = Int64
         return start
     }
 
-    /// Writes `pair` (below 100) as two digits at `offset` and the byte after it.
+    /// Writes `pair` (below 100) as two digits at `offset` and the byte after it, read from a
+    /// table of the 100 pairs (every caller passes a remainder of a division by 100, so both
+    /// reads lie inside the literal's 200 bytes).
     @inline(__always)
     @inlinable static func writePair(_ pair: UInt64, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) {
         let digits: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
