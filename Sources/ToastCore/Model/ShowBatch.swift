@@ -14,8 +14,11 @@ package final class ShowBatch: @unchecked Sendable {
     /// or one take, which calls out to nothing that could reach the rows again.
     private let rows: UncheckedCell<RowStore<Toast.Fields>>
 
+    /// Bytes of text a batch starts with unless told otherwise.
+    package static let textCapacity = 16_384
+
     /// `capacity`: bytes of text; `rows`: shows, both as first guesses (each grows as needed).
-    package init(capacity: Int = 16_384, rows: Int = 0) {
+    package init(capacity: Int = textCapacity, rows: Int = 0) {
         text = TextArena(capacity: capacity)
         self.rows = UncheckedCell(RowStore(capacity: rows))
     }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 @_spi(ToastInternals) import ToastCore
 
 /// Turns input lines into events: JSON Lines (docs/events.md) or plain text (`--input text`).

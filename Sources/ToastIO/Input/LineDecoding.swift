@@ -25,13 +25,12 @@ package struct LineDecoding {
     /// Whether the first non-blank line was seen (only it is looked at for plain text).
     private var sawFirstLine = false
     /// Where the shows decoded since the last `startNewBatch()` go (their text and fields).
-    private var batch = ShowBatch(capacity: batchTextStart, rows: batchShowLimit)
+    private var batch = ShowBatch(rows: batchShowLimit)
     /// A batch whose text is this long, or that holds this many shows, is left to the shows made
     /// from it, and a new one started (decoding inline, the run loop makes each toast at once,
     /// so nothing else ends a batch).
     private static let batchTextLimit = 1 << 20
     private static let batchShowLimit = ReadAhead.batchCapacity
-    private static let batchTextStart = 16_384
     private static let batchTextStartLimit = 1 << 18
     /// Text lines that were not valid UTF-8 and were kept with U+FFFD in place of their bad
     /// bytes: a count the run reports once, at its end. Shared with the copy a reading thread
@@ -57,7 +56,7 @@ package struct LineDecoding {
     /// filled, it copied its text at each doubling: 49 instructions a line on the steady
     /// workload).
     package mutating func startNewBatch() {
-        let capacity = min(max(Self.batchTextStart, batch.text.count), Self.batchTextStartLimit)
+        let capacity = min(max(ShowBatch.textCapacity, batch.text.count), Self.batchTextStartLimit)
         batch = ShowBatch(capacity: capacity, rows: Self.batchShowLimit)
     }
 
