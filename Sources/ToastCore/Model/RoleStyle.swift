@@ -37,6 +37,12 @@ public enum AnnouncementFormat: Equatable {
 public struct RoleTable {
     private struct Entry {
         let name: String
+        /// The name's length in UTF-8: compared first, so that looking a role up costs one
+        /// comparison of strings, not one for every role before it (two different short
+        /// strings compare in a call to the standard library; two lengths in one instruction).
+        let nameLength: Int
+
+        func isNamed(_ role: String) -> Bool { nameLength == role.utf8.count && name == role }
         var style: RoleStyle {
             didSet { applied = AppliedStyle(style) }
         }
@@ -45,6 +51,7 @@ public struct RoleTable {
 
         init(_ name: String, _ style: RoleStyle) {
             self.name = name
+            nameLength = name.utf8.count
             self.style = style
             applied = AppliedStyle(style)
         }
@@ -62,36 +69,36 @@ public struct RoleTable {
     }
 
     public subscript(role: String) -> RoleStyle? {
-        for entry in entries where entry.name == role { return entry.style }
+        for entry in entries where entry.isNamed(role) { return entry.style }
         return nil
     }
 
     public func contains(_ role: String) -> Bool {
-        entries.contains { $0.name == role }
+        entries.contains { $0.isNamed(role) }
     }
 
     /// A role's priority, without copying its style (the `priority` stage asks for every toast).
     public func priority(of role: String) -> Int? {
-        for entry in entries where entry.name == role { return entry.style.priority }
+        for entry in entries where entry.isNamed(role) { return entry.style.priority }
         return nil
     }
 
     /// What the `style` stage applies for a role; a role it does not know looks like `info`.
     public func appliedStyle(of role: String) -> AppliedStyle {
-        for entry in entries where entry.name == role { return entry.applied }
+        for entry in entries where entry.isNamed(role) { return entry.applied }
         return AppliedStyle(newRoleBase)
     }
 
     /// Runs `body` with a role's style (`info`'s for a role it does not know), without
     /// copying it: the `announce` stage reads two of its fields for every toast.
     public func withStyle<Result>(of role: String, _ body: (RoleStyle) -> Result) -> Result {
-        for index in entries.indices where entries[index].name == role { return body(entries[index].style) }
+        for index in entries.indices where entries[index].isNamed(role) { return body(entries[index].style) }
         return body(newRoleBase)
     }
 
     /// Defines or replaces a role outright.
     public mutating func define(_ role: String, as style: RoleStyle) {
-        if let index = entries.firstIndex(where: { $0.name == role }) {
+        if let index = entries.firstIndex(where: { $0.isNamed(role) }) {
             entries[index].style = style
         } else {
             entries.append(Entry(role, style))
