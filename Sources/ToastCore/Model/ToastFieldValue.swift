@@ -27,8 +27,8 @@ extension Toast {
     /// when there is no timeout.
     package func withValue<Result>(of field: ToastField, _ body: (FieldView) -> Result) -> Result {
         func text(_ string: String?) -> Result {
-            guard var string else { return body(.absent) }
-            return string.withUTF8 { body(.text(UnsafeRawBufferPointer($0))) }
+            guard let string else { return body(.absent) }
+            return string.withUTF8Bytes { body(.text($0)) }
         }
         switch field.storage {
         case .constant(let value): return text(value)

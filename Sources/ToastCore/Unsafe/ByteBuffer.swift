@@ -71,10 +71,9 @@
         count += header + bytes.count
     }
 
-    /// The same for a string's UTF-8 bytes.
+    /// The same for a string's UTF-8 bytes (read where they are: `withUTF8Bytes`).
     @inlinable mutating func appendKeyPart(_ tag: UInt8, _ text: String) {
-        var text = text
-        text.withUTF8 { appendKeyPart(tag, UnsafeRawBufferPointer($0)) }
+        text.withUTF8Bytes { appendKeyPart(tag, $0) }
     }
 
     /// Appends a copy of the bytes written at `range` (a record that repeats a text it wrote

@@ -15,8 +15,7 @@ extension ByteOutput where Self: ~Copyable {
     /// Appends a string's UTF-8 bytes in one copy (a string's UTF-8 view would go byte by byte).
     @inlinable
     @_spi(ToastInternals) public mutating func appendUTF8(_ text: String) {
-        var text = text
-        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        text.withUTF8Bytes { append($0) }
     }
 
     /// Appends a literal's bytes.

@@ -101,8 +101,7 @@ extension LuaState {
 
     /// Whether the value at `index` is a string with exactly the bytes of `text`.
     func stringEquals(at index: Int32, _ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { stringEquals(at: index, UnsafeRawBufferPointer($0)) }
+        text.withUTF8Bytes { stringEquals(at: index, $0) }
     }
 
     /// Whether the value at `index` is a string with exactly `bytes`.

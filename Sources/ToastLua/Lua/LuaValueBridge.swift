@@ -162,8 +162,7 @@ extension LuaState {
     }
 
     func push(_ text: String) {
-        var text = text
-        text.withUTF8 { push(bytes: UnsafeRawBufferPointer($0)) }
+        text.withUTF8Bytes { push(bytes: $0) }
     }
 
     /// Pushes a string with these bytes.

@@ -68,8 +68,8 @@ extension LuaState {
 
     /// A text field held as a `String` (nil: none).
     private func setViewText(_ position: Int32, _ text: String?) {
-        guard var text else { return setViewNil(position) }
-        text.withUTF8 { clua_view_settext(context, position, $0.baseAddress, $0.count) }
+        guard let text else { return setViewNil(position) }
+        text.withUTF8Bytes { clua_view_settext(context, position, $0.baseAddress, $0.count) }
     }
 
     private func setViewNil(_ position: Int32) {
