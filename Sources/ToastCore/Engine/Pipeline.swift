@@ -374,7 +374,7 @@ package final class Pipeline: HostEnvironment {
                 continue
             case .drop(let drop):
                 statisticsCell.value.countPasses(from: start, upTo: index)
-                statisticsCell.value.stages[index].droppedCounts.add(drop.reason.rawValue)
+                statisticsCell.value.stages[index].droppedCounts.add(drop.reason)
                 if screenTable != nil { stampScreen(&toast) }
                 write(.drop(toast, at: now, drop))
                 return
@@ -416,7 +416,7 @@ package final class Pipeline: HostEnvironment {
             statisticsCell.value.stages[rules].passed += 1
             return true
         case .drop(let drop):
-            statisticsCell.value.stages[rules].droppedCounts.add(drop.reason.rawValue)
+            statisticsCell.value.stages[rules].droppedCounts.add(drop.reason)
             if screenTable != nil { stampScreen(&toast) }
             write(.drop(toast, at: now, drop))
             return false
@@ -518,7 +518,7 @@ package final class Pipeline: HostEnvironment {
     /// A held toast ends with a drop record of its stage's `drop`.
     func dropHeld(_ handle: HoldHandle, _ drop: Drop) -> Bool {
         guard let entry = takeHeld(handle.serial) else { return false }
-        statisticsCell.value.stages[entry.stage].droppedCounts.add(drop.reason.rawValue)
+        statisticsCell.value.stages[entry.stage].droppedCounts.add(drop.reason)
         trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
                           details: drop.traceDetails, because: "held for \(StreamTime.format(now - entry.since)) s"),
               aboutToastInHand: false)
@@ -530,7 +530,7 @@ package final class Pipeline: HostEnvironment {
     private func endHeld(_ serial: Int, reason: DropReason, because: String) {
         guard let entry = takeHeld(serial) else { return }
         let drop = Drop(stage: stageNames[entry.stage], reason: reason)
-        statisticsCell.value.stages[entry.stage].droppedCounts.add(reason.rawValue)
+        statisticsCell.value.stages[entry.stage].droppedCounts.add(reason)
         trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
                           details: drop.traceDetails, because: because), aboutToastInHand: false)
         write(.drop(entry.toast, at: now, drop))
@@ -637,8 +637,8 @@ package final class Pipeline: HostEnvironment {
             statisticsCell.value.stages[hostIndex].presented += 1
         case .dismiss(_, _, let reason, _):
             statisticsCell.value.stages[hostIndex].dismissedCounts.add(reason)
-        case .drop(_, _, let drop) where drop.stage == "host":
-            statisticsCell.value.stages[hostIndex].droppedCounts.add(drop.reason.rawValue)
+        case .drop(_, _, let drop) where drop.stageLabel == .word(.host):
+            statisticsCell.value.stages[hostIndex].droppedCounts.add(drop.reason)
         case .drop:
             break
         }

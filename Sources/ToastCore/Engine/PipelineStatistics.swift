@@ -29,18 +29,19 @@ public struct PipelineStatistics: Equatable, Sendable {
     /// Counts by reason, in a short list: a stage has few reasons, and comparing a few small
     /// strings costs less than hashing one for every record.
     struct ReasonCounts: Equatable, Sendable {
-        private var counts: [(reason: String, count: Int)] = []
+        /// By the reason's label: a built-in reason compares as a number.
+        private var counts: [(reason: DropLabel, count: Int)] = []
 
-        mutating func add(_ reason: String) {
-            for index in counts.indices where counts[index].reason == reason {
+        mutating func add(_ reason: DropReason) {
+            for index in counts.indices where counts[index].reason == reason.label {
                 counts[index].count += 1
                 return
             }
-            counts.append((reason, 1))
+            counts.append((reason.label, 1))
         }
 
         var byReason: [String: Int] {
-            Dictionary(counts.map { ($0.reason, $0.count) }, uniquingKeysWith: +)
+            Dictionary(counts.map { ($0.reason.text, $0.count) }, uniquingKeysWith: +)
         }
 
         static func == (left: ReasonCounts, right: ReasonCounts) -> Bool {

@@ -254,7 +254,7 @@ package final class Host {
 
     /// Drops the toast in `slot`, which is in no line any more.
     private func drop(_ slot: Int, reason: DropReason) {
-        environment.write(.drop(slots.remove(slot), at: now, Drop(stage: "host", reason: reason)))
+        environment.write(.drop(slots.remove(slot), at: now, Drop(stage: .host, reason: reason)))
     }
 
     private func endVisible(reason: DismissReason, by replacement: String? = nil) {

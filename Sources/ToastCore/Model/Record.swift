@@ -43,38 +43,54 @@ package enum DismissReason: String, Sendable, CaseIterable {
 /// Why a toast never reached the screen. Built-in stages use the constants; a plugin stage
 /// may name its own reason.
 public struct DropReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
-    public var rawValue: String
+    /// The reason, a built-in one as its word (`DropLabel`: a drop is copied for most toasts
+    /// of a flood, and a word copies no string).
+    package var label: DropLabel
+
+    public var rawValue: String {
+        get { label.text }
+        set { label = DropLabel(newValue) }
+    }
 
     public init(rawValue: String) {
-        self.rawValue = rawValue
+        label = DropLabel(rawValue)
     }
 
     public init(_ rawValue: String) {
-        self.rawValue = rawValue
+        label = DropLabel(rawValue)
     }
 
     /// A plugin's own reason, written as a word: `reason: "capped"`.
     public init(stringLiteral rawValue: String) {
-        self.rawValue = rawValue
+        label = DropLabel(rawValue)
+    }
+
+    package init(_ word: DropLabel.Word) {
+        label = .word(word)
     }
 
     public var description: String { rawValue }
 
-    public static let rule = DropReason("rule")
-    public static let duplicate = DropReason("duplicate")
-    public static let rateLimited = DropReason("rate_limited")
-    public static let `repeat` = DropReason("repeat")
-    public static let evicted = DropReason("evicted")
-    public static let cancelled = DropReason("cancelled")
-    public static let hostRemoved = DropReason("host_removed")
-    public static let debounced = DropReason("debounced")
-    public static let digested = DropReason("digested")
+    public static let rule = DropReason(.rule)
+    public static let duplicate = DropReason(.duplicate)
+    public static let rateLimited = DropReason(.rateLimited)
+    public static let `repeat` = DropReason(.repeat)
+    public static let evicted = DropReason(.evicted)
+    public static let cancelled = DropReason(.cancelled)
+    public static let hostRemoved = DropReason(.hostRemoved)
+    public static let debounced = DropReason(.debounced)
+    public static let digested = DropReason(.digested)
 }
 
 /// A stage's decision to drop a toast, with what the `drop` record says about it.
 public struct Drop: Equatable, Sendable {
     /// The `stage` field: `rule`, `dedup`, `rate_limit`, `host`, or a plugin's name.
-    public var stage: String
+    public var stage: String {
+        get { stageLabel.text }
+        set { stageLabel = DropLabel(newValue) }
+    }
+    /// `stage`, a built-in one as its word (see `DropLabel`).
+    package var stageLabel: DropLabel
     public var reason: DropReason
     /// The earlier toast this one duplicates.
     public var of: String? {
@@ -104,7 +120,17 @@ public struct Drop: Equatable, Sendable {
 
     public init(stage: String, reason: DropReason, of: String? = nil, by: String? = nil, into: String? = nil,
                 rule: String? = nil, note: String? = nil) {
-        self.stage = stage
+        self.init(stage: DropLabel(stage), reason: reason, of: of, by: by, into: into, rule: rule, note: note)
+    }
+
+    /// A drop by a built-in stage, named by its word.
+    package init(stage: DropLabel.Word, reason: DropReason, of: String? = nil, by: String? = nil, into: String? = nil,
+                 rule: String? = nil, note: String? = nil) {
+        self.init(stage: .word(stage), reason: reason, of: of, by: by, into: into, rule: rule, note: note)
+    }
+
+    private init(stage: DropLabel, reason: DropReason, of: String?, by: String?, into: String?, rule: String?, note: String?) {
+        stageLabel = stage
         self.reason = reason
         self.link = of.map(Link.of) ?? by.map(Link.by) ?? into.map(Link.into)
         self.rule = rule

@@ -67,7 +67,7 @@ package final class DedupStage: ToastStage, CalledUnretained {
         let earlier = cache.value(at: slot)
         if settings.window == 0 || now - earlier.time < settings.window {
             context.explain(self.explanation(of: toast, earlier: earlier, context: context))
-            return .drop(Drop(stage: "dedup", reason: .duplicate, of: earlier.id))
+            return .drop(Drop(stage: .dedup, reason: .duplicate, of: earlier.id))
         }
         cache.update(at: slot, passed)
         lastPass = now

@@ -85,7 +85,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
         // The group's key is still in `scratch`.
         context.explain("\(state.passes.count) toasts with this \(settings.key) (\(scratch.withBytes(Toast.groupLabel(ofKey:)) ?? "none")) "
                         + "passed within \(StreamTime.format(settings.window)) s; the limit is \(settings.limit)")
-        return .drop(Drop(stage: "rate_limit", reason: .rateLimited))
+        return .drop(Drop(stage: .rateLimit, reason: .rateLimited))
     }
 
     package func timerFired(token: Int, context: StageContext) {

@@ -88,11 +88,11 @@ package final class RulesStage: ToastStage, CalledUnretained {
             switch step {
             case .rule(let rule):
                 if case .drop(let note) = rule.apply(to: &toast, context: context) {
-                    return .drop(Drop(stage: "rule", reason: .rule, rule: rule.name, note: note))
+                    return .drop(Drop(stage: .rule, reason: .rule, rule: rule.name, note: note))
                 }
             case .group(let group):
                 if let drop = group.apply(to: &toast, context: context) {
-                    return .drop(Drop(stage: "rule", reason: .rule, rule: drop.rule, note: drop.note))
+                    return .drop(Drop(stage: .rule, reason: .rule, rule: drop.rule, note: drop.note))
                 }
             }
         }
@@ -105,7 +105,7 @@ package final class RulesStage: ToastStage, CalledUnretained {
             let before = toast
             switch rule.apply(to: &toast, context: context) {
             case .drop(let note):
-                let drop = Drop(stage: "rule", reason: .rule, rule: rule.name, note: note)
+                let drop = Drop(stage: .rule, reason: .rule, rule: rule.name, note: note)
                 context.trace(toast, verdict: .drop, rule: rule.name, details: drop.traceDetails)
                 return .drop(drop)
             case .failed(let message):

@@ -85,7 +85,7 @@ package struct JSONRecordEncoder: RecordEncoder {
             StreamTime.append(at, to: &out)
             screen(of: toast, &out)
             field(#","id":""#, toast.id, &out)
-            if let member = Self.stageMember(drop.stage) {
+            if let member = Self.stageMember(drop.stageLabel) {
                 out.appendLiteral(member)
             } else {
                 field(#","stage":""#, drop.stage, &out)
@@ -201,30 +201,30 @@ package struct JSONRecordEncoder: RecordEncoder {
 
     /// A built-in stage's name as a drop's `stage`, written whole (a plugin's is escaped).
     /// Most records of a flood are drops by the host or dedup: looked for first.
-    private static func stageMember(_ stage: String) -> StaticString? {
+    private static func stageMember(_ stage: DropLabel) -> StaticString? {
         switch stage {
-        case "host": #","stage":"host""#
-        case "dedup": #","stage":"dedup""#
-        case "rule": #","stage":"rule""#
-        case "rate_limit": #","stage":"rate_limit""#
-        case "debounce": #","stage":"debounce""#
-        case "digest": #","stage":"digest""#
+        case .word(.host): #","stage":"host""#
+        case .word(.dedup): #","stage":"dedup""#
+        case .word(.rule): #","stage":"rule""#
+        case .word(.rateLimit): #","stage":"rate_limit""#
+        case .word(.debounce): #","stage":"debounce""#
+        case .word(.digest): #","stage":"digest""#
         default: nil
         }
     }
 
     /// A built-in drop reason, written whole (a plugin's own is escaped).
     private static func reasonMember(_ reason: DropReason) -> StaticString? {
-        switch reason.rawValue {
-        case "evicted": #","reason":"evicted""#
-        case "duplicate": #","reason":"duplicate""#
-        case "repeat": #","reason":"repeat""#
-        case "rule": #","reason":"rule""#
-        case "rate_limited": #","reason":"rate_limited""#
-        case "cancelled": #","reason":"cancelled""#
-        case "host_removed": #","reason":"host_removed""#
-        case "debounced": #","reason":"debounced""#
-        case "digested": #","reason":"digested""#
+        switch reason.label {
+        case .word(.evicted): #","reason":"evicted""#
+        case .word(.duplicate): #","reason":"duplicate""#
+        case .word(.repeat): #","reason":"repeat""#
+        case .word(.rule): #","reason":"rule""#
+        case .word(.rateLimited): #","reason":"rate_limited""#
+        case .word(.cancelled): #","reason":"cancelled""#
+        case .word(.hostRemoved): #","reason":"host_removed""#
+        case .word(.debounced): #","reason":"debounced""#
+        case .word(.digested): #","reason":"digested""#
         default: nil
         }
     }
