@@ -4,8 +4,9 @@
 /// that does not know the keys cannot make its keys collide, and a key costs about a third of
 /// what `Hasher` (SipHash-1-3) costs for it.
 ///
-/// Unsafe only in reading: words are loaded unaligned from the borrowed bytes, and the last,
-/// partial word is copied into a zeroed one, so nothing past `bytes.count` is read.
+/// Unsafe only in reading: words are loaded unaligned from the borrowed bytes, the last partial
+/// one as the last eight bytes (overlapping the word before; the length is mixed in first) or,
+/// in a key shorter than a word, byte by byte, so nothing past `bytes.count` is read.
 enum SeededByteHash {
     private static let keys: (UInt64, UInt64, UInt64) = {
         func draw(_ salt: Int) -> UInt64 {
@@ -29,8 +30,10 @@ enum SeededByteHash {
             }
             if offset < count {
                 var last: UInt64 = 0
-                withUnsafeMutableBytes(of: &last) { word in
-                    word.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<count]))
+                if count >= 8 {
+                    last = base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                } else {
+                    for index in 0..<count { last |= UInt64(base.load(fromByteOffset: index, as: UInt8.self)) << (8 * index) }
                 }
                 state = fold(state ^ last, multiplier)
             }
