@@ -94,29 +94,66 @@ public struct Drop: Equatable, Sendable {
     public var reason: DropReason
     /// The earlier toast this one duplicates.
     public var of: String? {
-        get { if case .of(let id)? = link { id } else { nil } }
-        set { link = newValue.map(Link.of) }
+        get { if case .of(let id)? = details?.link { id } else { nil } }
+        set { changeDetails { $0.link = newValue.map(Link.of) } }
     }
     /// The later toast that took this one's place (`debounced`).
     public var by: String? {
-        get { if case .by(let id)? = link { id } else { nil } }
-        set { link = newValue.map(Link.by) }
+        get { if case .by(let id)? = details?.link { id } else { nil } }
+        set { changeDetails { $0.link = newValue.map(Link.by) } }
     }
     /// The toast this one went into (`digested`: the digest's id).
     public var into: String? {
-        get { if case .into(let id)? = link { id } else { nil } }
-        set { link = newValue.map(Link.into) }
+        get { if case .into(let id)? = details?.link { id } else { nil } }
+        set { changeDetails { $0.link = newValue.map(Link.into) } }
     }
-    /// The one other toast a drop names, if any: kept as one field, so a drop (written for
-    /// most toasts of a flood) stays as small as it was before `by` and `into`.
-    private var link: Link?
+    /// The name of the rule that dropped it.
+    public var rule: String? {
+        get { details?.rule }
+        set { changeDetails { $0.rule = newValue } }
+    }
+    /// Free text, e.g. a rule's "why".
+    public var note: String? {
+        get { details?.note }
+        set { changeDetails { $0.note = newValue } }
+    }
+
+    /// The other toast a drop names, the rule and the note, when it has any: one reference,
+    /// nil for most drops (the host's and the rate limit's, most toasts of a flood), so that
+    /// copying a drop copies no string.
+    private var details: Details?
+
+    private final class Details: Equatable, Sendable {
+        let link: Link?
+        let rule: String?
+        let note: String?
+
+        init(link: Link?, rule: String?, note: String?) {
+            self.link = link
+            self.rule = rule
+            self.note = note
+        }
+
+        static func == (left: Details, right: Details) -> Bool {
+            left.link == right.link && left.rule == right.rule && left.note == right.note
+        }
+    }
+
+    /// The one other toast a drop names, if any (a drop names at most one).
     private enum Link: Equatable, Sendable {
         case of(String), by(String), into(String)
     }
-    /// The name of the rule that dropped it.
-    public var rule: String?
-    /// Free text, e.g. a rule's "why".
-    public var note: String?
+
+    /// The details as they are, changed by `change`; none when nothing is left.
+    private mutating func changeDetails(_ change: (inout (link: Link?, rule: String?, note: String?)) -> Void) {
+        var values = (link: details?.link, rule: details?.rule, note: details?.note)
+        change(&values)
+        details = Self.details(link: values.link, rule: values.rule, note: values.note)
+    }
+
+    private static func details(link: Link?, rule: String?, note: String?) -> Details? {
+        link == nil && rule == nil && note == nil ? nil : Details(link: link, rule: rule, note: note)
+    }
 
     public init(stage: String, reason: DropReason, of: String? = nil, by: String? = nil, into: String? = nil,
                 rule: String? = nil, note: String? = nil) {
@@ -132,8 +169,6 @@ public struct Drop: Equatable, Sendable {
     private init(stage: DropLabel, reason: DropReason, of: String?, by: String?, into: String?, rule: String?, note: String?) {
         stageLabel = stage
         self.reason = reason
-        self.link = of.map(Link.of) ?? by.map(Link.by) ?? into.map(Link.into)
-        self.rule = rule
-        self.note = note
+        details = Self.details(link: of.map(Link.of) ?? by.map(Link.by) ?? into.map(Link.into), rule: rule, note: note)
     }
 }
