@@ -512,12 +512,14 @@ public struct Toast {
     }
 
     /// Whether the two messages are equal as Swift strings are (canonically equivalent), found
-    /// from the bytes without making strings when they are the same bytes or plain ASCII.
+    /// from the bytes without making strings when they are the same bytes, or different texts
+    /// that are each their own normal form (plain ASCII, most Latin, CJK and emoji text).
     func hasEqualMessage(to other: Toast) -> Bool {
         let bytesDecide: Bool? = withMessageBytes { mine in
             other.withMessageBytes { theirs in
                 if mine.hasSameBytes(as: theirs) { return true }
-                return mine.isASCII && theirs.isASCII ? false : nil
+                if mine.isASCII && theirs.isASCII { return false }
+                return mine.isOwnNormalForm && theirs.isOwnNormalForm ? false : nil
             }
         }
         return bytesDecide ?? (message == other.message)
