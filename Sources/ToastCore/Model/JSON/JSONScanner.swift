@@ -166,6 +166,7 @@ import Darwin
     /// (most do), so a caller can match it against names it knows without a `String`.
     /// The bytes of the string value at the current place when it holds no escape (valid
     /// UTF-8, as the line was checked), moving past it; nil, without moving, for anything else.
+    @inlinable
     @_spi(ToastInternals) public mutating func parsePlainString() -> UnsafeBufferPointer<UInt8>? {
         skipWhitespace()
         guard current == UInt8(ascii: "\"") else { return nil }
@@ -219,13 +220,15 @@ import Darwin
 
     /// The bytes of the string at the current `"` when it holds no escape and no control
     /// character (then the scanner moves past it); nil, not moving, otherwise.
-    @usableFromInline
+    /// (Inlined where the decoder reads every member name and string; the view is made from
+    /// the base address, not by slicing, which checks its bounds again.)
+    @inlinable
     mutating func scanPlainString() -> UnsafeBufferPointer<UInt8>? {
         let start = index + 1
         let end = UnsafeRawBufferPointer(bytes).firstJSONSpecialByte(from: start)
-        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\""), let base = bytes.baseAddress else { return nil }
         index = end + 1
-        return UnsafeBufferPointer(rebasing: bytes[start..<end])
+        return UnsafeBufferPointer(start: base + start, count: end - start)
     }
 
     /// Reads a string at the current `"`.
