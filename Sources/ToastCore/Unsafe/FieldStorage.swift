@@ -47,11 +47,12 @@
         return unsafeDowncast(storage, to: FieldStorage.self)
     }
 
-    /// A copy with the same fields and bytes (copy on write).
+    /// A copy with the same fields and bytes (copy on write). The header is copied once,
+    /// straight from this storage into the new one (through a local it was copied twice, and
+    /// the local destroyed again: every field's references counted three more times).
     func copy() -> FieldStorage {
-        let header = withUnsafeMutablePointerToHeader { $0.pointee }
-        let count = header.textCount
-        let storage = FieldStorage.create(minimumCapacity: count) { _ in header }
+        let count = withUnsafeMutablePointerToHeader { $0.pointee.textCount }
+        let storage = FieldStorage.create(minimumCapacity: count) { _ in withUnsafeMutablePointerToHeader { $0.pointee } }
         withUnsafeMutablePointerToElements { source in
             storage.withUnsafeMutablePointerToElements { target in target.update(from: source, count: count) }
         }
