@@ -5,26 +5,59 @@
 /// same `String` back for a comparison of its bytes instead of a new one (made and checked
 /// for valid UTF-8 again for every line).
 ///
-/// A small table with one `String` a slot, found by the value's length and a few of its bytes;
-/// a value that finds its slot holding another one takes it over. Work and memory stay bounded
-/// whatever the input: a line of values that never repeat costs a comparison more a value.
+/// A small table with one `String` a slot, found by the value's length and bytes; a value that
+/// finds its slot holding another one takes it over. A slot keeps its value's bytes as two
+/// words (values of at most 16 bytes, nearly all of them), so that finding one is a few
+/// comparisons of integers, not a look at the string's bytes and a `memcmp` call. Work and
+/// memory stay bounded whatever the input: a line of values that never repeat costs a
+/// comparison more a value.
 struct StringInterner {
-    private var slots = [String?](repeating: nil, count: 64)
+    private struct Slot {
+        /// The value's bytes as `words(of:)` gives them; `count` is -1 in an empty slot.
+        var words: (UInt64, UInt64) = (0, 0)
+        var count = -1
+        var string = ""
+    }
+
+    private var slots = [Slot](repeating: Slot(), count: 64)
     /// Longer values are made as they come (they rarely repeat, and take longer to compare).
-    static let longestKept = 32
+    static let longestKept = 2 * MemoryLayout<UInt64>.size
 
     /// The `String` of the UTF-8 `bytes` (valid, as the whole line was checked).
     mutating func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let count = bytes.count
-        guard count > 0, count <= Self.longestKept else { return String(decoding: bytes, as: UTF8.self) }
-        let mix = count &* 31 &+ Int(bytes[0]) &* 7 &+ Int(bytes[count - 1]) &* 3 &+ Int(bytes[count / 2])
-        let slot = mix & (slots.count - 1)
-        if let kept = slots[slot], kept.utf8.count == count,
-           kept.withUTF8Bytes({ $0.hasSameBytes(as: UnsafeRawBufferPointer(bytes)) }) {
-            return kept
+        guard count > 0, count <= Self.longestKept, let base = bytes.baseAddress else {
+            return String(decoding: bytes, as: UTF8.self)
         }
-        let made = String(decoding: bytes, as: UTF8.self)
-        slots[slot] = made
-        return made
+        let words = Self.words(of: UnsafeRawPointer(base), count: count)
+        let mix = (words.0 ^ words.1 &* 0x9E37_79B9_7F4A_7C15) &* 0xBF58_476D_1CE4_E5B9 ^ UInt64(count)
+        let slot = Int(truncatingIfNeeded: mix >> 58) & (slots.count - 1)
+        return slots.withUnsafeMutableBufferPointer { slots in
+            if slots[slot].count == count && slots[slot].words == words { return slots[slot].string }
+            let made = String(decoding: bytes, as: UTF8.self)
+            slots[slot] = Slot(words: words, count: count, string: made)
+            return made
+        }
+    }
+
+    /// The `count` (1 to 16) bytes at `base` as two words: for 8 or more, the first eight and
+    /// the last eight (overlapping below 16; with the count they give every byte); for fewer,
+    /// the bytes in the first word and zeros. Reads only the `count` bytes.
+    private static func words(of base: UnsafeRawPointer, count: Int) -> (UInt64, UInt64) {
+        if count >= 8 {
+            return (base.loadUnaligned(as: UInt64.self), base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+        }
+        var word: UInt64 = 0
+        var at = 0
+        if count & 4 != 0 {
+            word = UInt64(base.loadUnaligned(as: UInt32.self))
+            at = 4
+        }
+        if count & 2 != 0 {
+            word |= UInt64(base.loadUnaligned(fromByteOffset: at, as: UInt16.self)) << (8 * at)
+            at += 2
+        }
+        if count & 1 != 0 { word |= UInt64(base.load(fromByteOffset: at, as: UInt8.self)) << (8 * at) }
+        return (word, 0)
     }
 }
