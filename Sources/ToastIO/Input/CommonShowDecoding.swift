@@ -170,9 +170,18 @@ private struct CommonShowMembers {
         return true
     }
 
-    /// The string at the scanner; nil for any other value (not moving).
+    /// The string at the scanner; nil for any other value (not moving). (Inlined: the plain
+    /// string, nearly every one, is then a few instructions where it is read; the rest is a
+    /// call of its own.)
+    @inline(__always)
     private static func text(_ scanner: inout JSONScanner) throws -> LineText? {
         if let bytes = scanner.parsePlainString() { return .bytes(bytes) }
+        return try escapedText(&scanner)
+    }
+
+    /// A string with escapes (made into a `String`), or nil for any other value (not moving).
+    @inline(never)
+    private static func escapedText(_ scanner: inout JSONScanner) throws -> LineText? {
         guard scanner.current == UInt8(ascii: "\""), case .string(let string) = try scanner.parseValue(depth: 1) else { return nil }
         return .string(string)
     }
