@@ -8,9 +8,13 @@ extension Toast {
             buffer.appendUTF8(key)
         } else {
             buffer.append(UInt8(ascii: "F"))
-            for field in fields {
-                buffer.append(UInt8(ascii: "|"))
-                appendKey(of: field, roles: roles, to: &buffer)
+            // Each field read where it is: a `for` over the array copied each one out (and
+            // destroyed the copy), an extra field's name included.
+            fields.withUnsafeBufferPointer { fields in
+                for index in fields.indices {
+                    buffer.append(UInt8(ascii: "|"))
+                    appendKey(of: fields[index], roles: roles, to: &buffer)
+                }
             }
         }
     }
