@@ -379,3 +379,68 @@ import Testing
         #expect(batch.popFirst()?.number == 9)
     }
 }
+
+/// Strings with escapes are decoded into a buffer as long as the rest of their line: every
+/// text comes back byte for byte however it is escaped, a string that ends its line included,
+/// and broken escapes are errors, never a crash.
+@Suite struct JSONEscapedStringTests {
+    /// `text` as JSON, each scalar written plainly or escaped (short forms, `\uXXXX`, a
+    /// surrogate pair beyond the BMP) as `random` picks.
+    private static func escaped(_ text: String, using random: inout InvariantTests.SeededGenerator) -> String {
+        var json = "\""
+        for scalar in text.unicodeScalars {
+            let short: [Unicode.Scalar: String] = ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r",
+                                                   "\u{08}": "\\b", "\u{0C}": "\\f", "/": "\\/"]
+            let mustEscape = scalar.value < 0x20 || scalar == "\"" || scalar == "\\"
+            if !mustEscape && Bool.random(using: &random) {
+                json.unicodeScalars.append(scalar)
+            } else if let form = short[scalar], Bool.random(using: &random) {
+                json += form
+            } else if scalar.value > 0xFFFF {
+                let value = scalar.value - 0x10000
+                json += String(format: "\\u%04x\\u%04X", 0xD800 + (value >> 10), 0xDC00 + (value & 0x3FF))
+            } else {
+                json += String(format: "\\u%04x", scalar.value)
+            }
+        }
+        return json + "\""
+    }
+
+    private static func parse(_ json: String) throws -> JSONValue {
+        try Array(json.utf8).withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(buffer)
+            return try scanner.parseValue(depth: 0)
+        }
+    }
+
+    @Test func everyTextComesBackWhereverItEndsAndHoweverItIsEscaped() throws {
+        var random = InvariantTests.SeededGenerator(state: 19)
+        let pool: [Unicode.Scalar] = ["a", "Z", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{E9}", "\u{301}",
+                                      "\u{4FDD}", "\u{FFFF}", "\u{1F50B}", "\u{10FFFF}"]
+        for round in 0..<3_000 {
+            let length = round % 100 == 0 ? Int.random(in: 500...3_000, using: &random) : Int.random(in: 0...12, using: &random)
+            var text = ""
+            for _ in 0..<length { text.unicodeScalars.append(pool[Int.random(in: 0..<pool.count, using: &random)]) }
+            let json = Self.escaped(text, using: &random)
+            // Alone on its line (the buffer is then exactly as long as the string's rest), and
+            // as a member with more after it.
+            for line in [json, "{\"m\":" + json + ",\"n\":1}"] {
+                let value = try Self.parse(line)
+                let decoded: String?
+                switch value {
+                case .string(let string): decoded = string
+                case .object(let members): if case .string(let string)? = members.first?.value { decoded = string } else { decoded = nil }
+                default: decoded = nil
+                }
+                #expect(decoded.map { Array($0.utf8) } == Array(text.utf8), "\(line)")
+            }
+        }
+    }
+
+    @Test func brokenEscapesAreErrors() {
+        for json in [#""abc\"#, #""\"#, #""\u12"#, #""\u12g4""#, #""\ud800""#, #""\ud800\u0041""#, #""\udc00""#,
+                     #""\x""#, #""a\n"#, "\"a\\n\u{01}\""] {
+            #expect(throws: JSONSyntaxError.self, "\(json)") { try Self.parse(json) }
+        }
+    }
+}

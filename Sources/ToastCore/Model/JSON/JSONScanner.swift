@@ -231,48 +231,29 @@ import Darwin
         return UnsafeBufferPointer(start: base + start, count: end - start)
     }
 
-    /// Reads a string at the current `"`.
+    /// Reads a string at the current `"` (one with escapes is decoded by
+    /// `decodeEscapedString`, in Unsafe/).
     @usableFromInline mutating func parseString() throws -> String {
         if let raw = scanPlainString() { return String(decoding: raw, as: UTF8.self) }
         index += 1  // opening quote
-        var decoded: [UInt8] = []
-        while index < bytes.count {
-            // The run up to the next quote, backslash or control character, copied whole.
-            let special = UnsafeRawBufferPointer(bytes).firstJSONSpecialByte(from: index)
-            decoded.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<special]))
-            index = special
-            guard index < bytes.count else { break }
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                return String(decoding: decoded, as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                index += 1
-                try parseEscape(into: &decoded)
-            default:
-                throw controlCharacter(byte)
-            }
-        }
-        throw JSONSyntaxError(message: "invalid JSON: unterminated string")
+        return try decodeEscapedString()
     }
 
-    private func controlCharacter(_ byte: UInt8) -> JSONSyntaxError {
+    func controlCharacter(_ byte: UInt8) -> JSONSyntaxError {
         JSONSyntaxError(message: "invalid JSON at column \(index + 1): control character 0x\(String(byte, radix: 16)) in a string")
     }
 
-    private mutating func parseEscape(into out: inout [UInt8]) throws {
+    /// The scalar an escape stands for, the scanner after the backslash; moves past it.
+    mutating func parseEscape() throws -> Unicode.Scalar {
         guard let byte = current else { throw JSONSyntaxError(message: "invalid JSON: unterminated string") }
         index += 1
         switch byte {
-        case UInt8(ascii: "\""): out.append(0x22)
-        case UInt8(ascii: "\\"): out.append(0x5C)
-        case UInt8(ascii: "/"): out.append(0x2F)
-        case UInt8(ascii: "b"): out.append(0x08)
-        case UInt8(ascii: "f"): out.append(0x0C)
-        case UInt8(ascii: "n"): out.append(0x0A)
-        case UInt8(ascii: "r"): out.append(0x0D)
-        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return Unicode.Scalar(byte)
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
         case UInt8(ascii: "u"):
             var scalar = try parseHex4()
             if (0xD800...0xDBFF).contains(scalar) {
@@ -291,7 +272,7 @@ import Darwin
             guard let unicode = Unicode.Scalar(scalar) else {
                 throw JSONSyntaxError(message: "invalid JSON: bad \\u escape")
             }
-            out.append(contentsOf: UTF8.encode(unicode)!)
+            return unicode
         default:
             index -= 2
             throw JSONSyntaxError(message: "invalid JSON at column \(index + 1): unknown escape '\\\(Character(Unicode.Scalar(byte)))'")
