@@ -26,8 +26,8 @@ public struct PipelineStatistics: Equatable, Sendable {
         }
     }
 
-    /// Counts by reason, in a short list: a stage has few reasons, and comparing a few small
-    /// strings costs less than hashing one for every record.
+    /// Counts by reason, in a short list: a stage has few reasons, and comparing a few labels
+    /// (a built-in reason's is a number) costs less than hashing one for every record.
     struct ReasonCounts: Equatable, Sendable {
         /// By the reason's label: a built-in reason compares as a number.
         private var counts: [(reason: DropLabel, count: Int)] = []
