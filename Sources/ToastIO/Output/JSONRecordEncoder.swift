@@ -200,7 +200,7 @@ package struct JSONRecordEncoder: RecordEncoder {
     }
 
     /// A built-in stage's name as a drop's `stage`, written whole (a plugin's is escaped).
-    /// Most records of a flood are drops by the host or dedup: looked for first.
+    /// (The same shape as `reasonMember`, over the other words: each member is one literal.)
     private static func stageMember(_ stage: DropLabel) -> StaticString? {
         switch stage {
         case .word(.host): #","stage":"host""#
