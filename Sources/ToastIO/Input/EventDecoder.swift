@@ -28,8 +28,15 @@ package struct EventDecoder {
     /// short list, not a set: a stream has few extra names, and hashing one on every line cost
     /// more than comparing a few small strings.
     var namesChecked: [String] = []
-    /// The text of the line's extra fields as one JSON object, for the toast to keep (reused).
-    var extraText: [UInt8] = []
+    /// The text of the line's extra fields as one JSON object, for the toast to keep: a buffer
+    /// reused from line to line (an array's `removeAll` and `append` went through generic
+    /// code, about 170 instructions a line). A decoder's copies share it, which is harmless:
+    /// it is filled and read within one decode.
+    let extraText = ExtraTextBuffer()
+
+    final class ExtraTextBuffer {
+        let bytes = UncheckedCell(ByteBuffer(capacity: 512))
+    }
     /// The values that repeat from line to line, made into `String`s once.
     var interner = StringInterner()
     static let maximumNamesChecked = 32
@@ -94,9 +101,9 @@ package struct EventDecoder {
                 try Self.expectEnd(&scanner)
                 return .failure(InputRejection(line: number, reason: "not a JSON object"))
             }
-            extraText.removeAll(keepingCapacity: true)
+            extraText.bytes.value.removeAll()
             lineScreenValue = nil
-            fields = try EventFields.read(from: &scanner, extraText: &extraText, interner: &interner, namesChecked: namesChecked,
+            fields = try EventFields.read(from: &scanner, extraText: &extraText.bytes.value, interner: &interner, namesChecked: namesChecked,
                                           screenField: screenField, screenValue: &lineScreenValue)
             try Self.expectEnd(&scanner)
             if let column = scanner.outOfRangeColumn {
@@ -112,7 +119,7 @@ package struct EventDecoder {
         var text = StoredText()
         text.message = fields.messageBytes.map { batch.text.append(UnsafeRawBufferPointer($0)) }
         text.subtitle = fields.subtitleBytes.map { batch.text.append(UnsafeRawBufferPointer($0)) }
-        if !extraText.isEmpty { text.extra = extraText.withUnsafeBytes { batch.text.append($0) } }
+        if !extraText.bytes.value.isEmpty { text.extra = extraText.bytes.value.withBytes { batch.text.append($0) } }
         return decode(fields, number: number, stored: (batch, text))
     }
 
@@ -377,7 +384,7 @@ package struct EventFields {
     /// nothing when there are none. Names and values that repeat come from `interner`;
     /// `extraNames` leaves out those in `namesChecked` (already looked at for typos), so a
     /// line whose extra names were all seen before makes no list of them.
-    static func read(from scanner: inout JSONScanner, extraText: inout [UInt8],
+    static func read(from scanner: inout JSONScanner, extraText: inout ByteBuffer,
                      interner: inout StringInterner, namesChecked: [String], screenField: String? = nil,
                      screenValue: inout JSONValue?) throws -> EventFields {
         var fields = EventFields()
@@ -408,7 +415,7 @@ package struct EventFields {
             }
             if known?.name.showField == nil {
                 extraText.append(extraText.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
-                extraText.append(contentsOf: UnsafeBufferPointer(rebasing: scanner.bytes[memberStart..<scanner.index]))
+                extraText.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(scanner.bytes)[memberStart..<scanner.index]))
             }
             guard try scanner.endOfMember(closing: UInt8(ascii: "}")) else {
                 if !extraText.isEmpty { extraText.append(UInt8(ascii: "}")) }
