@@ -25,7 +25,7 @@ extension EventDecoder {
         // With screens on, the value of the extra member that names the screen.
         var screenValue: JSONValue?
         var screenNamed = false
-        extraText.bytes.value.removeAll()
+        extraText.removeAll()
         // Whether the extra members so far are written as a record writes them (so it copies
         // them without looking), and how many there are.
         var extraIsCanonical = true
@@ -58,8 +58,7 @@ extension EventDecoder {
                     } else {
                         plainString = try scanner.checkValue(depth: 1)
                     }
-                    extraText.bytes.value.append(extraText.bytes.value.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
-                    extraText.bytes.value.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(scanner.bytes)[memberStart..<scanner.index]))
+                    extraText.appendMember(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(scanner.bytes)[memberStart..<scanner.index]))
                     if extraIsCanonical {
                         let nameBit = UInt64(1) << ((Int(name.first ?? 0) &* 31 &+ Int(name.last ?? 0) &+ name.count) & 63)
                         extraIsCanonical = extraMembers < JSONText.canonicalMembersChecked && extraNameBits & nameBit == 0
@@ -81,12 +80,12 @@ extension EventDecoder {
             guard let key = ScreenKey(naming: screenValue) else { return nil }
             screen = key
         }
-        if !extraText.bytes.value.isEmpty { extraText.bytes.value.append(UInt8(ascii: "}")) }
+        extraText.close()
 
         showCount += 1
         let messageText = message.toastText(in: batch)
         let subtitleText = common.subtitle?.toastText(in: batch)
-        let extraText = extraText.bytes.value.isEmpty ? nil : extraText.bytes.value.withBytes { batch.text.append($0) }
+        let extraText = extraText.isEmpty ? nil : extraText.withBytes { batch.text.append($0) }
         let fields = Toast.showFields(id: common.id ?? Self.implicitID(showCount), message: messageText,
                                       subtitle: subtitleText, role: common.role, source: common.source,
                                       extra: extraText.map { .text($0, knownCanonical: extraIsCanonical) } ?? .members([]),

@@ -34,8 +34,31 @@ package struct EventDecoder {
     /// it is filled and read within one decode.
     let extraText = ExtraTextBuffer()
 
+    /// The extra members' text of the line being decoded, one JSON object built member by
+    /// member (both decode paths build it the same way).
     final class ExtraTextBuffer {
-        let bytes = UncheckedCell(ByteBuffer(capacity: 512))
+        private let bytes = UncheckedCell(ByteBuffer(capacity: 512))
+
+        var isEmpty: Bool { bytes.value.isEmpty }
+
+        /// Starts over, for the next line.
+        func removeAll() { bytes.value.removeAll() }
+
+        /// Appends a member as the line wrote it (`"name":value`), after `{` or `,`.
+        func appendMember(_ text: UnsafeRawBufferPointer) {
+            let separator = bytes.value.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ",")
+            bytes.value.append(separator)
+            bytes.value.append(text)
+        }
+
+        /// Ends the object, if it has any member.
+        func close() {
+            if !bytes.value.isEmpty { bytes.value.append(UInt8(ascii: "}")) }
+        }
+
+        func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+            bytes.value.withBytes(body)
+        }
     }
     /// The values that repeat from line to line, made into `String`s once.
     var interner = StringInterner()
@@ -101,9 +124,9 @@ package struct EventDecoder {
                 try Self.expectEnd(&scanner)
                 return .failure(InputRejection(line: number, reason: "not a JSON object"))
             }
-            extraText.bytes.value.removeAll()
+            extraText.removeAll()
             lineScreenValue = nil
-            fields = try EventFields.read(from: &scanner, extraText: &extraText.bytes.value, interner: &interner, namesChecked: namesChecked,
+            fields = try EventFields.read(from: &scanner, extraText: extraText, interner: &interner, namesChecked: namesChecked,
                                           screenField: screenField, screenValue: &lineScreenValue)
             try Self.expectEnd(&scanner)
             if let column = scanner.outOfRangeColumn {
@@ -119,7 +142,7 @@ package struct EventDecoder {
         var text = StoredText()
         text.message = fields.messageBytes.map { batch.text.append(UnsafeRawBufferPointer($0)) }
         text.subtitle = fields.subtitleBytes.map { batch.text.append(UnsafeRawBufferPointer($0)) }
-        if !extraText.bytes.value.isEmpty { text.extra = extraText.bytes.value.withBytes { batch.text.append($0) } }
+        if !extraText.isEmpty { text.extra = extraText.withBytes { batch.text.append($0) } }
         return decode(fields, number: number, stored: (batch, text))
     }
 
@@ -384,7 +407,7 @@ package struct EventFields {
     /// nothing when there are none. Names and values that repeat come from `interner`;
     /// `extraNames` leaves out those in `namesChecked` (already looked at for typos), so a
     /// line whose extra names were all seen before makes no list of them.
-    static func read(from scanner: inout JSONScanner, extraText: inout ByteBuffer,
+    static func read(from scanner: inout JSONScanner, extraText: EventDecoder.ExtraTextBuffer,
                      interner: inout StringInterner, namesChecked: [String], screenField: String? = nil,
                      screenValue: inout JSONValue?) throws -> EventFields {
         var fields = EventFields()
@@ -414,11 +437,10 @@ package struct EventFields {
                 }
             }
             if known?.name.showField == nil {
-                extraText.append(extraText.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
-                extraText.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(scanner.bytes)[memberStart..<scanner.index]))
+                extraText.appendMember(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(scanner.bytes)[memberStart..<scanner.index]))
             }
             guard try scanner.endOfMember(closing: UInt8(ascii: "}")) else {
-                if !extraText.isEmpty { extraText.append(UInt8(ascii: "}")) }
+                extraText.close()
                 return fields
             }
         }
