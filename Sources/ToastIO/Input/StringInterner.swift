@@ -13,7 +13,7 @@
 /// comparison more a value.
 struct StringInterner {
     private struct Slot {
-        /// The value's bytes as `words(of:)` gives them; `count` is -1 in an empty slot.
+        /// The value's bytes as `shortTextWords` gives them; `count` is -1 in an empty slot.
         var words: (UInt64, UInt64) = (0, 0)
         var count = -1
         var string = ""
@@ -29,7 +29,7 @@ struct StringInterner {
         guard count > 0, count <= Self.longestKept, let base = bytes.baseAddress else {
             return String(decoding: bytes, as: UTF8.self)
         }
-        let words = Self.words(of: UnsafeRawPointer(base), count: count)
+        let words = UnsafeRawPointer(base).shortTextWords(count: count)
         let mix = (words.0 ^ words.1 &* 0x9E37_79B9_7F4A_7C15) &* 0xBF58_476D_1CE4_E5B9 ^ UInt64(count)
         let slot = Int(truncatingIfNeeded: mix >> 58) & (slots.count - 1)
         return slots.withUnsafeMutableBufferPointer { slots in
@@ -38,26 +38,5 @@ struct StringInterner {
             slots[slot] = Slot(words: words, count: count, string: made)
             return made
         }
-    }
-
-    /// The `count` (1 to 16) bytes at `base` as two words: for 8 or more, the first eight and
-    /// the last eight (overlapping below 16; with the count they give every byte); for fewer,
-    /// the bytes in the first word and zeros. Reads only the `count` bytes.
-    private static func words(of base: UnsafeRawPointer, count: Int) -> (UInt64, UInt64) {
-        if count >= 8 {
-            return (base.loadUnaligned(as: UInt64.self), base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
-        }
-        var word: UInt64 = 0
-        var at = 0
-        if count & 4 != 0 {
-            word = UInt64(base.loadUnaligned(as: UInt32.self))
-            at = 4
-        }
-        if count & 2 != 0 {
-            word |= UInt64(base.loadUnaligned(fromByteOffset: at, as: UInt16.self)) << (8 * at)
-            at += 2
-        }
-        if count & 1 != 0 { word |= UInt64(base.load(fromByteOffset: at, as: UInt8.self)) << (8 * at) }
-        return (word, 0)
     }
 }
