@@ -106,6 +106,35 @@ import ToastPipelineTesting
         #expect(result.lines.first == present("0", "t1", "Replaced", extra: #"{"team":"sync"}"#))
     }
 
+    /// What the last rule writes is the toast's, not the table's: the next toast's rules get a
+    /// table with nothing written, whether or not the last rule's writes were taken back out of
+    /// the one table the rules share (they are, only when a rule may have kept it).
+    @Test func theLastRulesWritesStayWithTheirToast() {
+        let script = """
+            rule(function(t) log(tostring(next(t)), tostring(rawget(t, 'message')), t.message, tostring(t.note)) end)
+            rule(function(t) t.message = t.message .. '!'; t.note = 'x' end)
+            """
+        let result = runCLI(["--format", "json"], input: show + lines(#"{"message":"Next"}"#), scripts: [script])
+        #expect(result.stderr == ["nil\tnil\tM\tnil", "nil\tnil\tNext\tnil"])
+        #expect(result.lines.first == present("0", "t1", "M!", subtitle: "S", source: "net",
+                                              extra: #"{"level":"debug","n":{"a":[1,2]},"note":"x"}"#))
+    }
+
+    /// A table a rule keeps shows its toast as the rules left it: what the last rule wrote is
+    /// read through it as the toast's own field, not found in the table by `rawget` or `next`.
+    @Test func aKeptTableShowsWhatTheLastRuleWroteAsTheToasts() {
+        let script = """
+            local kept
+            rule(function(t)
+              if kept then log(tostring(rawget(kept, 'message')), tostring(next(kept)), kept.message, kept.note) end
+              kept = t
+            end)
+            rule(function(t) t.message = t.message .. '!'; t.note = 'x' end)
+            """
+        let result = runCLI(["--format", "json"], input: show + lines(#"{"message":"Next"}"#), scripts: [script])
+        #expect(result.stderr == ["nil\tnil\tM!\tx"])
+    }
+
     /// The rules of one toast remember what they read (a second read is a table lookup in
     /// Lua); what a rule removes or changes must not show through from there.
     @Test func aValueReadByAnEarlierRuleDoesNotShowThroughARemovalOrChange() {

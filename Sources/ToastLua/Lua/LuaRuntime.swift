@@ -187,8 +187,11 @@ package final class LuaRuntime {
                 next = position + 1
             }
             // The next rule gets the same table, showing the toast as this one left it (already
-            // so when nothing was written and the toast was not replaced).
-            if !proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast) {
+            // so when nothing was written and the toast was not replaced). After the last rule
+            // only a table a script may have kept needs it: any other is reset for the next
+            // toast before anything reads it (`pushRuleProxy`).
+            let anotherRuleFollows = next < group.rules.count
+            if (anotherRuleFollows || state.rulesMayKeepTheirTable) && (!proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast)) {
                 state.reset(proxy, at: table, showing: toast)
             }
             lua_settop(L, handler)
