@@ -213,7 +213,10 @@ static int read_line(const unsigned char *s, size_t n, show *found) {
         }
         i = skip_space(s, n, end);
         if (i < n && s[i] == ',') { i = skip_space(s, n, i + 1); continue; }
-        if (i < n && s[i] == '}') return skip_space(s, n, i + 1) == n;
+        if (i < n && s[i] == '}') {
+            if (extra_length > 0) extra[extra_length++] = '}';
+            return skip_space(s, n, i + 1) == n;
+        }
         return 0;
     }
 }
@@ -323,7 +326,8 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[a], "--rules")) rules = argv[a + 1];
         else if (!strcmp(argv[a], "--fields")) field_list = argv[a + 1];
     }
-    if (rules) load_rules(rules, field_list ? field_list : strdup("message"));
+    static char message_only[] = "message";
+    if (rules) load_rules(rules, field_list ? field_list : message_only);
 
     static unsigned char buffer[1 << 18];
     size_t have = 0;
