@@ -18,7 +18,7 @@
 
 // ---- The rules' toast, readable from C --------------------------------------------------
 
-enum { CLUA_VIEW_FIELDS = 24, CLUA_VIEW_TEXT = 1024, CLUA_TRACKED_NAMES = 32 };
+enum { CLUA_VIEW_FIELDS = 24, CLUA_VIEW_TEXT = 1024, CLUA_TRACKED_NAMES = 32, CLUA_VIEW_KEYSLOTS = 64 };
 
 /// How a value of the view is read: ASK means C cannot say and Swift answers.
 enum { CLUA_VALUE_ASK = 0, CLUA_VALUE_NIL, CLUA_VALUE_STRING, CLUA_VALUE_NUMBER, CLUA_VALUE_INTEGER,
@@ -40,6 +40,10 @@ typedef struct clua_toastview {
     int valid;
     int fieldcount;
     const void *fieldkeys[CLUA_VIEW_FIELDS];    // every field's name, an interned Lua string
+    // The positions of fieldkeys by address, open addressing (0: empty, else position + 1):
+    // a name is found in a probe or two, where a scan of every field cost a hundred
+    // instructions for a name that is no field's (an extra field's).
+    unsigned char keyslots[CLUA_VIEW_KEYSLOTS];
     clua_viewvalue values[CLUA_VIEW_FIELDS];    // by the same position
     int extrakind;          // ASK, NIL (no extra fields) or STRING (a JSON object's text)
     size_t extrastart, extralength;
@@ -296,11 +300,35 @@ static inline int clua_runrules(lua_State *L, const int *refs, int first, int co
 
 // ---- Reading the rules' toast in C ---------------------------------------------------------
 
+/// Where the probe for the field name at `key` starts in `keyslots`.
+static inline unsigned clua_view_keyhash(const void *key) {
+    return (unsigned)((((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull) >> 58) & (CLUA_VIEW_KEYSLOTS - 1);
+}
+
 /// Swift names the fields once: `key` is the interned Lua string of the field at `field`.
+/// (The slots are made again from every name: at most CLUA_VIEW_FIELDS of 64 are used, so a
+/// probe always ends at an empty one.)
 static inline void clua_view_setfieldkey(clua_context *ctx, int field, const void *key) {
+    clua_toastview *view = &ctx->view;
     if (field < 0 || field >= CLUA_VIEW_FIELDS) return;
-    ctx->view.fieldkeys[field] = key;
-    if (field >= ctx->view.fieldcount) ctx->view.fieldcount = field + 1;
+    view->fieldkeys[field] = key;
+    if (field >= view->fieldcount) view->fieldcount = field + 1;
+    memset(view->keyslots, 0, sizeof view->keyslots);
+    for (int i = 0; i < view->fieldcount; i++) {
+        if (view->fieldkeys[i] == NULL) continue;
+        unsigned slot = clua_view_keyhash(view->fieldkeys[i]);
+        while (view->keyslots[slot] != 0) slot = (slot + 1) & (CLUA_VIEW_KEYSLOTS - 1);
+        view->keyslots[slot] = (unsigned char)(i + 1);
+    }
+}
+
+/// The position of the field named by the Lua string at `key`; -1 when it names no field.
+static inline int clua_view_fieldposition(const clua_toastview *view, const void *key) {
+    for (unsigned slot = clua_view_keyhash(key);; slot = (slot + 1) & (CLUA_VIEW_KEYSLOTS - 1)) {
+        int held = view->keyslots[slot];
+        if (held == 0) return -1;
+        if (view->fieldkeys[held - 1] == key) return held - 1;
+    }
 }
 
 /// Swift fills the view for a toast: it starts over with every value unknown (ASK) ...
@@ -412,11 +440,12 @@ static inline int clua_findmember(const char *s, size_t n, const char *name, siz
         i = clua_skipspace(s, n, nameend);
         if (i >= n || s[i] != ':') return CLUA_MEMBER_OTHER;
         i = clua_skipspace(s, n, i + 1);
-        size_t valueend = clua_skipvalue(s, n, i);
+        // A string is scanned once, telling whether it has escapes as it goes.
+        int isstring = i < n && s[i] == '"';
+        size_t valueend = isstring ? clua_skipstring(s, n, i, &escaped) : clua_skipvalue(s, n, i);
         if (valueend > n) return CLUA_MEMBER_OTHER;
         if (matches) {
-            if (s[i] == '"') {
-                clua_skipstring(s, n, i, &escaped);
+            if (isstring) {
                 found = escaped ? CLUA_MEMBER_OTHER : CLUA_MEMBER_STRING;
                 *start = i + 1;
                 *length = valueend - i - 2;
@@ -438,9 +467,8 @@ static inline int clua_findmember(const char *s, size_t n, const char *name, siz
 /// Pushes what the view says for the key at `key` (a string) and returns 1, or returns 0
 /// with nothing pushed when Swift must answer.
 static inline int clua_pushviewvalue(lua_State *L, clua_toastview *view, int key) {
-    const void *pointer = lua_topointer(L, key);
-    for (int i = 0; i < view->fieldcount; i++) {
-        if (view->fieldkeys[i] != pointer) continue;
+    int i = clua_view_fieldposition(view, lua_topointer(L, key));
+    if (i >= 0) {
         const clua_viewvalue *value = &view->values[i];
         switch (value->kind) {
         case CLUA_VALUE_NIL: lua_pushnil(L); break;
