@@ -4,7 +4,9 @@
 // message handler that names the error's place, the loop that runs a toast's rules,
 // the view that answers a rule's reads of its toast without a call into Swift, and the
 // reading of a rule's compiled code that tells whether it can keep its toast's table.
-// Only ToastPipeline/Lua imports this.
+// Only ToastLua imports this. SwiftPM does not see a change to this header (a system library
+// target's): after editing it, `touch Sources/ToastLua/Lua/*.swift`, or the next incremental
+// build keeps the old code.
 #ifndef CLUA_SHIM_H
 #define CLUA_SHIM_H
 
