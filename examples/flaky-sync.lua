@@ -1,5 +1,6 @@
 -- A flaky sync floods the screen with failures. Dedup keeps one per message for 5 s,
--- the rate limit lets 3 a sync source through every 10 s and sums up the rest.
+-- the rate limit lets 3 lesser toasts of a source through every 10 s and sums up the rest;
+-- errors skip the rate limit (its default `when`), so each one that is no duplicate shows.
 -- Run: Scripts/toastscript --format json examples/flaky-sync.lua < examples/flaky-sync.jsonl
 
 config{

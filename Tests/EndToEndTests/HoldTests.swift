@@ -54,7 +54,7 @@ import Testing
             // Exactly at the release time: the timer goes first, so this starts a new burst.
             #"{"at":2,"message":"Saved","key":"save"}"#,
         ]
-        #expect(try story(["-e", "config{ debounce = { window = 1, max_wait = 2 }, dedup = false }"], events) == [
+        #expect(try story(["-e", #"config{ debounce = { window = 1, max_wait = 2, fields = { "key" } }, dedup = false }"#], events) == [
             "0.5 drop t1 debounce debounced by t2",
             "1 drop t2 debounce debounced by t3",
             "1.5 drop t3 debounce debounced by t4",
@@ -64,21 +64,40 @@ import Testing
             "8 dismiss t5 timeout",
         ])
         // Without max_wait the burst goes on as long as toasts come within the window.
-        #expect(try story(["-e", "config{ debounce = { window = 1 }, dedup = false }"], Array(events.prefix(4))) == [
+        #expect(try story(["-e", #"config{ debounce = { window = 1, fields = { "key" } }, dedup = false }"#], Array(events.prefix(4))) == [
             "0.5 drop t1 debounce debounced by t2", "1 drop t2 debounce debounced by t3", "1.5 drop t3 debounce debounced by t4",
             "2.5 present t4 Saving 90 % info 0", "5.5 dismiss t4 timeout",
         ])
     }
 
-    @Test func keysAreTheKeyFieldElseTheFieldsAndBurstsOfOtherKeysGoTheirOwnWay() throws {
-        let events = [#"{"at":0,"message":"a","role":"info"}"#, #"{"at":0.1,"message":"b","role":"error"}"#,
-                      #"{"at":0.2,"message":"c","role":"info"}"#]
-        #expect(try story(["-e", #"config{ debounce = { window = 1, fields = { "role" } } }"#], events) == [
+    /// Debounce keys by its `fields` alone: a toast's `key` is dedup's (here the two info toasts
+    /// have different keys and still make one burst). An error skips the wait by default; with
+    /// `when = {}` it is held like any toast.
+    @Test func keysAreTheFieldsAloneAndAnErrorSkipsTheWait() throws {
+        let events = [#"{"at":0,"message":"a","role":"info","key":"k1"}"#, #"{"at":0.1,"message":"b","role":"error"}"#,
+                      #"{"at":0.2,"message":"c","role":"info","key":"k2"}"#]
+        #expect(try story(["-e", #"config{ debounce = { window = 1, fields = { "role" } }, dedup = false }"#], events) == [
+            "0.1 present t2 b error 2",
+            "0.2 drop t1 debounce debounced by t3",
+            "3.1 dismiss t2 timeout",
+            "3.1 present t3 c info 0",
+            "6.1 dismiss t3 timeout",
+        ])
+        #expect(try story(["-e", #"config{ debounce = { window = 1, fields = { "role" }, when = {} }, dedup = false }"#], events) == [
             "0.2 drop t1 debounce debounced by t3",
             "1.1 present t2 b error 2",
             "4.1 dismiss t2 timeout",
             "4.1 present t3 c info 0",
             "7.1 dismiss t3 timeout",
+        ])
+        // Where `fields` names `key`, it counts.
+        #expect(try story(["-e", #"config{ debounce = { window = 1, fields = { "key" } }, dedup = false }"#], events) == [
+            "0.1 present t2 b error 2",
+            "3.1 dismiss t2 timeout",
+            "3.1 present t1 a info 0",
+            "6.1 dismiss t1 timeout",
+            "6.1 present t3 c info 0",
+            "9.1 dismiss t3 timeout",
         ])
     }
 
@@ -91,7 +110,7 @@ import Testing
             #"{"at":0.4,"message":"waits","id":"w","role":"error"}"#,
             #"{"at":0.5,"type":"dismiss_all"}"#,
         ]
-        #expect(try story(["-e", #"config{ debounce = { window = 5, fields = { "role" } }, dedup = false }"#], events) == [
+        #expect(try story(["-e", #"config{ debounce = { window = 5, fields = { "role" }, when = {} }, dedup = false }"#], events) == [
             "0.1 drop a debounce debounced by b",
             "0.2 drop b debounce cancelled",
             "0.4 drop s debounce debounced by w",
@@ -103,7 +122,7 @@ import Testing
 
     @Test func heldToastsEndHostRemovedWithoutTheDrainAfterTheHostsOwnEndings() throws {
         let events = [#"{"at":0,"message":"visible","role":"error","duration":null}"#, #"{"at":0,"message":"held"}"#]
-        let script = #"config{ debounce = { window = 5, fields = { "role" } } }"#
+        let script = #"config{ debounce = { window = 5, fields = { "role" }, when = {} } }"#
         #expect(try story(["--no-drain", "-e", script], events) == [
             "0 drop t1 debounce host_removed", "0 drop t2 debounce host_removed",
         ])
@@ -119,7 +138,7 @@ import Testing
             { echo '{"message":"Saving 10 %"}'; sleep 3; } | timeout --preserve-status -s INT 0.5 \
                 '\(binary)' --format json -e 'config{ debounce = { window = 10 } }'; echo "status $?"
             """)
-        #expect(run.stdout == #"{"event":"drop","t":0,"id":"t1","stage":"debounce","reason":"host_removed"}"# + "\nstatus 130\n")
+        #expect(run.stdout == #"{"event":"drop","t":0,"id":"t1","message":"Saving 10 %","role":"info","stage":"debounce","reason":"host_removed"}"# + "\nstatus 130\n")
     }
 
     // MARK: digest
@@ -215,18 +234,18 @@ import Testing
 
     @Test func traceStatsAndTheStorySayWhereAToastWaitedAndForHowLong() throws {
         let input = [#"{"at":0,"message":"Saving","key":"s"}"#, #"{"at":0.5,"message":"Saved","key":"s"}"#].joined(separator: "\n") + "\n"
-        let story = try runBinary(["--explain", "t2", "-e", "config{ debounce = true }"], stdin: input)
+        let story = try runBinary(["--explain", "t2", "-e", #"config{ debounce = { fields = { "key" } } }"#], stdin: input)
         #expect(story.stdout.contains("         0.5  debounce: held: the burst since 0 s goes on: held until 1.5 s\n"))
         #expect(story.stdout.contains("         1.5  debounce: released: held for 1 s, since 0.5 s\n"), "\(story.stdout)")
-        let dropped = try runBinary(["--explain", "t1", "-e", "config{ debounce = true }"], stdin: input)
+        let dropped = try runBinary(["--explain", "t1", "-e", #"config{ debounce = { fields = { "key" } } }"#], stdin: input)
         #expect(dropped.stdout.contains("         0.5  dropped by debounce (debounced by t2) — the end\n"), "\(dropped.stdout)")
-        let stats = try runBinary(["--stats", "--format", "json", "-e", "config{ debounce = true }"], stdin: input)
+        let stats = try runBinary(["--stats", "--format", "json", "-e", #"config{ debounce = { fields = { "key" } } }"#], stdin: input)
         #expect(stats.stderr.contains("  stage debounce    in 2, passed 1, held 2, released 1, dropped debounced=1\n"), "\(stats.stderr)")
-        let trace = try runBinary(["--trace", "--format", "json", "-e", "config{ debounce = true }"], stdin: input)
+        let trace = try runBinary(["--trace", "--format", "json", "-e", #"config{ debounce = { fields = { "key" } } }"#], stdin: input)
         let verdicts = try jsonRecords(trace.stdout).filter { $0["event"] as? String == "trace" && $0["stage"] as? String == "debounce" }
             .map { "\($0["id"] ?? "") \($0["verdict"] ?? "")" }
         #expect(verdicts == ["t1 held", "t1 drop", "t2 held", "t2 released"])
-        let page = try runBinary(["--format", "html", "-e", "config{ debounce = true }"], stdin: input)
+        let page = try runBinary(["--format", "html", "-e", #"config{ debounce = { fields = { "key" } } }"#], stdin: input)
         #expect(page.stdout.contains(#"<g class="held" data-id="t2"><title>t2 held by debounce for 1 s, then released</title>"#))
     }
 

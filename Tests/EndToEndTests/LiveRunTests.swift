@@ -62,7 +62,7 @@ import Testing
         #expect(lines[0].contains(#""id":"t1","message":"A","#) && lines[0].hasSuffix(#""extra":{"tag":"v1"}}"#))
         #expect(lines[1].contains(#""id":"e1","message":"rules reloaded","#) && lines[1].hasSuffix(#""extra":{"tag":"v2"}}"#))
         // Dedup kept its memory of A at 0 and took the new window: A at 8 is a duplicate.
-        #expect(lines[2] == #"{"event":"drop","t":8,"id":"t2","stage":"dedup","reason":"duplicate","of":"t1"}"#)
+        #expect(lines[2] == #"{"event":"drop","t":8,"id":"t2","message":"A","role":"info","stage":"dedup","reason":"duplicate","of":"t1"}"#)
         #expect(lines[3].contains(#""id":"t3","message":"B","#) && lines[3].hasSuffix(#""extra":{"tag":"v2"}}"#))
         // A broken script on the second reload: the rules loaded before still run.
         #expect(lines[4].contains(#""id":"t4","message":"C","#) && lines[4].hasSuffix(#""extra":{"tag":"v2"}}"#))
@@ -92,7 +92,7 @@ import Testing
 
             """)
         // Dedup is still in place: the repeat is dropped.
-        #expect(run.records.contains(#"{"event":"drop","t":1,"id":"t2","stage":"dedup","reason":"duplicate","of":"t1"}"#), "\(run.records)")
+        #expect(run.records.contains(#"{"event":"drop","t":1,"id":"t2","message":"A","role":"info","stage":"dedup","reason":"duplicate","of":"t1"}"#), "\(run.records)")
     }
 
     @Test func sigtermEndsAWallClockRunAtOnceWithTheSignalsTime() throws {

@@ -4,7 +4,7 @@ import Testing
 /// Partitions past one process (docs/scale.md): a stream split by screen, each part run by its
 /// own toastscript, gives every screen the records one run over the whole stream gives it.
 @Suite struct PartitionTests {
-    static let script = "config{ screens = { by = 'user' }, rate_limit = { limit = 3, window = 5, key = 'user' } }"
+    static let script = "config{ screens = { by = 'user' }, rate_limit = { limit = 1, window = 5, key = 'user' } }"
     static let parts = 4
 
     /// A stream of 40 users' toasts and interactions, every event with `at`, explicit ids, and

@@ -53,7 +53,7 @@ import Testing
         #expect(lines.first?.hasPrefix(#"{"event":"present","t":0,"id":"t1","message":"A""#) == true)
         #expect(Array(lines.dropFirst()) == [
             #"{"event":"dismiss","t":1,"id":"t1","reason":"host_removed","shown":1}"#,
-            #"{"event":"drop","t":1,"id":"t2","stage":"host","reason":"host_removed"}"#,
+            #"{"event":"drop","t":1,"id":"t2","message":"B","role":"info","stage":"host","reason":"host_removed"}"#,
         ])
     }
 

@@ -108,7 +108,7 @@ import Testing
         #expect(try lines(of: result.stdout) == [
             "0 [alice] present a1 one",
             "0 [bob] present b1 two",
-            "2 [bob] dismiss b1 host_removed",
+            "2 [bob] dismiss b1 screen_limit",
             "2 [carol] present c1 four",
             "3 [alice] dismiss a1 host_removed",
             "3 [alice] drop a2 host host_removed",
@@ -131,9 +131,9 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try lines(of: result.stdout) == [
             "0 [alice] present a1 one",
-            "0 [alice] dismiss a1 host_removed",
+            "0 [alice] dismiss a1 screen_limit",
             "0 [bob] present e1 copy",
-            "1 [bob] dismiss e1 host_removed",
+            "1 [bob] dismiss e1 screen_limit",
             "1 [carol] present c1 two",
             "4 [carol] dismiss c1 timeout",
         ])

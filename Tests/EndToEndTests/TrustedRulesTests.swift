@@ -42,7 +42,7 @@ import Testing
     @Test func quietHoursDropASummaryThatARuleSeesAsMadeByTheRateLimit() throws {
         let result = try runBinary(["--format", "json", "examples/quiet-hours.lua"], stdinFile: "examples/quiet-hours.jsonl")
         #expect(result.status == 0)
-        #expect(result.stdout.contains(#"{"event":"drop","t":1764367220,"id":"e1","stage":"rule","reason":"rule","rule":"quiet hours","note":"quiet hours (a summary from rate_limit, 22:00 UTC)"}"#))
+        #expect(result.stdout.contains(#"{"event":"drop","t":1764367220,"id":"e1","message":"2 more from social","role":"info","stage":"rule","reason":"rule","rule":"quiet hours","note":"quiet hours (a summary from rate_limit, 22:00 UTC)"}"#))
         // Hooks see made_by too; it is not a field, so no record carries it.
         let hooked = try runBinary(["--format", "json", "-e", "config{ rate_limit = { limit = 1, summary = true } }",
                                     "-e", #"on("present", function(t) log(t.id, tostring(t.made_by)) end)"#],

@@ -68,7 +68,7 @@ import Testing
         #expect(result.lines == [
             present("0", "t1", "A"),
             dismiss("1", "t1", "host_removed", shown: "1"),
-            drop("1", "t2", stage: "host", "host_removed"),
+            drop("1", "t2", "B", stage: "host", "host_removed"),
         ])
     }
 
@@ -99,7 +99,7 @@ import Testing
     @Test func statsCountEveryStage() {
         let result = runCLI(["--stats", "--format", "json"], input: lines(
             #"{"message":"A"}"#, #"{"message":"A"}"#, "x", #"{"type":"tap"}"#))
-        #expect(Array(result.stderr.prefix(16)) == [
+        #expect(Array(result.stderr.prefix(18)) == [
             "toastscript: input line 3: invalid JSON at column 1: unexpected 'x', expected a value",
             "toastscript: stats",
             "  lines read        4 (0 blank)",
@@ -115,6 +115,8 @@ import Testing
             "  stage style       in 1, passed 1",
             "  stage announce    in 1, passed 1",
             "  stage host        in 1, presented 1, dismissed tap=1",
+            "  errors            0 shown, 0 dropped",
+            "  drops by role     info=1",
             "  records           3 (3 lines written)",
         ])
         #expect(result.stderr.dropLast().last?.hasPrefix("  events/s") == true)
@@ -303,7 +305,7 @@ import Testing
             ("config{ queue = { max_visible = 0 } }", "rules.lua:1: config: queue.max_visible must be a whole number ≥ 1, not 0"),
             ("config{ queue = { policy = 'fifo' } }", "rules.lua:1: config: queue.policy must be \"enqueue\", \"replace\" or \"stack\", not \"fifo\""),
             ("\nconfig{ rate_limit = { windw = 3 } }", "rules.lua:2: config: unknown setting rate_limit.windw (known: limit, window, key, summary)"),
-            ("config{ dedupe = {} }", "rules.lua:1: config: unknown setting dedupe (known: dedup, rate_limit, debounce, digest, queue, screens, roles, stages)"),
+            ("config{ dedupe = {} }", "rules.lua:1: config: unknown setting dedupe (known: dedup, rate_limit, debounce, digest, queue, screens, roles, stages; a stage of your own is a table with stage = \"KIND\")"),
             ("config{ stages = { 'rules', 'sorting' } }", "rules.lua:1: config: stages: unknown stage \"sorting\" (known: rules, debounce, dedup, digest, rate_limit, priority, style, announce, host)"),
             ("config{ stages = { 'host', 'rules' } }", "rules.lua:1: config: stages: host must be the last stage"),
             ("config{ rate_limit = 5 }", "rules.lua:1: config: rate_limit must be a table, true or false, not a number"),

@@ -23,7 +23,7 @@ import Testing
             #"{"message":"A"}"#, #"{"message":"B"}"#, #"{"message":"C"}"#, #"{"message":"D"}"#, #"{"message":"E"}"#))
         #expect(records == [
             present("0", "t1", "A"),
-            drop("0", "t2", stage: "host", "evicted"),
+            drop("0", "t2", "B", stage: "host", "evicted"),
             dismiss("3", "t1", "timeout", shown: "3"),
             present("3", "t3", "C", waited: "3"),
             dismiss("6", "t3", "timeout", shown: "3"),
@@ -41,7 +41,7 @@ import Testing
             #"{"message":"A","role":"error","at":1.5}"#), scripts: [noDedup])
         #expect(records == [
             present("0", "t1", "A"),
-            drop("1", "t2", stage: "host", "repeat"),
+            drop("1", "t2", "A", stage: "host", "repeat"),
             dismiss("3", "t1", "timeout", shown: "3"),
             present("3", "t3", "A", role: "error", waited: "1.5"),
             dismiss("6", "t3", "timeout", shown: "3"),
@@ -57,7 +57,7 @@ import Testing
             #"{"message":"Cafe ok","at":1.2}"#,
             #"{"message":"Cafe ok!","at":1.4}"#), scripts: [noDedup])
         let dropped = records.filter { $0.contains("\"event\":\"drop\"") }
-        #expect(dropped == [drop("1", "t2", stage: "host", "repeat")])
+        #expect(dropped == [drop("1", "t2", "Cafe\u{0301} ok", stage: "host", "repeat")])
         #expect(records.count == 7)
     }
 
@@ -68,7 +68,7 @@ import Testing
             #"{"message":"A","at":1.5}"#), scripts: [noDedup])
         #expect(records == [
             present("0", "t1", "A"),
-            drop("1.5", "t4", stage: "host", "repeat"),
+            drop("1.5", "t4", "A", stage: "host", "repeat"),
             dismiss("3", "t1", "timeout", shown: "3"),
             present("3", "t2", "B", waited: "2.5"),
             dismiss("6", "t2", "timeout", shown: "3"),
@@ -150,7 +150,7 @@ import Testing
             #"{"message":"D","priority":1}"#, #"{"message":"E"}"#))
         #expect(records == [
             present("0", "t1", "A"),
-            drop("0", "t2", stage: "host", "evicted"),
+            drop("0", "t2", "B", stage: "host", "evicted"),
             dismiss("3", "t1", "timeout", shown: "3"),
             present("3", "t3", "C", waited: "3", priority: 5),
             dismiss("6", "t3", "timeout", shown: "3"),
@@ -166,7 +166,7 @@ import Testing
                                   scripts: ["config{ queue = { limit = 0 } }"])
         #expect(records == [
             present("0", "t1", "A"),
-            drop("1", "t2", stage: "host", "evicted"),
+            drop("1", "t2", "B", stage: "host", "evicted"),
             dismiss("3", "t1", "timeout", shown: "3"),
         ])
     }
@@ -177,7 +177,7 @@ import Testing
             #"{"id":"b","message":"B","after":5}"#,
             #"{"type":"dismiss","id":"b","at":1}"#))
         #expect(records == [
-            drop("1", "b", stage: "host", "cancelled"),
+            drop("1", "b", "B", stage: "host", "cancelled"),
             present("2", "t1", "A"),
             dismiss("5", "t1", "timeout", shown: "3"),
         ])
@@ -191,10 +191,10 @@ import Testing
             #"{"type":"dismiss_all","at":2}"#))
         #expect(records == [
             present("0", "t1", "A"),
-            drop("1", "w", stage: "host", "cancelled"),
+            drop("1", "w", "W", stage: "host", "cancelled"),
             dismiss("2", "t1", "programmatic", shown: "2"),
-            drop("2", "t3", stage: "host", "cancelled"),
-            drop("2", "t4", stage: "host", "cancelled"),
+            drop("2", "t3", "X", stage: "host", "cancelled"),
+            drop("2", "t4", "D", stage: "host", "cancelled"),
         ])
     }
 
@@ -280,8 +280,8 @@ import Testing
         #expect(records == [
             present("0", "t1", "Sticky", duration: "null"),
             dismiss("3", "t1", "host_removed", shown: "3"),
-            drop("3", "t2", stage: "host", "host_removed"),
-            drop("3", "t3", stage: "host", "host_removed"),
+            drop("3", "t2", "Zero", stage: "host", "host_removed"),
+            drop("3", "t3", "Late", stage: "host", "host_removed"),
         ])
     }
 
@@ -291,8 +291,8 @@ import Testing
         #expect(records == [
             present("0", "t1", "A"),
             dismiss("1", "t1", "host_removed", shown: "1"),
-            drop("1", "t2", stage: "host", "host_removed"),
-            drop("1", "t3", stage: "host", "host_removed"),
+            drop("1", "t2", "B", stage: "host", "host_removed"),
+            drop("1", "t3", "C", stage: "host", "host_removed"),
         ])
     }
 

@@ -50,7 +50,7 @@ import ToastPipelineTesting
             """
         let result = runCLI(["--format", "json"], input: lines(#"{"message":"M"}"#, #"{"message":"N"}"#), scripts: [script])
         #expect(result.stderr == ["c saw\tt2"])
-        #expect(result.lines.first == drop("0", "t1", stage: "rule", "rule", rule: "b", note: "why"))
+        #expect(result.lines.first == drop("0", "t1", "M", stage: "rule", "rule", rule: "b", note: "why"))
         #expect(result.lines.dropFirst().first == present("0", "t2", "N"))
     }
 

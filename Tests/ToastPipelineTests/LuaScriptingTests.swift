@@ -19,8 +19,8 @@ import Testing
     @Test func returnFormsKeepOrDrop() {
         let cases: [(String, String)] = [
             ("return", "present"), ("return true", "present"), ("return nil", "present"),
-            ("return false", drop("0", "t1", stage: "rule", "rule", rule: "r")),
-            ("return false, 'too noisy'", drop("0", "t1", stage: "rule", "rule", rule: "r", note: "too noisy")),
+            ("return false", drop("0", "t1", "Saved", role: "success", stage: "rule", "rule", rule: "r")),
+            ("return false, 'too noisy'", drop("0", "t1", "Saved", role: "success", stage: "rule", "rule", rule: "r", note: "too noisy")),
         ]
         for (body, expected) in cases {
             let records = jsonRecords(show, scripts: ["rule('r', function(t) t.subtitle = 'changed'; \(body) end)"])
@@ -34,7 +34,7 @@ import Testing
 
     @Test func anUnnamedRuleIsNamedByItsPlace() {
         let records = jsonRecords(show, scripts: ["\n\nrule(function(t)\n  return false\nend)"])
-        #expect(records == [drop("0", "t1", stage: "rule", "rule", rule: "rules.lua:3")])
+        #expect(records == [drop("0", "t1", "Saved", role: "success", stage: "rule", "rule", rule: "rules.lua:3")])
     }
 
     @Test func aDroppedToastReachesNoLaterRule() {
@@ -93,7 +93,7 @@ import Testing
                                   scripts: ["rule(function(t) t.duration = nil; t.key = 'same' end)"])
         #expect(records == [
             present("0", "t1", "A", duration: "null"),
-            drop("1", "t2", stage: "dedup", "duplicate", of: "t1"),
+            drop("1", "t2", "B", stage: "dedup", "duplicate", of: "t1"),
             dismiss("1", "t1", "host_removed", shown: "1"),
         ])
     }
@@ -289,8 +289,8 @@ import Testing
             """
         let records = jsonRecords(lines(#"{"message":"go"}"#, #"{"message":"x","at":0.5}"#), scripts: [script])
         // The emitted toast comes after "go" in the same group, so the limit drops it.
-        #expect(records.contains(drop("0", "e1", stage: "rate_limit", "rate_limited")))
-        #expect(records.contains(present("3", "e2", "2 more notifications", waited: "1")))
+        #expect(records.contains(drop("0", "e1", "from rule", stage: "rate_limit", "rate_limited")))
+        #expect(records.contains(present("3", "e2", "2 more notifications", waited: "1", extra: #"{"count":2,"ids":["e1","t2"]}"#)))
         let bad = runCLI([], input: lines(#"{"message":"go"}"#), scripts: ["rule(function(t) emit{ role = 'info' } end)"])
         #expect(bad.stderr == ["toastscript: rules.lua:1: emit: field 'message' must be a non-empty string (input line 1)",
                                scriptCallsFailed(1)])
@@ -314,12 +314,12 @@ import Testing
             """
         // Dedup runs first, on the original messages, so both pass it; the host sees a repeat.
         let records = jsonRecords(lines(#"{"message":"A"}"#, #"{"message":"B"}"#), scripts: [script])
-        #expect(records.contains(drop("0", "t2", stage: "host", "repeat")))
+        #expect(records.contains(drop("0", "t2", "same", stage: "host", "repeat")))
         #expect(!records.contains { $0.contains("duplicate") })
         // In the default order dedup sees what the rule made.
         let defaultOrder = jsonRecords(lines(#"{"message":"A"}"#, #"{"message":"B"}"#),
                                        scripts: ["rule(function(t) t.message = 'same' end)"])
-        #expect(defaultOrder.contains(drop("0", "t2", stage: "dedup", "duplicate", of: "t1")))
+        #expect(defaultOrder.contains(drop("0", "t2", "same", stage: "dedup", "duplicate", of: "t1")))
     }
 }
 

@@ -46,7 +46,7 @@ import Testing
             dismiss("1", "t1", "tap", shown: "1"),
             present("1", "t2", "second"),
             dismiss("1", "t2", "host_removed", shown: "0"),
-            drop("1", "t3", stage: "host", "host_removed"),
+            drop("1", "t3", "last", stage: "host", "host_removed"),
         ])
         #expect(result.stderr.contains("  lines read        5 (0 blank)"))
         #expect(result.stderr.contains("  skipped lines     2"))

@@ -58,7 +58,7 @@ import ToastPipelineTesting
         #expect(result.lines == [
             present("0", "t1", "A", subtitle: "busy"),
             dismiss("3", "t1", "timeout", shown: "3"),
-            drop("5", "t2", stage: "busy", "busy", note: "every 2"),
+            drop("5", "t2", "B", stage: "busy", "busy", note: "every 2"),
         ])
     }
 
@@ -77,7 +77,7 @@ import ToastPipelineTesting
         }
         // Without the registration the name is unknown.
         #expect(runCLI([], input: "", scripts: ["config{ busy = {} }"]).stderr
-                == [loadError("rules.lua:1: config: unknown setting busy (known: dedup, rate_limit, debounce, digest, queue, screens, roles, stages)",
+                == [loadError("rules.lua:1: config: unknown setting busy (known: dedup, rate_limit, debounce, digest, queue, screens, roles, stages; a stage of your own is a table with stage = \"KIND\")",
                               source: "config{ busy = {} }")])
     }
 

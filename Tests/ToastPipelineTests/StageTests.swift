@@ -56,11 +56,11 @@ import ToastPipelineTesting
             #"{"message":"X","at":5}"#, #"{"message":"X","at":6}"#))
         #expect(records == [
             present("0", "t1", "X"),
-            drop("2", "t2", stage: "dedup", "duplicate", of: "t1"),
+            drop("2", "t2", "X", stage: "dedup", "duplicate", of: "t1"),
             dismiss("3", "t1", "timeout", shown: "3"),
-            drop("4", "t3", stage: "dedup", "duplicate", of: "t1"),
+            drop("4", "t3", "X", stage: "dedup", "duplicate", of: "t1"),
             present("5", "t4", "X"),
-            drop("6", "t5", stage: "dedup", "duplicate", of: "t4"),
+            drop("6", "t5", "X", stage: "dedup", "duplicate", of: "t4"),
             dismiss("8", "t4", "timeout", shown: "3"),
         ])
     }
@@ -77,7 +77,7 @@ import ToastPipelineTesting
             #"{"message":"C","subtitle":"","at":2}"#, #"{"message":"C","at":2.5}"#,
             #"{"message":"k","at":3}"#), scripts: [noRepeats])
         let drops = records.filter { $0.contains(#""event":"drop""#) }
-        #expect(drops == [drop("1", "t2", stage: "dedup", "duplicate", of: "t1")])
+        #expect(drops == [drop("1", "t2", "B", stage: "dedup", "duplicate", of: "t1")])
     }
 
     @Test func fieldsWindowZeroAndCacheSettings() {
@@ -91,8 +91,8 @@ import ToastPipelineTesting
         // s1 is forgotten once s2 and s3 passed (cache 2): E passes; F passes (no source),
         // G duplicates F (null equals null).
         #expect(drops == [
-            drop("100", "t2", stage: "dedup", "duplicate", of: "t1"),
-            drop("105", "t7", stage: "dedup", "duplicate", of: "t6"),
+            drop("100", "t2", "B", stage: "dedup", "duplicate", of: "t1"),
+            drop("105", "t7", "G", stage: "dedup", "duplicate", of: "t6"),
         ])
     }
 
@@ -171,14 +171,14 @@ import ToastPipelineTesting
         #expect(records == [
             present("0", "t1", "m1", policy: "stack", source: "sync"),
             present("1", "t2", "m2", policy: "stack", source: "sync"),
-            drop("2", "t3", stage: "rate_limit", "rate_limited"),
+            drop("2", "t3", "m3", stage: "rate_limit", "rate_limited"),
             dismiss("3", "t1", "timeout", shown: "3"),
-            drop("3", "t4", stage: "rate_limit", "rate_limited"),
+            drop("3", "t4", "m4", stage: "rate_limit", "rate_limited"),
             present("3", "t5", "other", policy: "stack", source: "ui"),
             dismiss("4", "t2", "timeout", shown: "3"),
-            drop("4", "t6", stage: "rate_limit", "rate_limited"),
+            drop("4", "t6", "m5", stage: "rate_limit", "rate_limited"),
             dismiss("6", "t5", "timeout", shown: "3"),
-            present("12", "e1", "3 more from sync", policy: "stack", source: "sync"),
+            present("12", "e1", "3 more from sync", policy: "stack", source: "sync", extra: #"{"count":3,"ids":["t3","t4","t6"]}"#),
             dismiss("15", "e1", "timeout", shown: "3"),
         ])
     }
@@ -214,7 +214,7 @@ import ToastPipelineTesting
         let records = jsonRecords(lines(
             #"{"message":"a","at":0}"#, #"{"message":"b","role":"error","at":0}"#, #"{"message":"c","at":1}"#),
             scripts: [script])
-        #expect(records.filter { $0.contains("rate_limited") } == [drop("1", "t3", stage: "rate_limit", "rate_limited")])
+        #expect(records.filter { $0.contains("rate_limited") } == [drop("1", "t3", "c", stage: "rate_limit", "rate_limited")])
         #expect(!records.contains { $0.contains("more") })
     }
 

@@ -89,9 +89,10 @@ func dismiss(_ t: String, _ id: String, _ reason: String, shown: String) -> Stri
     #"{"event":"dismiss","t":\#(t),"id":"\#(id)","reason":"\#(reason)","shown":\#(shown)}"#
 }
 
-func drop(_ t: String, _ id: String, stage: String, _ reason: String, rule: String? = nil, of: String? = nil,
-          note: String? = nil) -> String {
-    var line = #"{"event":"drop","t":\#(t),"id":"\#(id)","stage":"\#(stage)","reason":"\#(reason)""#
+/// A `drop` record line: it names the toast's message and role as they were when it was dropped.
+func drop(_ t: String, _ id: String, _ message: String, role: String = "info", stage: String, _ reason: String,
+          rule: String? = nil, of: String? = nil, note: String? = nil) -> String {
+    var line = #"{"event":"drop","t":\#(t),"id":"\#(id)","message":"\#(message)","role":"\#(role)","stage":"\#(stage)","reason":"\#(reason)""#
     if let rule { line += #","rule":"\#(rule)""# }
     if let of { line += #","of":"\#(of)""# }
     if let note { line += #","note":"\#(note)""# }

@@ -30,7 +30,7 @@ import Testing
             "  t1 rule keep: pass",
             "  t1 rule shout: change message",
             "  t1 dedup: pass",
-            "  t1 rate_limit: pass",
+            "  t1 rate_limit: skip",
             "  t1 priority: change priority",
             "  t1 style: change symbol,glyph,color",
             "  t1 announce: change announcement",
@@ -57,7 +57,7 @@ import Testing
         #expect(lines.contains(#"{"event":"trace","t":1,"id":"t2","stage":"dedup","verdict":"drop","reason":"duplicate","of":"t1","because":"same message and role as t1 at 0 s, within the 3 s window"}"#))
         #expect(lines.contains(#"{"event":"trace","t":2,"id":"t3","stage":"rules","verdict":"drop","rule":"quiet debug","reason":"rule","note":"debug only"}"#))
         // The decision comes just before the record it causes.
-        let drop = lines.firstIndex(of: #"{"event":"drop","t":1,"id":"t2","stage":"dedup","reason":"duplicate","of":"t1"}"#)
+        let drop = lines.firstIndex(of: #"{"event":"drop","t":1,"id":"t2","message":"Saved","role":"success","stage":"dedup","reason":"duplicate","of":"t1"}"#)
         #expect(drop.map { lines[$0 - 1].contains(#""verdict":"drop""#) } == true)
     }
 

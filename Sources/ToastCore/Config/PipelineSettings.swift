@@ -12,8 +12,14 @@ package struct PipelineSettings {
     package var roles = RoleTable.builtIn
     /// The stages before the host, in order (docs/lua.md, "config").
     package var stages: [String] = BuiltInStage.defaultOrder
-    /// The tables set for stages that are not built in (plugins), by stage name.
+    /// The tables set for stages that are not built in (plugins), by stage name, without
+    /// `when`.
     package var stageTables: [String: ConfigTable] = [:]
+    /// Stages defined by a name of their own: `config{ errors = { stage = "digest", ... } }`.
+    package var instances: [String: StageInstance] = [:]
+    /// Each stage's `when`, by name; a stage without one takes every toast. `rate_limit` and
+    /// `debounce` (and every stage of their kinds) skip errors unless a script says otherwise.
+    package var scopes: [String: StageScope] = [BuiltInStage.rateLimit: .belowErrors, BuiltInStage.debounce: .belowErrors]
 
     package init() {}
 }
@@ -33,6 +39,19 @@ package enum BuiltInStage {
     /// `rules → debounce → dedup → digest → rate_limit → priority → style → announce`, then
     /// the host (debounce and digest run only when a script turns them on).
     package static let defaultOrder = [rules, debounce, dedup, digest, rateLimit, priority, style, announce]
+
+    /// The built-in kinds a stage defined by name may be of (those that hold or drop).
+    package static let kinds = [dedup, rateLimit, debounce, digest]
+
+    /// The kinds whose stages skip errors unless their `when` says otherwise.
+    static let kindsSparingErrors = [rateLimit, debounce]
+}
+
+/// A stage defined by a name of its own (`config{ errors = { stage = "digest", ... } }`): its
+/// kind, and its settings as the kind reads them (without `stage` and `when`).
+package struct StageInstance {
+    package var kind: String
+    package var table: ConfigTable
 }
 
 /// What the settings need to know of the stages beyond the built-in ones (a stage registry,
@@ -40,8 +59,9 @@ package enum BuiltInStage {
 package protocol PluginStageCatalog {
     /// The plugin stages' names, in the order they were added.
     var pluginNames: [String] { get }
-    /// Throws a `ConfigError` when the plugin stage `name` cannot be made from `settings`.
-    func checkSettings(of name: String, in settings: PipelineSettings) throws
+    /// Throws a `ConfigError` when a stage of the plugin kind `kind`, named `name`, cannot be
+    /// made from `table`.
+    func checkSettings(ofKind kind: String, named name: String, table: ConfigTable, in settings: PipelineSettings) throws
 }
 
 /// Collects the `config{...}` calls of all scripts: each call merges into the earlier ones
@@ -78,10 +98,32 @@ package struct SettingsBuilder {
         var settings = PipelineSettings()
         let root = SettingsReader(tree, path: "")
         if !tree.list.isEmpty { throw ConfigError("config takes a table of named settings, not a list") }
+        var tree = tree
+        var instanceTables: [String: ConfigTable] = [:]
         for name in tree.fields.keys.sorted()
         where !Self.topLevelNames.contains(name) && !pluginStages.contains(name) {
-            let known = (Self.topLevelNames + pluginStages).joined(separator: ", ")
-            throw ConfigError("unknown setting \(name) (known: \(known))")
+            guard case .table(let table)? = tree[name], table["stage"] != nil else {
+                let known = (Self.topLevelNames + pluginStages).joined(separator: ", ")
+                throw ConfigError("unknown setting \(name) (known: \(known); a stage of your own is a table with stage = \"KIND\")")
+            }
+            instanceTables[name] = table
+            tree[name] = nil
+        }
+        // Each stage's `when` is the pipeline's, not the stage's: taken out of its table here.
+        for name in BuiltInStage.kinds + pluginStages {
+            guard case .table(var table)? = tree[name] else { continue }
+            if let kind = table["stage"] {
+                guard case .string(name) = kind else {
+                    throw ConfigError("\(name).stage: \(quoted(name)) names the stage of kind \(quoted(name)); "
+                                      + "a stage of another kind needs a name of its own (errors = { stage = \"digest\" })")
+                }
+                table["stage"] = nil
+            }
+            if let when = table["when"] {
+                settings.scopes[name] = try Self.scope(when, path: "\(name).when")
+                table["when"] = nil
+            }
+            tree[name] = .table(table)
         }
         settings.dedup = try Self.optionalStage(tree["dedup"], name: "dedup", DedupSettings()) { value, reader in
             try value.apply(reader)
@@ -114,8 +156,11 @@ package struct SettingsBuilder {
         if let roles = try root.table("roles") {
             settings.roles = try Self.roles(roles)
         }
+        for (name, table) in instanceTables.sorted(by: { $0.key < $1.key }) {
+            settings.instances[name] = try instance(name, table, settings: &settings)
+        }
         if let stages = try root.stringList("stages") {
-            settings.stages = try checkedOrder(stages)
+            settings.stages = try checkedOrder(stages, instances: settings.instances)
         }
         for name in pluginStages {
             switch tree[name] {
@@ -123,9 +168,50 @@ package struct SettingsBuilder {
             case .table(let table)?: settings.stageTables[name] = table
             case let value?: throw ConfigError("\(name) must be a table of settings, not \(value.typeName)")
             }
-            try plugins.checkSettings(of: name, in: settings)
+            try plugins.checkSettings(ofKind: name, named: name, table: settings.stageTables[name] ?? ConfigTable(), in: settings)
         }
         return settings
+    }
+
+    /// A stage defined by a name of its own: its kind is known, its settings are the kind's,
+    /// and its `when` (or its kind's default) goes to the pipeline.
+    private func instance(_ name: String, _ table: ConfigTable, settings: inout PipelineSettings) throws -> StageInstance {
+        guard case .string(let kind)? = table["stage"] else {
+            throw ConfigError("\(name).stage must name a kind of stage (a string), not \(table["stage"]?.typeName ?? "nil")")
+        }
+        let kinds = BuiltInStage.kinds + pluginStages
+        guard kinds.contains(kind) else {
+            let hint = NameSuggestion.closest(to: kind, among: kinds).map { "; did you mean \(quoted($0))?" }
+                ?? " (known: \(kinds.joined(separator: ", ")))"
+            throw ConfigError("\(name).stage: unknown kind of stage \(quoted(kind))\(hint)")
+        }
+        guard !BuiltInStage.defaultOrder.contains(name), name != BuiltInStage.host else {
+            throw ConfigError("\(name) is a built-in stage's name; give your \(kind) stage a name of its own")
+        }
+        var own = table
+        own["stage"] = nil
+        if let when = own["when"] {
+            settings.scopes[name] = try Self.scope(when, path: "\(name).when")
+            own["when"] = nil
+        } else if BuiltInStage.kindsSparingErrors.contains(kind) {
+            settings.scopes[name] = .belowErrors
+        }
+        let reader = SettingsReader(own, path: name)
+        switch kind {
+        case BuiltInStage.dedup: _ = try DedupSettings.read(reader)
+        case BuiltInStage.rateLimit: _ = try RateLimitSettings.read(reader)
+        case BuiltInStage.debounce: _ = try DebounceSettings.read(reader)
+        case BuiltInStage.digest: _ = try DigestSettings.read(reader)
+        default: try plugins.checkSettings(ofKind: kind, named: name, table: own, in: settings)
+        }
+        return StageInstance(kind: kind, table: own)
+    }
+
+    /// A `when`; an empty match table takes every toast, as no `when` at all (and costs nothing).
+    private static func scope(_ value: ConfigValue, path: String) throws -> StageScope? {
+        let scope = try StageScope.read(value, path: path)
+        if case .match(let table) = scope, table.conditions.isEmpty { return nil }
+        return scope
     }
 
     /// `false` removes a stage; `true` or a table keeps it (with the table's settings).
@@ -170,8 +256,8 @@ package struct SettingsBuilder {
         return table
     }
 
-    private func checkedOrder(_ names: [String]) throws -> [String] {
-        let known = BuiltInStage.defaultOrder + pluginStages
+    private func checkedOrder(_ names: [String], instances: [String: StageInstance]) throws -> [String] {
+        let known = BuiltInStage.defaultOrder + pluginStages + instances.keys.sorted()
         var order: [String] = []
         for (index, name) in names.enumerated() {
             if name == BuiltInStage.host {
@@ -187,5 +273,17 @@ package struct SettingsBuilder {
             order.append(name)
         }
         return order
+    }
+}
+
+extension PipelineSettings {
+    /// Fails when a stage defined by a name of its own is not listed in `stages` (it would
+    /// never run): checked once every script has loaded, as the two may come in separate
+    /// `config{}` calls.
+    package func checkDefinedStagesAreListed() throws {
+        for name in instances.keys.sorted() where !stages.contains(name) {
+            let kind = instances[name]?.kind ?? ""
+            throw ConfigError("config: \(name) is defined (a stage of kind \(quoted(kind))) but stages does not list it")
+        }
     }
 }

@@ -1,5 +1,20 @@
+/// The settings of a built-in kind of stage that a script may define by a name of its own:
+/// read from its table over the defaults.
+protocol BuiltInStageSettings: Equatable, Sendable {
+    init()
+    mutating func apply(_ reader: SettingsReader) throws
+}
+
+extension BuiltInStageSettings {
+    static func read(_ reader: SettingsReader) throws -> Self {
+        var settings = Self()
+        try settings.apply(reader)
+        return settings
+    }
+}
+
 /// Settings of `dedup` (docs/lua.md, "config"): a toast whose key passed less than `window` ago is dropped.
-package struct DedupSettings: Equatable, Sendable {
+package struct DedupSettings: BuiltInStageSettings {
     /// 0: no time limit; a remembered key is a duplicate for as long as it is remembered.
     package var window: Microseconds = 5 * StreamTime.perSecond
     /// The fields that make a toast's key when it has no `key` of its own.
@@ -20,7 +35,7 @@ package struct DedupSettings: Equatable, Sendable {
 }
 
 /// Settings of `rate_limit` (docs/lua.md, "config"): at most `limit` toasts per group in `window`.
-package struct RateLimitSettings: Equatable, Sendable {
+package struct RateLimitSettings: BuiltInStageSettings {
     package var limit: Int = 10
     package var window: Microseconds = 10 * StreamTime.perSecond
     /// The field whose value groups toasts; toasts without it share one group.
@@ -92,11 +107,11 @@ package struct QueueSettings: Equatable, Sendable {
 
 /// Settings of `debounce`: a burst of toasts with one key ends in its last toast, shown once
 /// the burst settles (`window` after its last toast, or `maxWait` after its first).
-package struct DebounceSettings: Equatable, Sendable {
+package struct DebounceSettings: BuiltInStageSettings {
     package var window: Microseconds = StreamTime.perSecond
     /// nil: a burst may go on for as long as its toasts keep coming.
     package var maxWait: Microseconds?
-    /// The fields that make a toast's key when it has no `key` of its own (as dedup's).
+    /// The fields that make a toast's key (a toast's `key` counts only where they name it).
     package var fields: [String] = ["message", "subtitle", "role"]
 
     package init() {}
@@ -113,7 +128,7 @@ package struct DebounceSettings: Equatable, Sendable {
 
 /// Settings of `digest`: the toasts of a group within `window` of its first become one toast
 /// that stands for them ("40 more from ci"), when at least `min` were held.
-package struct DigestSettings: Equatable, Sendable {
+package struct DigestSettings: BuiltInStageSettings {
     /// The digest's message: a template with `{count}`, `{group}`, `{first}`, `{last}`, or a
     /// script's function of the held toasts.
     package enum Message: Equatable, Sendable {

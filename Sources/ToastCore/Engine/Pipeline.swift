@@ -46,6 +46,10 @@ package final class Pipeline: HostEnvironment {
     var stageContexts: [StageContext] { contexts }
     /// Where the rules stage is, which a toast a stage made goes through first.
     private let rulesIndex: Int?
+    /// Each stage's `when` (nil: it takes every toast), by position; replaced by a reload.
+    private let scopes: UncheckedCell<[StageScope?]>
+    /// Runs the `when` functions of the scripts (nil: no scripts, so no such function).
+    package var scriptFunctions: (any ScriptFunctionRunner)?
     private var contexts: [StageContext] = [] {
         didSet { unretainedStages = Self.unretained(stages, contexts) }
     }
@@ -142,6 +146,7 @@ package final class Pipeline: HostEnvironment {
         self.stageNames = stages.map(\.name)
         self.stages = stages.map(\.stage)
         self.rulesIndex = stages.firstIndex { $0.name == BuiltInStage.rules }
+        self.scopes = UncheckedCell(stages.map { settings.scopes[$0.name] })
         self.output = output
         self.statisticsCell = UncheckedCell(PipelineStatistics(stageNames: stages.map(\.name)))
         self.screenTable = settings.screens.map { screens in
@@ -182,6 +187,7 @@ package final class Pipeline: HostEnvironment {
         var kept = newSettings
         kept.stages = settings.stages
         settings = kept
+        scopes.value = stageNames.map { kept.scopes[$0] }
         host.settings = kept.queue
         self.observers = observers
         // The contexts hand the stages the new roles and settings.
@@ -369,6 +375,10 @@ package final class Pipeline: HostEnvironment {
     @inline(__always)
     private func runStages(_ toast: inout Toast, from start: Int, _ process: (inout Toast, Int) -> StageVerdict) {
         for index in start..<stages.count {
+            if let scope = scopes.value[index], !isInScope(toast, scope, at: index) {
+                statisticsCell.value.stages[index].skipped += 1
+                continue
+            }
             switch process(&toast, index) {
             case .pass:
                 continue
@@ -393,6 +403,25 @@ package final class Pipeline: HostEnvironment {
         }
     }
 
+    /// Whether stage `index` takes `toast` by its `when`; a toast it does not take is traced
+    /// as skipping it. A `when` function that fails counts as a script error of the stage
+    /// (the runner reports it), and the toast skips the stage.
+    private func isInScope(_ toast: Toast, _ scope: StageScope, at index: Int) -> Bool {
+        let inScope: Bool
+        switch scope {
+        case .match(let table):
+            inScope = table.matches(toast, roles: settings.roles)
+        case .function(let function):
+            inScope = scriptFunctions?.matches(calling: function, with: toast, stage: stageNames[index],
+                                               context: contexts[index]) ?? false
+        }
+        if !inScope && tracer != nil {
+            trace(TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: .skip,
+                              details: [JSONMember("when", .string(scope.description))], because: "when"))
+        }
+        return inScope
+    }
+
     private func hold(_ toast: Toast, _ handle: HoldHandle, at index: Int) {
         var toast = toast
         var serial = 0
@@ -400,6 +429,7 @@ package final class Pipeline: HostEnvironment {
             stampScreen(&toast)
             if let key = toast.screenKey, let screen = table.screen(key) {
                 screen.held += 1
+                if toast.effectivePriority(in: settings.roles) >= Self.errorPriority { screen.heldErrors += 1 }
                 serial = screen.serial
             }
         }
@@ -410,10 +440,10 @@ package final class Pipeline: HostEnvironment {
     /// whether the rules kept it (a drop is written).
     private func passesRules(_ toast: inout Toast, at rules: Int) -> Bool {
         let verdict = tracer != nil ? processTraced(&toast, at: rules) : stages[rules].process(&toast, context: contexts[rules])
-        statisticsCell.value.stages[rules].entered += 1
+        statisticsCell.value.stages[rules].reached += 1
         switch verdict {
         case .pass:
-            statisticsCell.value.stages[rules].passed += 1
+            statisticsCell.value.stages[rules].passedBy += 1
             return true
         case .drop(let drop):
             statisticsCell.value.stages[rules].droppedCounts.add(drop.reason)
@@ -505,7 +535,7 @@ package final class Pipeline: HostEnvironment {
     func release(_ handle: HoldHandle) -> Bool {
         guard let entry = takeHeld(handle.serial) else { return false }
         statisticsCell.value.stages[entry.stage].released += 1
-        statisticsCell.value.stages[entry.stage].passed += 1
+        statisticsCell.value.stages[entry.stage].passedBy += 1
         trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .released,
                           details: [JSONMember("held", .number(StreamTime.seconds(now - entry.since)))],
                           because: "held for \(StreamTime.format(now - entry.since)) s, since \(timeDisplay.moment(entry.since))"),
@@ -561,6 +591,7 @@ package final class Pipeline: HostEnvironment {
         guard let entry = held.removeValue(forKey: serial) else { return nil }
         if entry.screen != 0, let screen = screenTable?.bySerial[entry.screen] {
             screen.held -= 1
+            if entry.toast.effectivePriority(in: settings.roles) >= Self.errorPriority { screen.heldErrors -= 1 }
             screenTable?.touch(screen)
         }
         return entry
@@ -606,6 +637,9 @@ package final class Pipeline: HostEnvironment {
     /// The values of the timers stages set with a value, by id, until they fire or are
     /// cancelled, with the serial of the screen whose stage set them (0: none).
     private var stageTimerValues: [Int: (value: any Sendable, screen: Int)] = [:]
+    /// Ids of errors dropped into a summary or digest (or rate-limited, which a summary may
+    /// stand for), until one that names them is shown (`countPresented`).
+    private var errorsAwaitingSummary: Set<String> = []
     private var nextStageTimer = 0
 
     func scheduleStageTimer(stage: Int, screen: Int, value: any Sendable, at time: Microseconds) -> StageTimer {
@@ -618,6 +652,32 @@ package final class Pipeline: HostEnvironment {
     func cancelStageTimer(_ timer: StageTimer) {
         stageTimerValues[timer.id] = nil
     }
+
+    // MARK: Counting what matters most
+
+    /// An error (a toast of priority 2 or more) is never dropped without a count: by the stage
+    /// of its drop record, and by role for every drop. The ids of errors a summary or digest
+    /// may stand for are kept until one that names them is shown.
+    private func countDropped(_ toast: Toast, _ drop: Drop) {
+        statisticsCell.value.roleDrops.add(toast.role)
+        guard toast.effectivePriority(in: settings.roles) >= Self.errorPriority else { return }
+        statisticsCell.value.errorDrops.add(drop.stage)
+        if drop.reason == .digested || drop.reason == .rateLimited { errorsAwaitingSummary.insert(toast.id) }
+    }
+
+    private func countPresented(_ toast: Toast) {
+        if toast.effectivePriority(in: settings.roles) >= Self.errorPriority { statisticsCell.value.errorsShown += 1 }
+        guard toast.madeBy != nil, case .array(let ids)? = toast.extraValue("ids") else { return }
+        statisticsCell.value.summariesShown += 1
+        statisticsCell.value.stoodFor += ids.count
+        for case .string(let id) in ids where errorsAwaitingSummary.remove(id) != nil {
+            statisticsCell.value.errorsStoodFor += 1
+        }
+    }
+
+    /// The priority from which a toast counts as an error in the run's counts (the built-in
+    /// `error` role's).
+    static let errorPriority = 2
 
     // MARK: HostEnvironment
 
@@ -633,14 +693,14 @@ package final class Pipeline: HostEnvironment {
         statisticsCell.value.records += 1
         let hostIndex = stages.count
         switch record {
-        case .present:
+        case .present(let toast, _, _):
             statisticsCell.value.stages[hostIndex].presented += 1
+            countPresented(toast)
         case .dismiss(_, _, let reason, _):
             statisticsCell.value.stages[hostIndex].dismissedCounts.add(reason)
-        case .drop(_, _, let drop) where drop.stageLabel == .word(.host):
-            statisticsCell.value.stages[hostIndex].droppedCounts.add(drop.reason)
-        case .drop:
-            break
+        case .drop(let toast, _, let drop):
+            if drop.stageLabel == .word(.host) { statisticsCell.value.stages[hostIndex].droppedCounts.add(drop.reason) }
+            countDropped(toast, drop)
         }
         // Only with observers: reading `entryContext` is an access the run-time check guards.
         guard !observers.isEmpty else { return output.write(record) }

@@ -48,10 +48,12 @@ extension Pipeline {
         toast.screenKey = toast.screen(by: table.field, roles: settings.roles)
     }
 
-    /// A new screen; past `limit`, the screen least recently named by an event ends first.
+    /// A new screen; past `limit`, a screen is ended first: the least recently named one that
+    /// shows or holds no error, else the least recently named of all.
     private func makeScreen(_ key: ScreenKey, in table: ScreenTable) -> Screen {
-        if table.count >= table.settings.limit, let oldest = table.leastRecent {
-            end(oldest, in: table)
+        if table.count >= table.settings.limit, let ended = screenToEnd(in: table) {
+            end(ended, in: table, note: "its screen was ended by screens.limit (limit \(table.settings.limit), "
+                + "\(table.count) screens held state) to make room for a new one")
             table.endedByLimit += 1
         }
         let serial = table.makeSerial()
@@ -59,7 +61,7 @@ extension Pipeline {
             screen.key = key
             screen.serial = serial
             // (It may still be in the list of screens to look at: it stays there, once.)
-            (screen.held, screen.isRemembered) = (0, true)
+            (screen.held, screen.heldErrors, screen.isRemembered) = (0, 0, true)
             for index in screen.ownPlugins {
                 screen.stages[index] = stageInstances[index].forNewScreen() ?? stageInstances[index]
             }
@@ -96,13 +98,27 @@ extension Pipeline {
         }
     }
 
+    /// The screen `screens.limit` ends: the least recently named that has no visible, waiting,
+    /// delayed or held toast of priority 2 or more; when every screen has one, the least
+    /// recently named of all. (The walk stops at the first screen without an error, so it is
+    /// long only when most screens hold one.)
+    private func screenToEnd(in table: ScreenTable) -> Screen? {
+        var candidate = table.leastRecent
+        while let screen = candidate {
+            if screen.heldErrors == 0 && !screen.host.holdsToast(ofPriorityAtLeast: Self.errorPriority, roles: settings.roles) {
+                return screen
+            }
+            candidate = screen.newer?.takeUnretainedValue()
+        }
+        return table.leastRecent
+    }
+
     /// Ends a screen as the end of a run without a drain does, and forgets it: its toasts end
-    /// `host_removed`, its pending summaries and digest windows end without a toast (its stages,
-    /// and their timers, are gone).
-    private func end(_ screen: Screen, in table: ScreenTable) {
-        screen.host.removeAll()
-        endAllHeldToasts(reason: .hostRemoved, because: "its screen was ended to make room for a new one (screens.limit)",
-                         screen: screen.serial)
+    /// `screen_limit`, its pending summaries and digest windows end without a toast (its
+    /// stages, and their timers, are gone).
+    private func end(_ screen: Screen, in table: ScreenTable, note: String) {
+        screen.host.endForScreenLimit(note: note)
+        endAllHeldToasts(reason: .screenLimit, because: note, screen: screen.serial)
         forget(screen, in: table)
     }
 
@@ -167,7 +183,7 @@ extension Pipeline {
         guard screen.host.isEmpty && screen.held == 0 else { return .onActivity }
         var latest: Microseconds?
         for builtIn in screen.builtIns {
-            switch builtIn.stateEnds(now: now) {
+            switch builtIn.stateEnds(now: now, isHeld: { heldToast($0) != nil }) {
             case .now: continue
             case .at(let time): latest = max(latest ?? time, time)
             case .onActivity: return .onActivity

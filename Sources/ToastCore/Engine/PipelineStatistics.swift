@@ -2,9 +2,16 @@
 public struct PipelineStatistics: Equatable, Sendable {
     public struct StageCounts: Equatable, Sendable {
         public package(set) var name: String
-        /// Toasts that reached the stage.
-        public package(set) var entered = 0
-        public package(set) var passed = 0
+        /// Toasts that reached the stage and were in its scope (`when`).
+        public var entered: Int { reached - skipped }
+        /// Toasts that went on from the stage (its scope's skipped ones not counted).
+        public var passed: Int { passedBy - skipped }
+        /// Toasts that reached the stage and skipped it: its `when` did not take them.
+        public package(set) var skipped = 0
+        // A toast that skips a stage is counted as reaching and passing it (the count is made
+        // once a toast is through, `countPasses`), and taken off again here.
+        var reached = 0
+        var passedBy = 0
         /// Drops by reason.
         public var dropped: [String: Int] { droppedCounts.byReason }
         /// Dismissals by reason (the host only).
@@ -79,6 +86,40 @@ public struct PipelineStatistics: Equatable, Sendable {
     /// With screens on: screens made, ended by `screens.limit`, and at most remembered at once.
     package var screens: ScreenCounts?
 
+    /// Toasts of priority 2 or more (errors, unless a script says otherwise) that were shown.
+    public package(set) var errorsShown = 0
+    /// Such toasts dropped, by the `stage` of their drop records, in the order first seen.
+    public var errorsDropped: [(stage: String, count: Int)] { errorDrops.counts }
+    /// Drops by the role of the dropped toast, in the order first seen.
+    public var dropsByRole: [(role: String, count: Int)] { roleDrops.entries.map { ($0.name, $0.count) } }
+    /// Summaries and digests shown, the dropped toasts they stand for, and how many of those
+    /// were errors: a summary counts for them here only, not as their own presentation.
+    public package(set) var summariesShown = 0
+    public package(set) var stoodFor = 0
+    public package(set) var errorsStoodFor = 0
+    var errorDrops = NameCounts()
+    var roleDrops = NameCounts()
+
+    /// Counts by name in a short list, in the order first seen: a run has few roles and
+    /// stages, and comparing a few short strings costs less than hashing one for every drop.
+    struct NameCounts: Equatable, Sendable {
+        private(set) var entries: [(name: String, count: Int)] = []
+
+        mutating func add(_ name: String) {
+            for index in entries.indices where entries[index].name == name {
+                entries[index].count += 1
+                return
+            }
+            entries.append((name, 1))
+        }
+
+        var counts: [(stage: String, count: Int)] { entries.map { ($0.name, $0.count) } }
+
+        static func == (left: NameCounts, right: NameCounts) -> Bool {
+            left.entries.elementsEqual(right.entries) { $0 == $1 }
+        }
+    }
+
     package struct ScreenCounts: Equatable, Sendable {
         package var seen: Int
         package var endedByLimit: Int
@@ -97,10 +138,10 @@ public struct PipelineStatistics: Equatable, Sendable {
     mutating func countPasses(from start: Int, upTo last: Int) {
         stages.withUnsafeMutableBufferPointer { stages in
             for index in start..<last {
-                stages[index].entered += 1
-                stages[index].passed += 1
+                stages[index].reached += 1
+                stages[index].passedBy += 1
             }
-            stages[last].entered += 1
+            stages[last].reached += 1
         }
     }
 }
@@ -116,6 +157,7 @@ extension DismissReason {
         case .programmatic: 4
         case .replacement: 5
         case .hostRemoved: 6
+        case .screenLimit: 7
         }
     }
 }

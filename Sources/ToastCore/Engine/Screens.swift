@@ -25,8 +25,9 @@ final class Screen {
     /// (plugins) are, which are made again when the object is reused.
     let builtIns: [any ScreenState]
     let ownPlugins: [Int]
-    /// Toasts of this screen that stages hold.
+    /// Toasts of this screen that stages hold, and those of them of priority 2 or more.
     var held = 0
+    var heldErrors = 0
     /// Whether the table still remembers it (false once forgotten or ended).
     var isRemembered = true
     /// Its entry in the table's screens by key, while remembered.

@@ -10,10 +10,19 @@ package protocol ScriptFunctionRunner: AnyObject {
     /// the message it returned, or with the fields of the table it returned; nil when the
     /// call failed or returned neither (the runtime reports why).
     func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast?
+
+    /// Calls a stage's `when` function with `toast`: whether the stage takes it; nil when the
+    /// call failed or returned something else than a boolean or nil (the runtime reports it
+    /// as a script error of the stage named `stage`).
+    func matches(calling function: ScriptFunction, with toast: Toast, stage: String, context: StageContext) -> Bool?
 }
 
 extension ScriptFunctionRunner {
     package func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast? {
+        nil
+    }
+
+    package func matches(calling function: ScriptFunction, with toast: Toast, stage: String, context: StageContext) -> Bool? {
         nil
     }
 }

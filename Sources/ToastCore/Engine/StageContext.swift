@@ -3,6 +3,8 @@
 public final class StageContext {
     /// The stage's name in `stages`.
     public let stageName: String
+    /// `stageName` as its drop records' `stage` (a built-in name as its word).
+    package let stageLabel: DropLabel
     /// The stage's position; emitted toasts enter just after it (-1: the pipeline's entry
     /// context, whose toasts enter at the first stage).
     let position: Int
@@ -22,6 +24,7 @@ public final class StageContext {
 
     init(stageName: String, position: Int, pipeline: Pipeline, screen: Screen? = nil) {
         self.stageName = stageName
+        self.stageLabel = DropLabel(stageName)
         self.position = position
         self.pipeline = pipeline
         self.screenNode = screen

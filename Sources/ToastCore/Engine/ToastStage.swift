@@ -62,7 +62,9 @@ protocol FieldPreserving {
 /// `isIdle(at:)`, and can be emptied for another screen instead of being freed with its screen
 /// and made again (`ScreenTable` keeps a few forgotten screens for reuse).
 protocol ScreenState: AnyObject {
-    func stateEnds(now: Microseconds) -> ScreenStateEnd
+    /// When its state ends; `isHeld` tells whether a toast it holds is still held (a
+    /// `dismiss` may have cancelled it).
+    func stateEnds(now: Microseconds, isHeld: (HoldHandle) -> Bool) -> ScreenStateEnd
     func empty()
 }
 

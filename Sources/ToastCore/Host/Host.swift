@@ -272,7 +272,9 @@ package final class Host {
         for slot in hidden {
             if isTraced {
                 traced(slots.toast(slot), .drop, [JSONMember("reason", .string(hiddenReason.rawValue))],
-                       because: hiddenReason == .cancelled ? "dismiss_all came before it was shown" : "the run ended before it was shown")
+                       because: hiddenReason == .cancelled ? "dismiss_all came before it was shown"
+                           : hiddenReason == .screenLimit ? "\(endingNote ?? "its screen was ended") before it was shown"
+                           : "the run ended before it was shown")
             }
             drop(slot, reason: hiddenReason)
         }
@@ -281,6 +283,23 @@ package final class Host {
     /// The end of the run: everything left ends with `host_removed`.
     package func removeAll() {
         endAll(visibleReason: .hostRemoved, hiddenReason: .hostRemoved)
+    }
+
+    /// Its screen is ended to make room for a new one (`screens.limit`): everything left ends
+    /// with `screen_limit`; `note` says why, for the explanations.
+    package func endForScreenLimit(note: String) {
+        endingNote = note
+        defer { endingNote = nil }
+        endAll(visibleReason: .screenLimit, hiddenReason: .screenLimit)
+    }
+
+    /// Why the host's toasts are being ended, while `endForScreenLimit` runs.
+    private var endingNote: String?
+
+    /// Whether it shows, queues or delays a toast of at least `priority` (its own, else its
+    /// role's): such a screen is spared by `screens.limit` while another can be ended.
+    package func holdsToast(ofPriorityAtLeast priority: Int, roles: RoleTable) -> Bool {
+         (visible + waiting + delayed).contains { slots.toast($0).effectivePriority(in: roles) >= priority }
     }
 
     // MARK: Interactions
@@ -404,6 +423,7 @@ package final class Host {
         case .programmatic: return "a dismiss event came \(shown)"
         case .replacement: return "replaced \(shown)"
         case .hostRemoved: return "the run ended \(shown)"
+        case .screenLimit: return "\(endingNote ?? "its screen was ended") \(shown)"
         }
     }
 }

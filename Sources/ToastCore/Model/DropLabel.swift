@@ -15,6 +15,7 @@ package enum DropLabel: Hashable, Sendable {
         case duplicate, `repeat`, evicted, cancelled, debounced, digested
         case rateLimited = "rate_limited"
         case hostRemoved = "host_removed"
+        case screenLimit = "screen_limit"
     }
 
     package init(_ text: String) {

@@ -38,6 +38,8 @@ package enum DismissReason: String, Sendable, CaseIterable {
     case longPress = "long_press"
     case swipe, programmatic, replacement
     case hostRemoved = "host_removed"
+    /// Its screen was ended to make room for a new one (`screens.limit`).
+    case screenLimit = "screen_limit"
 }
 
 /// Why a toast never reached the screen. Built-in stages use the constants; a plugin stage
@@ -80,6 +82,7 @@ public struct DropReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let hostRemoved = DropReason(.hostRemoved)
     public static let debounced = DropReason(.debounced)
     public static let digested = DropReason(.digested)
+    public static let screenLimit = DropReason(.screenLimit)
 }
 
 /// A stage's decision to drop a toast, with what the `drop` record says about it.
@@ -158,6 +161,11 @@ public struct Drop: Equatable, Sendable {
     public init(stage: String, reason: DropReason, of: String? = nil, by: String? = nil, into: String? = nil,
                 rule: String? = nil, note: String? = nil) {
         self.init(stage: DropLabel(stage), reason: reason, of: of, by: by, into: into, rule: rule, note: note)
+    }
+
+    /// A drop by the stage whose records say `stage` (`StageContext.stageLabel`).
+    package init(stage: DropLabel, reason: DropReason, of: String? = nil, by: String? = nil) {
+        self.init(stage: stage, reason: reason, of: of, by: by, into: nil, rule: nil, note: nil)
     }
 
     /// A drop by a built-in stage, named by its word.

@@ -34,7 +34,10 @@ extension Record {
         case .dismiss(_, _, let reason, let shown):
             add("reason", .string(reason.rawValue))
             add("shown", Self.seconds(shown))
-        case .drop(_, _, let drop):
+        case .drop(let toast, _, let drop):
+            // What was lost, as the toast had it when it was dropped.
+            add("message", .string(toast.message))
+            add("role", .string(toast.role))
             add("stage", .string(drop.stage))
             add("reason", .string(drop.reason.rawValue))
             add("rule", drop.rule.map(JSONValue.string))

@@ -2,9 +2,10 @@
 /// key holds nothing is held and starts a burst; a later one of the key drops the held one
 /// (`debounced`, `by` the newcomer) and is held in its place. The held toast goes on at
 /// `last + window` (`last`: when it arrived), or at `first + max_wait` when that is sooner.
+/// A toast's key here is the tuple of its `fields` alone: its `key` field is dedup's.
 ///
-/// A progress line every 200 ms ("Saving 10 %", "Saving 20 %", …, with one `key`) shows once,
-/// the last one, when the progress settles.
+/// A progress line every 200 ms ("Saving 10 %", "Saving 20 %", …, with `fields = {"upload"}`)
+/// shows once, the last one, when the progress settles.
 package final class DebounceStage: ToastStage, CalledUnretained {
     package private(set) var settings: DebounceSettings
     private var fields: [FieldReference]
@@ -33,7 +34,7 @@ package final class DebounceStage: ToastStage, CalledUnretained {
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         scratch.removeAll()
-        toast.appendIdentity(fields: fields, roles: context.roles, to: &scratch)
+        toast.appendFieldsIdentity(fields: fields, roles: context.roles, to: &scratch)
         let key = scratch.bytes
         let now = context.nowMicros
         var first = now
@@ -74,9 +75,10 @@ package final class DebounceStage: ToastStage, CalledUnretained {
 }
 
 extension DebounceStage: ScreenState {
-    /// A burst keeps its screen until its release timer fires.
-    func stateEnds(now: Microseconds) -> ScreenStateEnd {
-        bursts.isEmpty ? .now : .onActivity
+    /// A burst keeps its screen until its release timer fires, while its toast is held: a
+    /// burst whose toast was cancelled (a `dismiss`) holds nothing.
+    func stateEnds(now: Microseconds, isHeld: (HoldHandle) -> Bool) -> ScreenStateEnd {
+        bursts.values.contains { isHeld($0.held) } ? .onActivity : .now
     }
 }
 

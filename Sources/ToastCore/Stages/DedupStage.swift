@@ -67,7 +67,7 @@ package final class DedupStage: ToastStage, CalledUnretained {
         let earlier = cache.value(at: slot)
         if settings.window == 0 || now - earlier.time < settings.window {
             context.explain(self.explanation(of: toast, earlier: earlier, context: context))
-            return .drop(Drop(stage: .dedup, reason: .duplicate, of: earlier.id))
+            return .drop(Drop(stage: context.stageLabel, reason: .duplicate, of: earlier.id))
         }
         cache.update(at: slot, passed)
         lastPass = now
@@ -187,7 +187,7 @@ struct RecencyCache<Value>: ~Copyable {
 extension DedupStage: ScreenState {
     /// A key keeps its screen for `window` after it passed; with `window = 0` no key does (a
     /// repeat on a screen that came back is no repeat).
-    func stateEnds(now: Microseconds) -> ScreenStateEnd {
+    func stateEnds(now: Microseconds, isHeld: (HoldHandle) -> Bool) -> ScreenStateEnd {
         guard settings.window > 0, let lastPass, now < lastPass + settings.window else { return .now }
         return .at(lastPass + settings.window)
     }

@@ -136,7 +136,7 @@ package final class DigestStage: ToastStage, CalledUnretained {
 
 extension DigestStage: ScreenState {
     /// An open window, even an empty one, keeps its screen until it ends.
-    func stateEnds(now: Microseconds) -> ScreenStateEnd {
+    func stateEnds(now: Microseconds, isHeld: (HoldHandle) -> Bool) -> ScreenStateEnd {
         windows.isEmpty ? .now : .onActivity
     }
 }

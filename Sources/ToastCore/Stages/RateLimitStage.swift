@@ -1,6 +1,7 @@
 /// The `rate_limit` stage: at most `limit` toasts of a group pass in any `window`
 /// (docs/lua.md, "config"). With `summary`, each run of drops of a group ends in one
-/// "N more" toast, `window` after the run's first drop.
+/// "N more" toast, `window` after the run's first drop, that says what it stands for: the role
+/// of the dropped toast with the highest priority, and their count and ids.
 package final class RateLimitStage: ToastStage, CalledUnretained {
     package var settings: RateLimitSettings { shared.configuration.value.settings }
     private var key: FieldReference { shared.configuration.value.key }
@@ -30,8 +31,26 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     struct GroupState {
         /// Times of the passes still inside the window, oldest first.
         var passes = TimeWindow()
-        /// Drops since the pending summary was scheduled; nil: no summary pending.
-        var pendingDrops: Int?
+        /// The drops since the pending summary was scheduled; nil: no summary pending.
+        var pendingDrops: SummaryDrops?
+    }
+
+    /// The toasts a pending summary stands for.
+    struct SummaryDrops {
+        var ids: [String]
+        /// The role of the dropped toast with the highest priority, the latest among equals.
+        var role: String
+        var priority: Int
+
+        init(_ toast: Toast, roles: RoleTable) {
+            (ids, role, priority) = ([toast.id], toast.role, toast.effectivePriority(in: roles))
+        }
+
+        mutating func add(_ toast: Toast, roles: RoleTable) {
+            ids.append(toast.id)
+            let priority = toast.effectivePriority(in: roles)
+            if priority >= self.priority { (role, self.priority) = (toast.role, priority) }
+        }
     }
 
     /// When a toast last passed, for `stateEnds`.
@@ -60,23 +79,23 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
                 ?? groups.insert(key, hash: hash, GroupState())
         }
         let now = context.nowMicros
-        let verdict = admit(into: &groups[group], now: now, context: context)
+        let verdict = admit(toast, into: &groups[group], now: now, context: context)
         sweepIfGrown(now: now)
         return verdict
     }
 
     /// Counts one toast into its group's window: a pass while fewer than `limit` passed.
-    private func admit(into state: inout GroupState, now: Microseconds, context: StageContext) -> StageVerdict {
+    private func admit(_ toast: Toast, into state: inout GroupState, now: Microseconds, context: StageContext) -> StageVerdict {
         state.passes.removeAll(atOrBefore: now - settings.window)
         if state.passes.count < settings.limit {
             state.passes.append(now)
             lastPass = now
             return .pass
         }
-        if let drops = state.pendingDrops {
-            state.pendingDrops = drops + 1
+        if state.pendingDrops != nil {
+            state.pendingDrops?.add(toast, roles: context.roles)
         } else if settings.summary {
-            state.pendingDrops = 1
+            state.pendingDrops = SummaryDrops(toast, roles: context.roles)
             let token = nextToken
             nextToken += 1
             summaryGroups[token] = scratch.bytes   // the group's key, still in the buffer
@@ -85,7 +104,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
         // The group's key is still in `scratch`.
         context.explain("\(state.passes.count) toasts with this \(settings.key) (\(scratch.withBytes(Toast.groupLabel(ofKey:)) ?? "none")) "
                         + "passed within \(StreamTime.format(settings.window)) s; the limit is \(settings.limit)")
-        return .drop(Drop(stage: .rateLimit, reason: .rateLimited))
+        return .drop(Drop(stage: context.stageLabel, reason: .rateLimited))
     }
 
     package func timerFired(token: Int, context: StageContext) {
@@ -94,8 +113,11 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
               let drops = groups[group].pendingDrops else { return }
         groups[group].pendingDrops = nil
         let label = key.withUnsafeBytes(Toast.groupLabel(ofKey:))
-        var summary = context.makeToast(message: label.map { "\(drops) more from \($0)" } ?? "\(drops) more notifications")
-        summary.source = label
+        let count = drops.ids.count
+        var summary = context.makeToast(message: label.map { "\(count) more from \($0)" } ?? "\(count) more notifications",
+                                        role: drops.role, source: label)
+        summary.priority = context.roles.priority(of: drops.role) ?? 0
+        summary.extra = [JSONMember("count", .integer(Int64(count))), JSONMember("ids", .array(drops.ids.map(JSONValue.string)))]
         context.emit(summary)
     }
 
@@ -129,7 +151,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
 
 extension RateLimitStage: ScreenState {
     /// A pending summary keeps its screen until it is sent; a toast that passed, for `window`.
-    func stateEnds(now: Microseconds) -> ScreenStateEnd {
+    func stateEnds(now: Microseconds, isHeld: (HoldHandle) -> Bool) -> ScreenStateEnd {
         if !summaryGroups.isEmpty { return .onActivity }
         guard let lastPass, now < lastPass + settings.window else { return .now }
         return .at(lastPass + settings.window)

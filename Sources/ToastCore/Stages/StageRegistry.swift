@@ -5,8 +5,11 @@ public struct StageRegistry: PluginStageCatalog {
     /// What a factory gets: the run's settings and the stage's own `config{ <name> = {...} }`.
     struct FactoryInput {
         let settings: PipelineSettings
-        /// The stage's own table (empty when the scripts set none).
+        /// The stage's own table (empty when the scripts set none), named by the stage's name.
         let table: SettingsReader
+        /// Whether the stage is defined by a name of its own (`errors = { stage = "digest" }`):
+        /// then a built-in kind reads its settings from `table`, not from `settings`.
+        let isNamedInstance: Bool
         /// The rules stage of the run, which the scripts fill (the built-in `rules` entry).
         let rules: RulesStage
         /// Runs the functions that settings hold (a role's `announce`), when scripts made any.
@@ -27,10 +30,10 @@ public struct StageRegistry: PluginStageCatalog {
         var registry = StageRegistry()
         registry.factories = [
             BuiltInStage.rules: { $0.rules },
-            BuiltInStage.debounce: { input in input.settings.debounce.map { DebounceStage(settings: $0) } },
-            BuiltInStage.dedup: { input in input.settings.dedup.map { DedupStage(settings: $0) } },
-            BuiltInStage.digest: { input in input.settings.digest.map { DigestStage(settings: $0, functions: input.functions) } },
-            BuiltInStage.rateLimit: { input in input.settings.rateLimit.map { RateLimitStage(settings: $0) } },
+            BuiltInStage.debounce: { input in try input.builtIn(\.debounce).map { DebounceStage(settings: $0) } },
+            BuiltInStage.dedup: { input in try input.builtIn(\.dedup).map { DedupStage(settings: $0) } },
+            BuiltInStage.digest: { input in try input.builtIn(\.digest).map { DigestStage(settings: $0, functions: input.functions) } },
+            BuiltInStage.rateLimit: { input in try input.builtIn(\.rateLimit).map { RateLimitStage(settings: $0) } },
             BuiltInStage.priority: { _ in PriorityStage() },
             BuiltInStage.style: { _ in StyleStage() },
             BuiltInStage.announce: { input in AnnounceStage(functions: input.functions) },
@@ -58,7 +61,7 @@ public struct StageRegistry: PluginStageCatalog {
     public mutating func register<Stage: PluginStage>(_ stage: Stage.Type) {
         do {
             try register(Stage.name) { input in
-                Stage(settings: try Stage.Settings.read(from: input.table.table, path: Stage.name,
+                Stage(settings: try Stage.Settings.read(from: input.table.table, path: input.table.path,
                                                         roles: input.settings.roles))
             }
         } catch {
@@ -78,26 +81,36 @@ public struct StageRegistry: PluginStageCatalog {
 
     /// Checks a plugin stage's own table by building the stage once, so a bad setting is
     /// reported at the `config{...}` call that made it, before any input is read.
-    package func checkSettings(of name: String, in settings: PipelineSettings) throws {
-        guard let factory = factories[name] else { return }
-        _ = try factory(input(for: name, settings: settings, rules: RulesStage(), functions: nil))
-    }
-
-    private func input(for name: String, settings: PipelineSettings, rules: RulesStage,
-                       functions: (any ScriptFunctionRunner)?) -> FactoryInput {
-        let table = SettingsReader(settings.stageTables[name] ?? ConfigTable(), path: name)
-        return FactoryInput(settings: settings, table: table, rules: rules, functions: functions)
+    package func checkSettings(ofKind kind: String, named name: String, table: ConfigTable,
+                               in settings: PipelineSettings) throws {
+        guard let factory = factories[kind] else { return }
+        _ = try factory(FactoryInput(settings: settings, table: SettingsReader(table, path: name),
+                                     isNamedInstance: name != kind, rules: RulesStage(), functions: nil))
     }
 
     /// The stages of `settings.stages`, in order; stages whose settings remove them
     /// (`dedup = false`) are left out. `functions` runs the script functions settings hold.
+    /// A stage defined by a name of its own is made by its kind's factory from its own table.
     package func makeStages(settings: PipelineSettings, rules: RulesStage,
                            functions: (any ScriptFunctionRunner)? = nil) throws -> [(name: String, stage: any ToastStage)] {
-        try settings.stages.compactMap { name in
-            guard let factory = factories[name] else {
+        try settings.checkDefinedStagesAreListed()
+        return try settings.stages.compactMap { name in
+            let instance = settings.instances[name]
+            guard let factory = factories[instance?.kind ?? name] else {
                 throw ConfigError("stages: unknown stage \(quoted(name))")
             }
-            return try factory(input(for: name, settings: settings, rules: rules, functions: functions)).map { (name, $0) }
+            let table = SettingsReader(instance?.table ?? settings.stageTables[name] ?? ConfigTable(), path: name)
+            let input = FactoryInput(settings: settings, table: table, isNamedInstance: instance != nil, rules: rules,
+                                     functions: functions)
+            return try factory(input).map { (name, $0) }
         }
+    }
+}
+
+extension StageRegistry.FactoryInput {
+    /// A built-in kind's settings: its own table's for a stage defined by a name of its own,
+    /// else the run's (nil when the scripts removed the stage: `dedup = false`).
+    func builtIn<Settings: BuiltInStageSettings>(_ keyPath: KeyPath<PipelineSettings, Settings?>) throws -> Settings? {
+        isNamedInstance ? try Settings.read(table) : settings[keyPath: keyPath]
     }
 }

@@ -1,5 +1,5 @@
 extension Toast {
-    /// Appends the toast's identity for dedup and debounce: its `key`, or the tuple of the
+    /// Appends the toast's identity for dedup: its `key`, or the tuple of the
     /// values of `fields`. The two never collide, an absent field differs from `""`, and values
     /// compare byte for byte.
     func appendIdentity(fields: [FieldReference], roles: RoleTable, to buffer: inout ByteBuffer) {
@@ -7,14 +7,20 @@ extension Toast {
             buffer.append(UInt8(ascii: "K"))
             buffer.appendUTF8(key)
         } else {
-            buffer.append(UInt8(ascii: "F"))
-            // Each field read where it is: a `for` over the array copied each one out (and
-            // destroyed the copy), an extra field's name included.
-            fields.withUnsafeBufferPointer { fields in
-                for index in fields.indices {
-                    buffer.append(UInt8(ascii: "|"))
-                    appendKey(of: fields[index], roles: roles, to: &buffer)
-                }
+            appendFieldsIdentity(fields: fields, roles: roles, to: &buffer)
+        }
+    }
+
+    /// Appends the tuple of the values of `fields` alone (debounce's key: a toast's `key` is
+    /// dedup's, and counts here only where `fields` names it).
+    func appendFieldsIdentity(fields: [FieldReference], roles: RoleTable, to buffer: inout ByteBuffer) {
+        buffer.append(UInt8(ascii: "F"))
+        // Each field read where it is: a `for` over the array copied each one out (and
+        // destroyed the copy), an extra field's name included.
+        fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices {
+                buffer.append(UInt8(ascii: "|"))
+                appendKey(of: fields[index], roles: roles, to: &buffer)
             }
         }
     }

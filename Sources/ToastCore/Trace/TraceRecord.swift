@@ -48,6 +48,8 @@ package struct TraceRecord {
 /// toasts it drops (a repeat, a cancelled or removed one).
 public enum TraceVerdict: String, Sendable, CaseIterable {
     case pass, change, drop, error
+    /// The stage's `when` did not take the toast: it went on as it was.
+    case skip
     /// A stage holds the toast, and later lets it go on.
     case held, released
     case queued, evicted, delayed, presented, paused, resumed, replaced, dismissed

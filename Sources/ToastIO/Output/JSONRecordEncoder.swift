@@ -85,6 +85,13 @@ package struct JSONRecordEncoder: RecordEncoder {
             StreamTime.append(at, to: &out)
             screen(of: toast, &out)
             field(#","id":""#, toast.id, &out)
+            // What was lost, as the toast had it when it was dropped (a dropped error shows).
+            _ = toast.withMessageBytes { escapedField(#","message":""#, $0, &out) }
+            if let member = Self.roleMember(toast.role) {
+                out.appendLiteral(member)
+            } else {
+                field(#","role":""#, toast.role, &out)
+            }
             if let member = Self.stageMember(drop.stageLabel) {
                 out.appendLiteral(member)
             } else {
@@ -238,6 +245,7 @@ package struct JSONRecordEncoder: RecordEncoder {
         case .programmatic: #","reason":"programmatic""#
         case .replacement: #","reason":"replacement""#
         case .hostRemoved: #","reason":"host_removed""#
+        case .screenLimit: #","reason":"screen_limit""#
         }
     }
 

@@ -70,6 +70,9 @@ package struct TextRecordEncoder: RecordEncoder {
         func safe(_ text: String) -> String { TerminalText.escaped(text) }
         var text = withID ? "\(safe(trace.toast.id)) " : ""
         text += trace.rule.map { "rule \(quoted(safe($0)))" } ?? safe(trace.stage)
+        if trace.verdict == .skip, case .string(let scope)? = trace.detail("when") {
+            return text + ": skipped (when: \(safe(scope)))"
+        }
         text += ": \(trace.verdict.rawValue)"
         if !trace.changedFields.isEmpty { text += " (" + trace.changedFields.map(safe).joined(separator: ", ") + ")" }
         if case .string(let reason)? = trace.detail("reason"), trace.verdict == .drop || trace.verdict == .evicted {

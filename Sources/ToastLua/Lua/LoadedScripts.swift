@@ -39,6 +39,7 @@ extension Pipeline {
                                              functions: scripts.functions)
         self.init(settings: scripts.settings, stages: stages, output: output, generatedIDs: scripts.generatedIDs,
                   tracer: tracer, observers: scripts.hooks.map { [$0] } ?? [])
+        scriptFunctions = scripts.functions
         attach(scriptClock: scripts.runtime, timers: scripts.runtime.timersWhileLoading)
         for toast in scripts.emittedWhileLoading { emit(toast) }
     }
@@ -51,6 +52,7 @@ extension Pipeline {
         let stages = try registry.makeStages(settings: scripts.settings, rules: RulesStage(rules: scripts.rules),
                                              functions: scripts.functions)
         let orderChanged = reload(settings: scripts.settings, stages: stages, observers: scripts.hooks.map { [$0] } ?? [])
+        scriptFunctions = scripts.functions
         attach(scriptClock: scripts.runtime, timers: scripts.runtime.timersWhileLoading)
         for toast in scripts.emittedWhileLoading { emit(toast) }
         return orderChanged

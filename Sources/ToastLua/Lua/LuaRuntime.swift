@@ -535,6 +535,32 @@ extension LuaRuntime: ScriptFunctionRunner {
         }
     }
 
+    /// A stage's `when` function: true or false (nil reads as false); anything else, or an
+    /// error, is a script error of that stage, and the toast skips it.
+    package func matches(calling function: ScriptFunction, with toast: Toast, stage: String, context: StageContext) -> Bool? {
+        running(in: ScriptCall(context: context, inputLine: toast.inputLine > 0 ? toast.inputLine : context.inputLine)) {
+            let L = state.L
+            let top = state.top
+            defer { lua_settop(L, top) }
+            let origin = "stage \(quoted(stage)) when"
+            state.pushReference(function.number)
+            state.pushProxy(toast, roles: settings.roles)
+            let result = state.call(argumentCount: 1, resultCount: 1, budget: budget, place: function.place)
+            if case .failure(let message) = result {
+                report(message, origin: origin, source: "when \(stage)")
+                return nil
+            }
+            switch lua_type(L, -1) {
+            case LUA_TBOOLEAN: return lua_toboolean(L, -1) != 0
+            case LUA_TNIL: return false
+            default:
+                report("\(function.place): when returned \(state.typeName(at: -1)); expected true or false", origin: origin,
+                       source: "when \(stage)")
+                return nil
+            }
+        }
+    }
+
     /// A digest's `message` function, given the list of the held toasts' tables: a string is
     /// the message; a table gives the digest's fields (`message` among them) over `base`.
     package func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast? {

@@ -6,6 +6,8 @@
 ///     toastscript: 856 toasts: 90 shown, 766 dropped (dedup 500, rate_limit 200, rule 66)
 ///
 /// Stages are named by the `stage` of their drop records, in pipeline order, the host last.
+/// When any error (a toast of priority 2 or more) was dropped, the line says so:
+/// `; errors: 3 shown, 2 dropped (errors 2)`.
 struct RunSummary {
     let programName: String
     let statistics: PipelineStatistics
@@ -29,10 +31,25 @@ struct RunSummary {
         if !byStage.isEmpty {
             line += " (" + byStage.map { "\($0.stage) \($0.count)" }.joined(separator: ", ") + ")"
         }
+        let errorDrops = Self.inPipelineOrder(statistics.errorsDropped, stages: statistics.stages.map(\.dropRecordStage))
+        let errorsDropped = errorDrops.reduce(0) { $0 + $1.count }
+        if errorsDropped > 0 {
+            line += "; errors: \(statistics.errorsShown) shown, \(errorsDropped) dropped ("
+                + errorDrops.map { "\($0.stage) \($0.count)" }.joined(separator: ", ") + ")"
+        }
         if let screens = statistics.screens {
             line += "; \(screens.seen) screen\(screens.seen == 1 ? "" : "s")"
             if screens.endedByLimit > 0 { line += " (\(screens.endedByLimit) ended by the limit)" }
         }
         return line
+    }
+
+    /// Counts by drop-record stage, in the order of `stages` (a stage not among them, a
+    /// plugin's own label, just before the host).
+    static func inPipelineOrder(_ counts: [(stage: String, count: Int)], stages: [String]) -> [(stage: String, count: Int)] {
+        func place(_ stage: String) -> Int {
+            stage == BuiltInStage.host ? Int.max : stages.firstIndex(of: stage) ?? Int.max - 1
+        }
+        return counts.sorted { place($0.stage) < place($1.stage) }
     }
 }

@@ -43,9 +43,23 @@ struct StatisticsReport {
             } else {
                 text += ", passed \(stage.passed)"
             }
+            if stage.skipped > 0 { text += ", skipped \(stage.skipped) (when)" }
             if stage.held > 0 { text += ", held \(stage.held), released \(stage.released)" }
             if !stage.dropped.isEmpty { text += ", dropped " + Self.counts(stage.dropped) }
             row("stage " + stage.name, text)
+        }
+        let errorDrops = RunSummary.inPipelineOrder(statistics.errorsDropped, stages: statistics.stages.map(\.dropRecordStage))
+        let errorsDropped = errorDrops.reduce(0) { $0 + $1.count }
+        row("errors", "\(statistics.errorsShown) shown, \(errorsDropped) dropped" + (errorDrops.isEmpty ? ""
+            : " (" + errorDrops.map { "\(TerminalText.escaped($0.stage)) \($0.count)" }.joined(separator: ", ") + ")"))
+        if !statistics.dropsByRole.isEmpty {
+            row("drops by role", statistics.dropsByRole.sorted { $0.role < $1.role }
+                .map { "\(TerminalText.escaped($0.role))=\($0.count)" }.joined(separator: " "))
+        }
+        if statistics.summariesShown > 0 {
+            row("stood for", "\(statistics.stoodFor) dropped toast\(statistics.stoodFor == 1 ? "" : "s") "
+                + "(\(statistics.errorsStoodFor) error\(statistics.errorsStoodFor == 1 ? "" : "s")) in "
+                + "\(statistics.summariesShown) summar\(statistics.summariesShown == 1 ? "y" : "ies") and digests shown")
         }
         row("records", "\(statistics.records) (\(linesWritten) lines written)")
         let seconds = Double(max(elapsed, 1)) / 1_000_000
