@@ -28,6 +28,11 @@ import Testing
         Example(name: "progress", arguments: ["--format", "json", "examples/progress.lua"], input: "progress.jsonl"),
         Example(name: "ci-failures", arguments: ["--input", "text", "--verbose", "examples/ci-failures.lua"], input: "ci-failures.log",
                 environment: ["TZ": "UTC"]),
+        // Stages pointed at some toasts: errors digested by the minute and the rest by ten
+        // seconds; a chatty source rate-limited harder than the rest.
+        Example(name: "errors-by-the-minute", arguments: ["--format", "json", "examples/errors-by-the-minute.lua"],
+                input: "build-alerts.jsonl"),
+        Example(name: "quiet-source", arguments: ["--verbose", "examples/quiet-source.lua"], input: "build-alerts.jsonl"),
         Example(name: "escalate-warnings", arguments: ["--format", "json", "examples/escalate-warnings.lua"], input: "warnings.jsonl"),
         Example(name: "mask-emails", arguments: ["--format", "json", "examples/mask-emails.lua"], input: "support.jsonl"),
         Example(name: "critical-role", arguments: ["--format", "json", "examples/mask-emails.lua", "examples/critical-role.lua"],
@@ -72,5 +77,23 @@ import Testing
             .filter { $0.hasSuffix(".lua") || $0.hasSuffix(".jsonl") || $0.hasSuffix(".txt") || $0.hasSuffix(".log") }
         let used = Set(Self.examples.flatMap { $0.arguments.map { ($0 as NSString).lastPathComponent } + [$0.input] })
         #expect(files.filter { !used.contains($0) } == [])
+    }
+
+    /// The patterns of docs/lua.md, "Pointing a stage at some toasts", are the examples that
+    /// run above, as they are: each `lua` block is found word for word in the example file the
+    /// paragraph before it names.
+    @Test func theGuidesWhenPatternsAreTheExamplesThatRun() throws {
+        let guide = try String(contentsOfFile: root + "/docs/lua.md", encoding: .utf8)
+        let start = try #require(guide.range(of: "## Pointing a stage at some toasts"))
+        let section = guide[start.upperBound...].components(separatedBy: "\n## ")[0]
+        let parts = section.components(separatedBy: "```lua\n")
+        #expect(parts.count == 4, "three patterns")
+        for (before, block) in zip(parts.dropLast(), parts.dropFirst()) {
+            let code = try #require(block.components(separatedBy: "```").first)
+            let named = try #require(before.range(of: #"examples/[a-z-]+\.lua"#, options: [.regularExpression, .backwards]))
+            let example = try String(contentsOfFile: root + "/" + before[named], encoding: .utf8)
+            #expect(example.contains(code), "\(before[named]) does not hold the guide's block:\n\(code)")
+            #expect(Self.examples.contains { $0.arguments.contains(String(before[named])) }, "\(before[named]) runs in a test")
+        }
     }
 }
