@@ -264,6 +264,22 @@ import Testing
                                       + "to make room for a new one after 1 s on screen"), "\(story.stdout)")
     }
 
+    /// The README's promise on the new user's case: a text log (one shared rate-limit group)
+    /// with an ERROR line after a dozen info lines, default settings. The error is shown; the
+    /// info lines the limit drops are named with their message and role, and counted.
+    @Test func theReadmePromiseHoldsOnATextLogWithDefaults() throws {
+        let log = (1...12).map { "Setting up package \($0)" } + ["ERROR database down"] + (13...20).map { "Unpacking \($0)" }
+        let script = "rule('error', function(t) if t.message:find('^ERROR') then t.role = 'error' end end)"
+        let result = try runBinary(["--input", "text", "--clock", "stream", "--format", "json", "--stats", "-e", script],
+                                   stdin: log.joined(separator: "\n") + "\n")
+        let records = try jsonRecords(result.stdout)
+        #expect(records.contains { $0["event"] as? String == "present" && $0["message"] as? String == "ERROR database down" })
+        let limited = records.filter { $0["reason"] as? String == "rate_limited" }
+        #expect(limited.count == 10)
+        #expect(limited.allSatisfy { $0["role"] as? String == "info" && ($0["message"] as? String)?.isEmpty == false })
+        #expect(result.stderr.contains("  errors            1 shown, 0 dropped"), "\(result.stderr)")
+    }
+
     private func shellQuoted(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }

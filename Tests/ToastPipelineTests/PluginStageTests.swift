@@ -92,6 +92,28 @@ import ToastPipelineTesting
         #expect(harness.statistics.stages.first?.dropped == ["capped": 1])
     }
 
+    /// Two stages of one plugin kind, each with its own settings, state and `when`: the
+    /// pipeline applies `when` (the plugin declares nothing for it), and records name each stage.
+    @Test func twoStagesOfAPluginKindKeepTheirOwnSettingsAndScope() throws {
+        let harness = try StageHarness(registry: Self.registry, script: """
+            config{
+              per_source_cap = { limit = 1, when = { source = "sync" } },
+              loose_cap = { stage = "per_source_cap", limit = 2, when = { source = { ["not"] = "sync" } } },
+              stages = { "per_source_cap", "loose_cap" },
+              queue = { policy = "stack", max_visible = 10, limit = 10 },
+            }
+            """)
+        for (index, source) in ["sync", "sync", "net", "net", "net"].enumerated() {
+            harness.show(Toast(id: "t\(index + 1)", message: "m\(index + 1)", source: source), at: .milliseconds(100 * index))
+        }
+        #expect(harness.finish() == [])
+        #expect(harness.lines.filter { $0.contains(" drop ") } == [
+            "t=0.1 drop id=t2 stage=per_source_cap reason=capped",
+            "t=0.4 drop id=t5 stage=loose_cap reason=capped",
+        ])
+        #expect(harness.statistics.stages.map(\.skipped) == [3, 1, 0])   // t2 was dropped before loose_cap
+    }
+
     @Test func settingsFromSwiftNeedNoScript() {
         var settings = PerSourceCap.Settings()
         settings.limit = 1
