@@ -158,6 +158,26 @@ import Testing
                 "\(result.stderr)")
     }
 
+    @Test func diffAndTheHTMLPageNameANamedStage() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ts-named-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = directory.path + "/errors.lua"
+        try """
+            config{
+              errors = { stage = "digest", when = { role = "error" }, window = 60 },
+              stages = { "rules", "dedup", "errors", "rate_limit", "priority", "style", "announce" },
+            }
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let events = [#"{"at":0,"message":"a","role":"error"}"#, #"{"at":1,"message":"b","role":"error"}"#,
+                      #"{"at":2,"message":"c","role":"error"}"#].joined(separator: "\n") + "\n"
+        let diff = try runBinary(["diff", "none", script], stdin: events)
+        #expect(diff.status == 1)
+        #expect(diff.stdout.contains(#"t2  "b"  was: shown 3 s → 6 s (timeout); now: dropped by errors (digested) at 60 s"#), "\(diff.stdout)")
+        let page = try runBinary(["--format", "html", script], stdin: events)
+        #expect(page.stdout.contains(#"class="drop" data-id="t2" data-stage="errors""#))
+    }
+
     @Test func twoRateLimitsOfOneKindKeepTheirOwnWindows() throws {
         let script = """
             config{
