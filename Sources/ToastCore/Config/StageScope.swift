@@ -22,6 +22,20 @@ public enum StageScope: Equatable, Sendable {
         }
     }
 
+    /// The priorities the scope takes when it asks for nothing else (as rate_limit's and
+    /// debounce's default does): `atLeast..<below`, so the check reads one number. Nil for any
+    /// other scope.
+    package var priorityRange: (atLeast: Int, below: Int)? {
+        guard case .match(let table) = self, table.conditions.count == 1, table.conditions[0].field == .field(.priority),
+              case .range(let below, let atLeast) = table.conditions[0].test else { return nil }
+        // A whole priority p is below b exactly when p < ⌈b⌉, and at least a when p ≥ ⌈a⌉.
+        func whole(_ bound: Double?, _ absent: Int) -> Int {
+            guard let bound else { return absent }
+            return bound >= Double(Int.max) ? Int.max : bound <= Double(Int.min) ? Int.min : Int(bound.rounded(.up))
+        }
+        return (whole(atLeast, Int.min), whole(below, Int.max))
+    }
+
     /// Reads a stage's `when` (at `path`, e.g. `errors.when`): a match table or a function.
     package static func read(_ value: ConfigValue, path: String) throws -> StageScope {
         switch value {
@@ -86,13 +100,13 @@ public struct MatchTable: Equatable, Sendable {
 }
 
 /// What one field's value must be in a match table.
-public indirect enum MatchTest: Equatable, Sendable {
+public enum MatchTest: Equatable, Sendable {
     /// Equal to the value: a string, a number (as a number: `7.0` is 7) or a boolean.
     case equal(MatchValue)
     /// Equal to any one of the values.
     case anyOf([MatchValue])
     /// Not matching the test; an absent field matches a `not`.
-    case not(MatchTest)
+    indirect case not(MatchTest)
     /// A number below `below` and at least `atLeast` (either may be absent); an absent or
     /// non-numeric value matches neither.
     case range(below: Double?, atLeast: Double?)

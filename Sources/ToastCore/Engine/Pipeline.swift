@@ -46,8 +46,8 @@ package final class Pipeline: HostEnvironment {
     var stageContexts: [StageContext] { contexts }
     /// Where the rules stage is, which a toast a stage made goes through first.
     private let rulesIndex: Int?
-    /// Each stage's `when` (nil: it takes every toast), by position; replaced by a reload.
-    private let scopes: UncheckedCell<[StageScope?]>
+    /// Each stage's `when`, by position, as the loop checks it; replaced by a reload.
+    private let scopes: UncheckedCell<[ScopeCheck]>
     /// Runs the `when` functions of the scripts (nil: no scripts, so no such function).
     package var scriptFunctions: (any ScriptFunctionRunner)?
     private var contexts: [StageContext] = [] {
@@ -146,7 +146,8 @@ package final class Pipeline: HostEnvironment {
         self.stageNames = stages.map(\.name)
         self.stages = stages.map(\.stage)
         self.rulesIndex = stages.firstIndex { $0.name == BuiltInStage.rules }
-        self.scopes = UncheckedCell(stages.map { settings.scopes[$0.name] })
+        self.scopes = UncheckedCell(stages.map { ScopeCheck(settings.scopes[$0.name], roles: settings.roles) })
+        self.errorRoleLengths = UncheckedCell(settings.roles.lengthsOfRoles(withPriorityAtLeast: Self.errorPriority))
         self.output = output
         self.statisticsCell = UncheckedCell(PipelineStatistics(stageNames: stages.map(\.name)))
         self.screenTable = settings.screens.map { screens in
@@ -187,7 +188,8 @@ package final class Pipeline: HostEnvironment {
         var kept = newSettings
         kept.stages = settings.stages
         settings = kept
-        scopes.value = stageNames.map { kept.scopes[$0] }
+        scopes.value = stageNames.map { ScopeCheck(kept.scopes[$0], roles: kept.roles) }
+        errorRoleLengths.value = kept.roles.lengthsOfRoles(withPriorityAtLeast: Self.errorPriority)
         host.settings = kept.queue
         self.observers = observers
         // The contexts hand the stages the new roles and settings.
@@ -375,7 +377,7 @@ package final class Pipeline: HostEnvironment {
     @inline(__always)
     private func runStages(_ toast: inout Toast, from start: Int, _ process: (inout Toast, Int) -> StageVerdict) {
         for index in start..<stages.count {
-            if let scope = scopes.value[index], !isInScope(toast, scope, at: index) {
+            if scopes.value[index].hasScope, !isInScope(toast, at: index) {
                 statisticsCell.value.stages[index].skipped += 1
                 continue
             }
@@ -406,20 +408,69 @@ package final class Pipeline: HostEnvironment {
     /// Whether stage `index` takes `toast` by its `when`; a toast it does not take is traced
     /// as skipping it. A `when` function that fails counts as a script error of the stage
     /// (the runner reports it), and the toast skips the stage.
-    private func isInScope(_ toast: Toast, _ scope: StageScope, at index: Int) -> Bool {
+    private func isInScope(_ toast: Toast, at index: Int) -> Bool {
         let inScope: Bool
-        switch scope {
-        case .match(let table):
-            inScope = table.matches(toast, roles: settings.roles)
-        case .function(let function):
-            inScope = scriptFunctions?.matches(calling: function, with: toast, stage: stageNames[index],
-                                               context: contexts[index]) ?? false
+        if scopes.value[index].isBelowOnly, toast.priority == nil,
+           !Self.mayBeNamed(toast.role, among: scopes.value[index].lengthsReachingBelow) {
+            // No role of this name's length reaches `below`: taken, without comparing names.
+            return true
         }
-        if !inScope && tracer != nil {
+        if scopes.value[index].isPriorityRange {
+            let (atLeast, below) = (scopes.value[index].atLeast, scopes.value[index].below)
+            if let priority = toast.priority {
+                inScope = priority >= atLeast && priority < below
+            } else {
+                let roles = settingsCell.value.roles
+                inScope = (atLeast == Int.min || roles.priority(of: toast.role, isAtLeast: atLeast))
+                    && (below == Int.max || !roles.priority(of: toast.role, isAtLeast: below))
+            }
+        } else {
+            switch scopes.value[index].scope {
+            case .match(let table)?:
+                inScope = table.matches(toast, roles: settingsCell.value.roles)
+            case .function(let function)?:
+                inScope = scriptFunctions?.matches(calling: function, with: toast, stage: stageNames[index],
+                                                   context: contexts[index]) ?? false
+            case nil:
+                inScope = true
+            }
+        }
+        if !inScope && tracer != nil, let scope = scopes.value[index].scope {
             trace(TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: .skip,
                               details: [JSONMember("when", .string(scope.description))], because: "when"))
         }
         return inScope
+    }
+
+    /// A stage's `when` as the loop checks it for every toast: whether it has one, and a
+    /// range of priorities read without the scope itself (rate_limit's and debounce's default).
+    struct ScopeCheck {
+        let scope: StageScope?
+        let hasScope: Bool
+        let isPriorityRange: Bool
+        let atLeast: Int
+        let below: Int
+        /// Only `below`, above 0 (the default): a toast with no priority of its own is taken
+        /// when its role's name has none of the lengths of the roles that reach `below`.
+        let isBelowOnly: Bool
+        let lengthsReachingBelow: UInt64
+
+        init(_ scope: StageScope?, roles: RoleTable) {
+            self.scope = scope
+            hasScope = scope != nil
+            let range = scope?.priorityRange
+            isPriorityRange = range != nil
+            (atLeast, below) = range ?? (Int.min, Int.max)
+            isBelowOnly = isPriorityRange && atLeast == Int.min && below > 0 && below < Int.max
+            lengthsReachingBelow = isBelowOnly ? roles.lengthsOfRoles(withPriorityAtLeast: below) : 0
+        }
+    }
+
+    /// Whether `role` may be the name of a role whose name length is among `lengths`
+    /// (`RoleTable.lengthsOfRoles`).
+    @inline(__always)
+    static func mayBeNamed(_ role: String, among lengths: UInt64) -> Bool {
+        lengths & (1 << UInt64(min(role.utf8.count, 63))) != 0
     }
 
     private func hold(_ toast: Toast, _ handle: HoldHandle, at index: Int) {
@@ -429,7 +480,7 @@ package final class Pipeline: HostEnvironment {
             stampScreen(&toast)
             if let key = toast.screenKey, let screen = table.screen(key) {
                 screen.held += 1
-                if toast.effectivePriority(in: settings.roles) >= Self.errorPriority { screen.heldErrors += 1 }
+                if toast.effectivePriority(in: settingsCell.value.roles) >= Self.errorPriority { screen.heldErrors += 1 }
                 serial = screen.serial
             }
         }
@@ -591,7 +642,7 @@ package final class Pipeline: HostEnvironment {
         guard let entry = held.removeValue(forKey: serial) else { return nil }
         if entry.screen != 0, let screen = screenTable?.bySerial[entry.screen] {
             screen.held -= 1
-            if entry.toast.effectivePriority(in: settings.roles) >= Self.errorPriority { screen.heldErrors -= 1 }
+            if entry.toast.effectivePriority(in: settingsCell.value.roles) >= Self.errorPriority { screen.heldErrors -= 1 }
             screenTable?.touch(screen)
         }
         return entry
@@ -656,17 +707,17 @@ package final class Pipeline: HostEnvironment {
     // MARK: Counting what matters most
 
     /// An error (a toast of priority 2 or more) is never dropped without a count: by the stage
-    /// of its drop record, and by role for every drop. The ids of errors a summary or digest
-    /// may stand for are kept until one that names them is shown.
+    /// of its drop record and by its role. The ids of errors a summary or digest may stand for
+    /// are kept until one that names them is shown.
     private func countDropped(_ toast: Toast, _ drop: Drop) {
-        statisticsCell.value.roleDrops.add(toast.role)
-        guard toast.effectivePriority(in: settings.roles) >= Self.errorPriority else { return }
-        statisticsCell.value.errorDrops.add(drop.stage)
-        if drop.reason == .digested || drop.reason == .rateLimited { errorsAwaitingSummary.insert(toast.id) }
+        guard isError(toast) else { return }
+        statisticsCell.value.errorDrops.add(drop.stageLabel)
+        statisticsCell.value.errorRoleDrops.add(toast.role)
+        if drop.reason.label == .word(.digested) || drop.reason.label == .word(.rateLimited) { errorsAwaitingSummary.insert(toast.id) }
     }
 
     private func countPresented(_ toast: Toast) {
-        if toast.effectivePriority(in: settings.roles) >= Self.errorPriority { statisticsCell.value.errorsShown += 1 }
+        if isError(toast) { statisticsCell.value.errorsShown += 1 }
         guard toast.madeBy != nil, case .array(let ids)? = toast.extraValue("ids") else { return }
         statisticsCell.value.summariesShown += 1
         statisticsCell.value.stoodFor += ids.count
@@ -678,6 +729,17 @@ package final class Pipeline: HostEnvironment {
     /// The priority from which a toast counts as an error in the run's counts (the built-in
     /// `error` role's).
     static let errorPriority = 2
+
+    /// Whether `toast` has a priority of `errorPriority` or more: its own, else its role's.
+    private func isError(_ toast: Toast) -> Bool {
+        if let priority = toast.priority { return priority >= Self.errorPriority }
+        let role = toast.role
+        return Self.mayBeNamed(role, among: errorRoleLengths.value)
+            && settingsCell.value.roles.priority(of: role, isAtLeast: Self.errorPriority)
+    }
+
+    /// The name lengths of the roles of priority `errorPriority` or more (`isError`).
+    private let errorRoleLengths: UncheckedCell<UInt64>
 
     // MARK: HostEnvironment
 

@@ -40,12 +40,19 @@ public struct PipelineStatistics: Equatable, Sendable {
         private var counts: [(reason: DropLabel, count: Int)] = []
 
         mutating func add(_ reason: DropReason) {
-            for index in counts.indices where counts[index].reason == reason.label {
+            add(reason.label)
+        }
+
+        mutating func add(_ label: DropLabel) {
+            for index in counts.indices where counts[index].reason == label {
                 counts[index].count += 1
                 return
             }
-            counts.append((reason.label, 1))
+            counts.append((label, 1))
         }
+
+        /// The counts in the order their labels first came.
+        var inOrder: [(label: String, count: Int)] { counts.map { ($0.reason.text, $0.count) } }
 
         var byReason: [String: Int] {
             Dictionary(counts.map { ($0.reason.text, $0.count) }, uniquingKeysWith: +)
@@ -89,16 +96,17 @@ public struct PipelineStatistics: Equatable, Sendable {
     /// Toasts of priority 2 or more (errors, unless a script says otherwise) that were shown.
     public package(set) var errorsShown = 0
     /// Such toasts dropped, by the `stage` of their drop records, in the order first seen.
-    public var errorsDropped: [(stage: String, count: Int)] { errorDrops.counts }
-    /// Drops by the role of the dropped toast, in the order first seen.
-    public var dropsByRole: [(role: String, count: Int)] { roleDrops.entries.map { ($0.name, $0.count) } }
+    public var errorsDropped: [(stage: String, count: Int)] { errorDrops.inOrder.map { ($0.label, $0.count) } }
+    /// Such toasts dropped, by their role, in the order first seen.
+    public var errorsDroppedByRole: [(role: String, count: Int)] { errorRoleDrops.entries.map { ($0.name, $0.count) } }
     /// Summaries and digests shown, the dropped toasts they stand for, and how many of those
     /// were errors: a summary counts for them here only, not as their own presentation.
     public package(set) var summariesShown = 0
     public package(set) var stoodFor = 0
     public package(set) var errorsStoodFor = 0
-    var errorDrops = NameCounts()
-    var roleDrops = NameCounts()
+    /// By the drop's stage label (a built-in stage's compares as a number).
+    var errorDrops = ReasonCounts()
+    var errorRoleDrops = NameCounts()
 
     /// Counts by name in a short list, in the order first seen: a run has few roles and
     /// stages, and comparing a few short strings costs less than hashing one for every drop.
@@ -112,8 +120,6 @@ public struct PipelineStatistics: Equatable, Sendable {
             }
             entries.append((name, 1))
         }
-
-        var counts: [(stage: String, count: Int)] { entries.map { ($0.name, $0.count) } }
 
         static func == (left: NameCounts, right: NameCounts) -> Bool {
             left.entries.elementsEqual(right.entries) { $0 == $1 }

@@ -18,9 +18,15 @@ extension ByteOutput where Self: ~Copyable {
         text.withUTF8Bytes { append($0) }
     }
 
-    /// Appends a literal's bytes.
-    @inlinable
+    /// Appends a literal's bytes: a literal of several characters straight from its pointer
+    /// (a record is some twenty literals, and `withUTF8Buffer` was a call with checks for each),
+    /// a one-scalar literal, which has no pointer, through `withUTF8Buffer`.
+    @inlinable @inline(__always)
     @_spi(ToastInternals) public mutating func appendLiteral(_ text: StaticString) {
-        text.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
+        if text.hasPointerRepresentation {
+            append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        } else {
+            text.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
+        }
     }
 }

@@ -50,12 +50,10 @@ struct StatisticsReport {
         }
         let errorDrops = RunSummary.inPipelineOrder(statistics.errorsDropped, stages: statistics.stages.map(\.dropRecordStage))
         let errorsDropped = errorDrops.reduce(0) { $0 + $1.count }
+        let byRole = statistics.errorsDroppedByRole.map { "\(TerminalText.escaped($0.role)) \($0.count)" }
         row("errors", "\(statistics.errorsShown) shown, \(errorsDropped) dropped" + (errorDrops.isEmpty ? ""
-            : " (" + errorDrops.map { "\(TerminalText.escaped($0.stage)) \($0.count)" }.joined(separator: ", ") + ")"))
-        if !statistics.dropsByRole.isEmpty {
-            row("drops by role", statistics.dropsByRole.sorted { $0.role < $1.role }
-                .map { "\(TerminalText.escaped($0.role))=\($0.count)" }.joined(separator: " "))
-        }
+            : " (" + errorDrops.map { "\(TerminalText.escaped($0.stage)) \($0.count)" }.joined(separator: ", ")
+              + "; by role: " + byRole.joined(separator: ", ") + ")"))
         if statistics.summariesShown > 0 {
             row("stood for", "\(statistics.stoodFor) dropped toast\(statistics.stoodFor == 1 ? "" : "s") "
                 + "(\(statistics.errorsStoodFor) error\(statistics.errorsStoodFor == 1 ? "" : "s")) in "
