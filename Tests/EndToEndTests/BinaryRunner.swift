@@ -13,8 +13,10 @@ struct BinaryResult {
     var stderr: String
 }
 
-/// Runs the binary from the package root with stdin from a file (or nothing).
-func runBinary(_ arguments: [String], stdinFile: String? = nil, stdin: String? = nil,
+/// Runs the binary from the package root with stdin from a file (or nothing). `stdin` is a
+/// recorded input, given to the binary as a regular file (the stream clock), unless
+/// `stdinIsPipe` writes it through a pipe (live input: the follow clock).
+func runBinary(_ arguments: [String], stdinFile: String? = nil, stdin: String? = nil, stdinIsPipe: Bool = false,
                environment: [String: String] = [:]) throws -> BinaryResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
@@ -29,8 +31,15 @@ func runBinary(_ arguments: [String], stdinFile: String? = nil, stdin: String? =
     process.standardOutput = output
     process.standardError = errors
     var inputPipe: Pipe?
+    var recorded: URL?
+    defer { if let recorded { try? FileManager.default.removeItem(at: recorded) } }
     if let stdinFile {
         process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: root + "/" + stdinFile))
+    } else if let stdin, !stdinIsPipe {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ts-stdin-\(UUID().uuidString)")
+        try Data(stdin.utf8).write(to: file)
+        recorded = file
+        process.standardInput = try FileHandle(forReadingFrom: file)
     } else if stdin != nil {
         inputPipe = Pipe()
         process.standardInput = inputPipe

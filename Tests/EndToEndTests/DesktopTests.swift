@@ -44,7 +44,7 @@ import Testing
 
     @Test func aToastAppearsWithItsFieldsAndAUserCloseIsATapThatShowsTheNext() throws {
         let run = try onDesktop("""
-            "$bin" --desktop --format json --output "$dir/out" < "$fifo" 2> "$dir/err" & pid=$!
+            "$bin" --clock stream --desktop --format json --output "$dir/out" < "$fifo" 2> "$dir/err" & pid=$!
             exec 3> "$fifo"
             printf '%s\\n' '{"message":"Upload failed","subtitle":"Tap to retry","role":"error","source":"uploads","duration":null}' \\
                            '{"message":"Saved","role":"success"}' >&3
@@ -77,7 +77,7 @@ import Testing
 
     @Test func aClickOnTheDefaultActionIsATapAndTheNotificationCloses() throws {
         let run = try onDesktop("""
-            "$bin" --desktop --format json --output "$dir/out" < "$fifo" & pid=$!
+            "$bin" --clock stream --desktop --format json --output "$dir/out" < "$fifo" & pid=$!
             exec 3> "$fifo"
             echo '{"message":"Click me","duration":null,"dismiss_on_tap":false}' >&3
             for i in $(seq 100); do grep -q '"present"' "$dir/out" 2>/dev/null && break; sleep 0.02; done
@@ -150,18 +150,18 @@ import Testing
 
     @Test func withoutAServerOrABusItStopsBeforeReadingInput() throws {
         let noServer = try runShell("""
-            echo '{"message":"a"}' | dbus-run-session -- '\(binary)' --desktop 2>&1 | grep -v 'fd limit'; echo "status ${PIPESTATUS[1]}"
+            echo '{"message":"a"}' | dbus-run-session -- '\(binary)' --clock stream --desktop 2>&1 | grep -v 'fd limit'; echo "status ${PIPESTATUS[1]}"
             """)
         #expect(noServer.stdout.hasPrefix("toastscript: --desktop: no notification server on the session bus (DBUS_SESSION_BUS_ADDRESS="),
                 "\(noServer.stdout)")
         #expect(noServer.stdout.hasSuffix("start one (dunst, mako, a desktop's own), or leave out --desktop\nstatus 1\n"))
         let noBus = try runShell("""
-            echo '{"message":"a"}' | env -u DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR=/nonexistent '\(binary)' --desktop; echo "status $?"
+            echo '{"message":"a"}' | env -u DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR=/nonexistent '\(binary)' --clock stream --desktop; echo "status $?"
             """)
         #expect(noBus.stdout == "status 1\n")
         #expect(noBus.stderr == "toastscript: --desktop: no session bus (DBUS_SESSION_BUS_ADDRESS is not set, and there is no $XDG_RUNTIME_DIR/bus)\n")
         let deadBus = try runShell("""
-            echo '{"message":"a"}' | DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/bus '\(binary)' --desktop; echo "status $?"
+            echo '{"message":"a"}' | DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/bus '\(binary)' --clock stream --desktop; echo "status $?"
             """)
         #expect(deadBus.stdout == "status 1\n")
         #expect(deadBus.stderr.hasPrefix("toastscript: --desktop: no session bus (DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/bus): "),
@@ -170,7 +170,7 @@ import Testing
 
     @Test func aServerThatGoesAwayIsAWarningAndTheRecordsGoOn() throws {
         let run = try onDesktop("""
-            "$bin" --desktop --format json --output "$dir/out" < "$fifo" 2> "$dir/err" & pid=$!
+            "$bin" --clock stream --desktop --format json --output "$dir/out" < "$fifo" 2> "$dir/err" & pid=$!
             exec 3> "$fifo"
             echo '{"message":"Before","duration":null}' >&3
             for i in $(seq 100); do grep -q '"present"' "$dir/out" 2>/dev/null && break; sleep 0.02; done

@@ -136,7 +136,7 @@ import Testing
     @Test func aSignalEndsTheHeldToastsToo() throws {
         let run = try runShell("""
             { echo '{"message":"Saving 10 %"}'; sleep 3; } | timeout --preserve-status -s INT 0.5 \
-                '\(binary)' --format json -e 'config{ debounce = { window = 10 } }'; echo "status $?"
+                '\(binary)' --clock stream --format json -e 'config{ debounce = { window = 10 } }'; echo "status $?"
             """)
         #expect(run.stdout == #"{"event":"drop","t":0,"id":"t1","message":"Saving 10 %","role":"info","stage":"debounce","reason":"host_removed"}"# + "\nstatus 130\n")
     }

@@ -31,7 +31,7 @@ import Testing
         let run = try withFIFO("""
             rules="$(dirname "$fifo")/rules.lua"; err="$(dirname "$fifo")/err"
             echo 'rule("tag", function(t) t.tag = "v1" end)' > "$rules"
-            "$bin" --format json --output "$out" "$rules" < "$fifo" 2> "$err" & pid=$!
+            "$bin" --clock stream --format json --output "$out" "$rules" < "$fifo" 2> "$err" & pid=$!
             exec 3> "$fifo"
             waitfor() { for i in $(seq 200); do grep -q "$1" "$2" 2>/dev/null && return; sleep 0.02; done; echo "never: $1"; }
             echo '{"message":"A"}' >&3
@@ -72,7 +72,7 @@ import Testing
         let run = try withFIFO("""
             rules="$(dirname "$fifo")/rules.lua"; err="$(dirname "$fifo")/err"
             : > "$rules"
-            "$bin" --format json --output "$out" "$rules" < "$fifo" 2> "$err" & pid=$!
+            "$bin" --clock stream --format json --output "$out" "$rules" < "$fifo" 2> "$err" & pid=$!
             exec 3> "$fifo"
             waitfor() { for i in $(seq 200); do grep -q "$1" "$2" 2>/dev/null && return; sleep 0.02; done; echo "never: $1"; }
             echo '{"message":"A"}' >&3
@@ -119,9 +119,54 @@ import Testing
         #expect(time(run.records[3]) >= 1.1 && time(run.records[3]) < 3, "\(run.records[3])")
     }
 
+    /// Live JSON with its own times follows the wall clock between events: the timeout of a
+    /// toast stamped 100 runs out at 101 while the log is quiet, written then, not when the
+    /// next line comes; a line stamped later than the clock is processed at its own time; a
+    /// signal ends the rest at the followed time.
+    @Test func theFollowClockRunsTimersInRealTimeWhileTheLogIsQuiet() throws {
+        let run = try withFIFO("""
+            "$bin" --format json --output "$out" < "$fifo" 2> "$out.err" & pid=$!
+            exec 3> "$fifo"
+            printf '{"at":100,"message":"install jq","duration":1}\\n' >&3
+            sleep 1.6
+            echo "during:"; cat "$out"
+            printf '{"at":103,"message":"sticky","duration":null}\\n' >&3
+            sleep 1
+            kill -TERM $pid; wait $pid; echo "status $?"
+            cat "$out.err"
+            exec 3>&-
+            """)
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "during:")
+        #expect(lines.contains(#"{"event":"dismiss","t":101,"id":"t1","reason":"timeout","shown":1}"#), "\(run.stdout)")
+        #expect(lines.contains("status 143"))
+        #expect(lines.last == "toastscript: note: reading live input, so the clock follows it: events at their own times, "
+                + "timers in real time while it is quiet (--clock stream waits for the next event)")
+        #expect(run.records.count == 4)
+        #expect(run.records[2].contains(#""t":103,"id":"t2""#), "\(run.records)")
+        // The sticky toast ends with the signal, about a second after it came.
+        #expect(run.records[3].contains(#""id":"t2","reason":"host_removed""#))
+        #expect(time(run.records[3]) >= 103.8 && time(run.records[3]) < 106, "\(run.records[3])")
+    }
+
+    /// The same on a terminal (a pty made by `script`): the timeout is written while the
+    /// terminal is quiet.
+    @Test func theFollowClockOnATerminal() throws {
+        let run = try withFIFO("""
+            ( printf '{"at":7,"message":"on a tty","duration":0.5}\\n'; sleep 1.5; cp "$out" "$out.during"; printf '\\004' ) \\
+                | script -qec "'$bin' --format json --output '$out'" /dev/null > /dev/null
+            echo "status $?"; cat "$out.during"
+            """)
+        // Before the terminal's input ended (^D), the timeout was written.
+        #expect(run.stdout.hasPrefix("status 0\n"), "\(run.stderr)")
+        #expect(run.stdout.hasSuffix(#"{"event":"dismiss","t":7.5,"id":"t1","reason":"timeout","shown":0.5}"# + "\n"), "\(run.stdout)")
+        #expect(run.records.count == 2)
+        #expect(run.records.last == #"{"event":"dismiss","t":7.5,"id":"t1","reason":"timeout","shown":0.5}"#)
+    }
+
     @Test func sigintEndsAStreamClockRunThatWaitsForInput() throws {
         let run = try withFIFO("""
-            "$bin" --format json --output "$out" < "$fifo" & pid=$!
+            "$bin" --clock stream --format json --output "$out" < "$fifo" & pid=$!
             exec 3> "$fifo"
             printf '{"message":"A","duration":null}\\n' >&3
             sleep 0.5

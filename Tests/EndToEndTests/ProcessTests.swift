@@ -39,7 +39,7 @@ import Testing
         // Two events, then the input stays open: the run waits for more until the signal.
         let script = """
             mkfifo '\(directory)/in'
-            '\(binary)' --format json --output '\(output)' < '\(directory)/in' & pid=$!
+            '\(binary)' --clock stream --format json --output '\(output)' < '\(directory)/in' & pid=$!
             exec 3> '\(directory)/in'
             printf '{"message":"A"}\\n{"message":"B","at":1}\\n' >&3
             sleep 1; kill -TERM $pid; wait $pid; echo "status $?"; exec 3>&-
@@ -94,7 +94,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = directory + "/out.jsonl"
         let script = """
-            seq 1 100000000 | sed 's/.*/{"message":"m&","at":&}/' | '\(binary)' --format json --output '\(output)' & pid=$!
+            seq 1 100000000 | sed 's/.*/{"message":"m&","at":&}/' | '\(binary)' --clock stream --format json --output '\(output)' & pid=$!
             sleep 1; kill -INT $pid; wait $pid; echo "status $?"
             """
         let result = try runShell(script)
@@ -139,7 +139,7 @@ import Testing
         try #require(mount.status == 0, "mount failed: \(mount.stderr)")
         defer { _ = try? runShell("umount '\(directory)'") }
         let result = try runShell("""
-            seq 1 5000 | sed 's/.*/{"message":"m&","at":&}/' | '\(binary)' --format json --output '\(directory)/out.jsonl'
+            seq 1 5000 | sed 's/.*/{"message":"m&","at":&}/' | '\(binary)' --clock stream --format json --output '\(directory)/out.jsonl'
             echo "status $?"
             """)
         #expect(result.stdout == "status 1\n")
@@ -156,7 +156,7 @@ import Testing
             let trace = directory + "/trace\(options.count)"
             let run = try runShell("""
                 echo '{"message":"a"}' | strace -y -e trace=write,fsync,fdatasync -o '\(trace)' \
-                    '\(binary)' --format json --output '\(directory)/out.jsonl' \(options)
+                    '\(binary)' --clock stream --format json --output '\(directory)/out.jsonl' \(options)
                 """)
             try #require(run.status == 0, "strace: \(run.stderr)")
             // `-y` names each descriptor's file: only the calls on the output file count.

@@ -90,7 +90,7 @@ import Testing
 
     @Test func aRunStoppedByASignalOnATerminalStillEndsWithTheSummary() throws {
         let shown = try onTerminal("""
-            { echo '{"message":"deploying"}'; echo '{"message":"deploying"}'; sleep 3; } | timeout --preserve-status -s INT 0.5 '\(binary)' > /dev/null
+            { echo '{"message":"deploying"}'; echo '{"message":"deploying"}'; sleep 3; } | timeout --preserve-status -s INT 0.5 '\(binary)' --clock stream > /dev/null
             echo "status ${PIPESTATUS[1]}"
             """)
         #expect(shown == "toastscript: 2 toasts: 1 shown, 1 dropped (dedup 1)\nstatus 130\n")

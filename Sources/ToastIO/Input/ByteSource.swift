@@ -17,10 +17,14 @@ package protocol ByteSource: AnyObject {
     var wouldBlock: Bool { get }
     /// Whether this is a regular file, which never makes a read wait (a recorded log).
     var isRegularFile: Bool { get }
+    /// Whether the input is live: a pipe, a FIFO, a socket or a terminal, where a read waits
+    /// for what is yet to be written (a device such as /dev/null, or memory, is not).
+    var isLive: Bool { get }
 }
 
 extension ByteSource {
     package var isRegularFile: Bool { false }
+    package var isLive: Bool { false }
 }
 
 package enum WaitOutcome: Equatable {
@@ -87,6 +91,13 @@ package final class FileDescriptorSource: ByteSource {
     package var isRegularFile: Bool {
         var status = stat()
         return fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+    }
+
+    package var isLive: Bool {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return false }
+        let kind = status.st_mode & S_IFMT
+        return kind == S_IFIFO || kind == S_IFSOCK || isatty(fd) == 1
     }
 }
 

@@ -4,7 +4,7 @@ import ToastLua
 
 /// Everything the command line says (toastscript(1)).
 package struct CommandLineOptions: Equatable, Sendable {
-    package enum ClockMode: String, Sendable, CaseIterable { case stream, wall, replay }
+    package enum ClockMode: String, Sendable, CaseIterable { case stream, follow, wall, replay }
     package enum ColorMode: String, Sendable, CaseIterable { case auto, always, never }
 
     package var input: InputFormat = .json
@@ -89,8 +89,9 @@ extension CommandLineOptions {
         OptionSpec(name: "--dead-letter", value: "FILE", help: "append every rejected input line to FILE") {
             $0.deadLetter = $1
         },
-        OptionSpec(name: "--clock", value: "stream|wall|replay",
-                   help: "the events' \"at\" (default), the wall clock, or \"at\" played in real time") {
+        OptionSpec(name: "--clock", value: "stream|follow|wall|replay",
+                   help: "the events' \"at\" (default for files), \"at\" with timers in real time while live input "
+                       + "is quiet (default for pipes), the wall clock, or \"at\" played in real time") {
             $0.clock = try choice($1, "--clock")
             $0.clockGiven = true
         },

@@ -17,6 +17,9 @@ struct RunLoop {
     private var skippedLines = 0
     /// `--clock replay`: the stream time and the wall time the pacing starts from (the first event).
     private var replayOrigin: (stream: Microseconds, wall: Microseconds)?
+    /// `--clock follow`: the stream time the last event left the clock at, and when that was on
+    /// the wall clock; while the input is quiet, the clock runs on from there in real time.
+    private var followOrigin: (stream: Microseconds, wall: Microseconds)?
     private var stopReason: StopReason?
 
     enum StopReason: Equatable {
@@ -40,6 +43,13 @@ struct RunLoop {
 
     private var pipeline: Pipeline { setup.pipeline }
     private var isWallClock: Bool { setup.options.clock == .wall }
+    private var isFollowing: Bool { setup.options.clock == .follow }
+
+    /// `--clock follow`: the stream time now, as the wall clock carries it on from the last event.
+    private var followedNow: Microseconds {
+        guard let origin = followOrigin else { return pipeline.now }
+        return max(pipeline.now, origin.stream + (setup.environment.wallClock() - origin.wall))
+    }
 
     /// Microseconds since the run started, on the wall clock.
     private var wallNow: Microseconds { setup.environment.wallClock() - setup.startedAt }
@@ -76,7 +86,8 @@ struct RunLoop {
             case .tooLong(let number, let length):
                 handle(decoding.tooLong(number: number, length: length, limit: reader.maxLineBytes))
             case .timedOut:
-                pipeline.advance(to: wallNow)
+                // A timer is due: on the wall clock, or on the followed stream clock.
+                pipeline.advance(to: isFollowing ? followedNow : wallNow)
                 deliverDesktopTaps()
             case .interrupted:
                 deliverDesktopTaps()
@@ -92,11 +103,11 @@ struct RunLoop {
         }
     }
 
-    /// In wall-clock mode, how long a read may wait before the next timer is due.
+    /// On the wall or the followed clock, how long a read may wait before the next timer is due.
     private func waitLimit() -> Int32? {
-        guard isWallClock else { return nil }
+        guard isWallClock || (isFollowing && followOrigin != nil) else { return nil }
         guard let due = pipeline.nextTimerDue else { return -1 }
-        let milliseconds = (due - wallNow + 999) / 1_000
+        let milliseconds = (due - (isFollowing ? followedNow : wallNow) + 999) / 1_000
         return Int32(clamping: max(0, milliseconds))
     }
 
@@ -158,6 +169,7 @@ struct RunLoop {
         if setup.options.clock == .replay { pace(to: max(event.at ?? pipeline.now, pipeline.now)) }
         let errorsBefore = setup.reports.failedCalls
         pipeline.handle(taking: &event)
+        if isFollowing { followOrigin = (pipeline.now, setup.environment.wallClock()) }
         if setup.options.strict && setup.reports.failedCalls > errorsBefore { stopReason = .strict }
     }
 
@@ -276,9 +288,9 @@ struct RunLoop {
             }
             if Signals.received != 0 && stopReason == nil { stopReason = .signal(Signals.received) }
         }
-        if isWallClock, case .signal? = stopReason {
+        if isWallClock || isFollowing, case .signal? = stopReason {
             // The ending happens when the signal came, not at the last event (docs/events.md).
-            pipeline.advance(to: wallNow)
+            pipeline.advance(to: isFollowing ? followedNow : wallNow)
         }
         pipeline.finish(drain: drain && stopReason == nil)
         setup.writer.finish()

@@ -68,6 +68,13 @@ struct RunSetup {
             reports.note("note: reading text from a pipe or terminal, so times come from the wall clock "
                          + "(--clock stream keeps every line at time 0)")
         }
+        if !options.clockGiven && options.clock == .stream && input.isLive {
+            // A live log's events carry their own times; between them the clock follows the wall
+            // clock, so timeouts and windows run out while the log is quiet.
+            options.clock = .follow
+            reports.note("note: reading live input, so the clock follows it: events at their own times, "
+                         + "timers in real time while it is quiet (--clock stream waits for the next event)")
+        }
         if options.desktop && !options.clockGiven && input.isRegularFile {
             // A recording on the stream clock would flash every notification for a moment.
             options.clock = .replay
