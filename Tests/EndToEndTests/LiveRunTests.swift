@@ -230,4 +230,27 @@ import Testing
         #expect(try runBinary(["--speed", "2"]).stderr.hasPrefix("toastscript: --speed needs --clock replay"))
         #expect(try runBinary(["--clock", "replay", "--speed", "0"]).status == 2)
     }
+
+    /// A recorded log with a day-long quiet stretch replays in seconds: the stretch in which
+    /// nothing is on screen is waited out for --max-gap at most, and the records keep the
+    /// stream's times. A stretch with a toast on screen is waited out in full.
+    @Test func replaySkipsIdleTimeButNotAToastOnScreen() throws {
+        let events = [#"{"at":0,"message":"a","duration":0.5}"#, #"{"at":86400,"message":"b","duration":0.5}"#,
+                      #"{"at":86400.2,"message":"c","duration":0.3}"#].joined(separator: "\n") + "\n"
+        let stream = try runBinary(["--format", "json"], stdin: events)
+        let started = Date()
+        let replay = try runBinary(["--format", "json", "--clock", "replay", "--max-gap", "0.5"], stdin: events)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(replay.stdout == stream.stdout)
+        #expect(replay.stderr == "toastscript: note: the replay skipped 1 d of idle time (nothing on screen, waiting or held "
+                + "for longer than --max-gap 0.5 s)\n")
+        #expect(elapsed < 10, "a day replayed in \(elapsed) s")
+        // A sticky toast on screen: the 1.5 s to the next event are waited out whole.
+        let sticky = [#"{"at":0,"message":"a","duration":null}"#, #"{"at":1.5,"type":"dismiss_all"}"#].joined(separator: "\n") + "\n"
+        let start = Date()
+        let held = try runBinary(["--format", "json", "--clock", "replay", "--max-gap", "0.2"], stdin: sticky)
+        #expect(Date().timeIntervalSince(start) >= 1.4)
+        #expect(held.stderr == "")
+        #expect(try runBinary(["--clock", "replay", "--max-gap", "-1"]).status == 2)
+    }
 }

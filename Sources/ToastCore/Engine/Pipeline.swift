@@ -578,6 +578,9 @@ package final class Pipeline: HostEnvironment {
         return HoldHandle(serial: nextHoldSerial)
     }
 
+    /// How many toasts the stages hold.
+    var heldCount: Int { held.count }
+
     func heldToast(_ handle: HoldHandle) -> Toast? {
         held[handle.serial]?.toast
     }

@@ -3,6 +3,12 @@
 /// its field `screens.by`, read where it matters (at such a stage, at the host, in a drop), so
 /// a rule may move it.
 extension Pipeline {
+    /// Whether no toast is visible, waiting, delayed or held anywhere (`--clock replay` skips
+    /// such stretches of idle time).
+    package var holdsNoToast: Bool {
+        heldCount == 0 && hosts.allSatisfy(\.isEmpty)
+    }
+
     /// Every host: the one host, or every screen's in the order they first appeared.
     var hosts: [Host] {
         guard let screenTable else { return [host] }

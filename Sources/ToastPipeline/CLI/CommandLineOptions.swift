@@ -17,6 +17,9 @@ package struct CommandLineOptions: Equatable, Sendable {
     package var clockGiven = false
     /// `--speed`: how many times faster than the wall clock `--clock replay` runs.
     package var speed: Double?
+    /// `--max-gap`: with `--clock replay`, the longest real wait for a stretch in which nothing
+    /// is on screen, waiting or held and no timer falls; 0 waits every stretch out.
+    package var maxGap: Microseconds = 5 * StreamTime.perSecond
     /// `--desktop`: show presented toasts as desktop notifications.
     package var desktop = false
     package var drain = true
@@ -94,6 +97,13 @@ extension CommandLineOptions {
                        + "is quiet (default for pipes), the wall clock, or \"at\" played in real time") {
             $0.clock = try choice($1, "--clock")
             $0.clockGiven = true
+        },
+        OptionSpec(name: "--max-gap", value: "SECONDS",
+                   help: "with --clock replay: wait at most this long through idle time (default 5; 0: never skip)") {
+            guard let seconds = Double($1), seconds >= 0, let micros = StreamTime.microseconds(fromSeconds: seconds) else {
+                throw UsageError("--max-gap takes a number of seconds ≥ 0, not '\($1)'")
+            }
+            $0.maxGap = micros
         },
         OptionSpec(name: "--speed", value: "X", help: "with --clock replay: X times the real pace (default 1)") {
             guard let speed = Double($1), speed > 0, speed.isFinite else {

@@ -17,6 +17,8 @@ struct RunLoop {
     private var skippedLines = 0
     /// `--clock replay`: the stream time and the wall time the pacing starts from (the first event).
     private var replayOrigin: (stream: Microseconds, wall: Microseconds)?
+    /// `--clock replay`: the stream time cut out of idle stretches longer than `--max-gap`.
+    private var skippedIdle: Microseconds = 0
     /// `--clock follow`: the stream time the last event left the clock at, and when that was on
     /// the wall clock; while the input is quiet, the clock runs on from there in real time.
     private var followOrigin: (stream: Microseconds, wall: Microseconds)?
@@ -230,10 +232,27 @@ struct RunLoop {
             return
         }
         while let due = pipeline.nextTimerDue, due < time, Signals.received == 0 {
-            wait(until: due, from: origin)
+            skipIdleTime(until: due)
+            wait(until: due, from: replayOrigin ?? origin)
             pipeline.advance(to: due)
         }
-        wait(until: time, from: origin)
+        skipIdleTime(until: time)
+        wait(until: time, from: replayOrigin ?? origin)
+    }
+
+    /// `--clock replay`: a stretch up to stream time `time` in which nothing is visible,
+    /// waiting, delayed or held (and no timer falls: the caller stops at each one) is waited
+    /// out for `--max-gap` of real time at most, by moving the pacing's origin; the records keep
+    /// the stream's times.
+    private mutating func skipIdleTime(until time: Microseconds) {
+        guard setup.options.maxGap > 0, let origin = replayOrigin, pipeline.holdsNoToast else { return }
+        let speed = setup.options.speed ?? 1
+        let dueOnWall = origin.wall + Microseconds(Double(time - origin.stream) / speed)
+        let wait = dueOnWall - setup.environment.wallClock()
+        guard wait > setup.options.maxGap else { return }
+        let cut = wait - setup.options.maxGap
+        replayOrigin = (origin.stream, origin.wall - cut)
+        skippedIdle += Microseconds(Double(cut) * speed)
     }
 
     /// Sleeps until stream time `time` on the replay's wall clock, flushing first and handing
@@ -282,7 +301,8 @@ struct RunLoop {
         if drain && setup.options.clock == .replay, let origin = replayOrigin {
             // The drain plays at the same pace, so the last toasts stay for their duration.
             while let due = pipeline.nextTimerDue, Signals.received == 0 {
-                wait(until: due, from: origin)
+                skipIdleTime(until: due)
+                wait(until: due, from: replayOrigin ?? origin)
                 if Signals.received != 0 { break }
                 pipeline.advance(to: due)
             }
@@ -309,6 +329,10 @@ struct RunLoop {
                                           linesWritten: setup.writer.linesWritten,
                                           elapsed: wallNow)
             for line in report.lines { setup.environment.writeError(line) }
+        }
+        if skippedIdle > 0 {
+            setup.reports.note("note: the replay skipped \(SpanText.describe(skippedIdle)) of idle time "
+                               + "(nothing on screen, waiting or held for longer than --max-gap \(StreamTime.format(setup.options.maxGap)) s)")
         }
         let repaired = decoding.repairedLines.count
         if repaired > 0 {
