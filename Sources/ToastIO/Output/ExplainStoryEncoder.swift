@@ -97,7 +97,17 @@ package final class ExplainStoryEncoder: RecordEncoder {
         }
         header += "\n"
         if toast.message != incoming { header += "    the rules made it \(quoted(safe(toast.message)))\n" }
+        if toast.madeBy != nil, case .array(let ids)? = toast.extraValue("ids"), !ids.isEmpty {
+            header += "    stands for " + Self.list(ids.compactMap(\.stringValue).map(safe)) + "\n"
+        }
         return header
+    }
+
+    /// The ids a summary or digest stands for: the first ten, then how many more.
+    static func list(_ ids: [String]) -> String {
+        let shown = ids.prefix(10).joined(separator: ", ")
+        let count = "\(ids.count) toast\(ids.count == 1 ? "" : "s")"
+        return ids.count > 10 ? "\(shown) and \(ids.count - 10) more (\(count))" : "\(shown) (\(count))"
     }
 
     private func safe(_ text: String) -> String {

@@ -37,12 +37,17 @@ package final class LuaRuntime {
     private let reportError: (ScriptError) -> Void
     /// Receives what `log` and `print` write.
     private let writeLog: (String) -> Void
+    /// Receives warnings that are not errors (a rule's likely misspelt field).
+    private let warn: (String) -> Void
+    /// The rules' extra field names already looked at for a misspelling, as `rule NUL place NUL name`.
+    private var namesCheckedForTypos: Set<String> = []
 
     /// A runtime whose `config{...}` may place and configure the stages of `registry`; a
     /// failed script call goes to `reportError`, what `log` writes to `writeLog`.
     package init(options: LuaOptions = LuaOptions(), registry: StageRegistry = .builtIn,
                 generatedIDs: GeneratedIDs = GeneratedIDs(),
-                reportError: @escaping (ScriptError) -> Void = { _ in }, writeLog: @escaping (String) -> Void = { _ in }) throws {
+                reportError: @escaping (ScriptError) -> Void = { _ in }, writeLog: @escaping (String) -> Void = { _ in },
+                warn: @escaping (String) -> Void = { _ in }) throws {
         try registry.check()
         guard let state = LuaState(memoryLimit: options.memoryLimitMB * 1_048_576) else {
             throw ScriptLoadError(message: "cannot create a Lua state")
@@ -53,6 +58,7 @@ package final class LuaRuntime {
         self.generatedIDs = generatedIDs
         self.reportError = reportError
         self.writeLog = writeLog
+        self.warn = warn
         state.owner = Unmanaged.passUnretained(self).toOpaque()
         if options.unsafe { state.openAllLibraries() } else { state.openSandboxedLibraries() }
         installGlobals()
@@ -215,6 +221,7 @@ package final class LuaRuntime {
                 // Most rules keep the toast without writing to it: nothing to read back.
                 if !proxy.isUnwritten {
                     toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
+                    lookForTypos(in: proxy.touched, of: rule)
                 }
             case LUA_TBOOLEAN where lua_toboolean(L, first) == 0:
                 switch lua_type(L, first + 1) {
@@ -236,6 +243,20 @@ package final class LuaRuntime {
         }
         return .keep
     }
+
+    /// A name a rule wrote that is no field becomes an extra field; one close to a field's name
+    /// is most likely a typo (`t.rol = "error"`), so it gets one warning, the first time per
+    /// rule and name.
+    private func lookForTypos(in touched: [TouchedName], of rule: LuaRule) {
+        for name in touched where name.field == nil && name.name != LuaState.madeByName {
+            guard namesCheckedForTypos.insert(rule.name + "\u{0}" + rule.place + "\u{0}" + name.name).inserted,
+                  let known = NameSuggestion.closest(to: name.name, among: Self.fieldNames) else { continue }
+            warn("rule \(quoted(rule.name)): field \(quoted(name.name)) is not a known field; did you mean \(quoted(known))? "
+                 + "(kept as an extra field)")
+        }
+    }
+
+    private static let fieldNames = ToastField.allCases.map(\.name)
 
     /// How an error names a rule: `rule "name"`; nil for a rule without a name, which its
     /// place (`FILE:LINE`, where the message starts) names.

@@ -144,7 +144,8 @@ struct RunSetup {
                                      reportError: { reports.scriptFailed($0) },
                                      writeLog: { [writeError = environment.writeError] in
                                          writeError(TerminalText.escaped($0, keepingTabs: true))
-                                     })
+                                     },
+                                     warn: { reports.warning(TerminalText.escaped($0)) })
         } catch {
             throw SetupError(message: "\(error)")
         }
