@@ -195,4 +195,48 @@ import Testing
         // The details panel opens on the first toast shown, not empty.
         #expect(dom.contains(#"<pre id="details">id: t1"#))
     }
+
+    /// A dropped toast's mark has its role's color: on the dpkg log, the dropped errors are red
+    /// and the dropped warnings orange; in a picture, a dropped error's color is there.
+    @Test func aDroppedErrorStandsOutInItsRolesColor() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let dpkg = try runBinary(["--format", "html", "--input", "text", "examples/dpkg.lua"], stdinFile: "examples/dpkg.log",
+                                 environment: ["TZ": "UTC"])
+        let path = directory + "/dpkg.html"
+        try dpkg.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+        let dom = try chromium("--dump-dom", path).stdout
+        let roleFills = try NSRegularExpression(pattern: #"data-role="(error|warning)" tabindex="0"><title>[^<]*</title><path d="[^"]*" fill="([a-z]+)""#)
+            .matches(in: dom, range: NSRange(dom.startIndex..., in: dom))
+            .map { String(dom[Range($0.range(at: 1), in: dom)!]) + " " + String(dom[Range($0.range(at: 2), in: dom)!]) }
+        #expect(Set(roleFills) == ["error red", "warning orange"], "\(roleFills)")
+        #expect(dom.contains("a dropped toast, in its role's color"))
+        // A picture: an error dropped as a duplicate, colored as nothing else is.
+        let events = [#"{"at":0,"message":"Disk full","role":"error"}"#, #"{"at":1,"message":"Disk full","role":"error"}"#,
+                      #"{"at":9,"message":"ok"}"#].joined(separator: "\n") + "\n"
+        let colored = try runBinary(["--format", "html", "-e", ##"role("error", { color = "#12ab34" }) rule(function(t) end)"##,
+                                     "-e", "config{ stages = { 'rules', 'dedup', 'priority', 'announce' } }"], stdin: events)
+        let picture = directory + "/drop.html"
+        try colored.stdout.write(toFile: picture, atomically: true, encoding: .utf8)
+        let shot = directory + "/drop.png"
+        _ = try chromium("--screenshot='\(shot)' --window-size=1200,500", picture)
+        // Without the style stage the bars are gray: the mark is the only thing of that color.
+        #expect(colored.stdout.components(separatedBy: "#12ab34").count == 2)
+        let pixels = try runShell("convert '\(shot)' -fill black +opaque '#12AB34' -fill white -opaque '#12AB34' "
+                                  + "-format '%[fx:round(mean*w*h)]' info:").stdout
+        #expect((Int(pixels) ?? 0) >= 30, "\(pixels) pixels of the mark's color")
+    }
+
+    /// With screens on, each screen has a lane of its own for its drops and for its waiting line.
+    @Test func withScreensDropsAndTheWaitingLineHaveALanePerScreen() throws {
+        let events = [#"{"at":0,"message":"a","user":"alice"}"#, #"{"at":0,"message":"a","user":"alice"}"#,
+                      #"{"at":0,"message":"b","user":"alice"}"#, #"{"at":0,"message":"x","user":"bob"}"#,
+                      #"{"at":1,"message":"x","user":"bob"}"#].joined(separator: "\n") + "\n"
+        let result = try runBinary(["--format", "html", "-e", "config{ screens = { by = 'user' } }"], stdin: events)
+        #expect(result.status == 0)
+        for label in [">[alice] drops<", ">[bob] drops<", ">[alice] waiting<", ">[bob] waiting<"] {
+            #expect(result.stdout.contains(label), "no lane \(label)")
+        }
+        #expect(!result.stdout.contains(">drops: dedup<"))
+    }
 }

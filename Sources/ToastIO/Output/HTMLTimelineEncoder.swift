@@ -6,13 +6,14 @@
 /// The timeline has a time axis, a lane per placement and visible slot with one bar per
 /// presented toast (`class="toast"`, `data-id`) from present to dismiss in its role's color,
 /// its glyph and message, and the dismissal reason at its end; a lane per stage that dropped
-/// toasts with one mark per drop (`class="drop"`, `data-id`), and the count where several
-/// fall on one spot; and the waiting line's depth over time, with its scale. Hovering or
-/// clicking an element shows the toast's fields, full message and trace.
+/// toasts with one mark per drop (`class="drop"`, `data-id`) in the dropped toast's role's
+/// color (a dropped error stands out), and the count where several fall on one spot; and the
+/// waiting line's depth over time, with its scale. Hovering or clicking an element shows the
+/// toast's fields, full message and trace. Text that does not fit is cut with an ellipsis.
 ///
 /// With screens on, each of the first `drawnScreens` screens (in the order they appeared) has
-/// its own lanes, labelled with its name; the page says how many screens it leaves out, and
-/// the totals count them all.
+/// its own lanes, labelled with its name: its toasts, its drops (of every stage) and its
+/// waiting line; the page says how many screens it leaves out, and the totals count them all.
 ///
 /// A run of any span stays readable (`TimelineScale`): idle stretches are cut out and drawn as
 /// breaks labelled with the time they skip, the drawing is at most 16,000 pixels wide, and
@@ -55,8 +56,12 @@ package final class HTMLTimelineEncoder: RecordEncoder {
     private var marks: [Mark] = []
     /// Trace lines of toasts not ended yet, by id.
     private var pendingTrace: [String: [String]] = [:]
-    /// The waiting line's length after each host decision in the window.
-    private var depth: [(time: Microseconds, waiting: Int)] = []
+    /// The waiting line's length after each host decision in the window, by screen (`""`
+    /// with screens off).
+    private var depth: [String: [(time: Microseconds, waiting: Int)]] = [:]
+    /// The colors of the roles, for drops (a toast dropped before the style stage has none of
+    /// its own).
+    private let roles: RoleTable
     /// Where the drawing stops, once `limit` was reached.
     private var windowEnd: Microseconds?
     private var firstTime: Microseconds?
@@ -66,10 +71,11 @@ package final class HTMLTimelineEncoder: RecordEncoder {
     private var dropCounts: [(name: String, count: Int)] = []
     private var dismissCounts: [(name: String, count: Int)] = []
 
-    package init(title: String, limit: Int = 2_000, time: TimeDisplay = TimeDisplay()) {
+    package init(title: String, limit: Int = 2_000, time: TimeDisplay = TimeDisplay(), roles: RoleTable = .builtIn) {
         self.title = title
         self.limit = limit
         self.time = time
+        self.roles = roles
     }
 
     // MARK: Collecting
@@ -128,11 +134,14 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         default: break
         }
         if trace.stage == "host", windowEnd == nil, case .integer(let waiting)? = trace.detail("waiting") {
-            if let last = depth.last, last.time == trace.time {
-                depth[depth.count - 1].waiting = Int(waiting)
-            } else if depth.last?.waiting != Int(waiting) {
-                depth.append((trace.time, Int(waiting)))
+            let screen = trace.toast.screenKey?.label ?? ""
+            var points = depth.removeValue(forKey: screen) ?? []
+            if let last = points.last, last.time == trace.time {
+                points[points.count - 1].waiting = Int(waiting)
+            } else if points.last?.waiting != Int(waiting) {
+                points.append((trace.time, Int(waiting)))
             }
+            depth[screen] = points
         }
         let line = time.moment(trace.time) + "  " + TextRecordEncoder.sentence(for: trace)
         let barKey = (trace.toast.screenKey?.label ?? "") + trace.toast.id
@@ -207,11 +216,13 @@ package final class HTMLTimelineEncoder: RecordEncoder {
             }
             y += lane.slotEnds.count * Self.laneHeight
         }
+        // Drops: a lane per stage; with screens on, a lane per screen (each mark names its stage).
         let dropStages = marks.reduce(into: [String]()) { if !$0.contains($1.stage) { $0.append($1.stage) } }
+        let dropLanes = drawn.isEmpty ? dropStages : drawn.filter { screen in marks.contains { dropLane($0) == screen } }
         var dropTop: [String: Int] = [:]
-        for stage in dropStages {
-            dropTop[stage] = y
-            labels += "<text class=\"lane\" x=\"8\" y=\"\(y + 17)\">drops: \(html(stage))</text>"
+        for lane in dropLanes {
+            dropTop[lane] = y
+            labels += "<text class=\"lane\" x=\"8\" y=\"\(y + 17)\">\(html(Self.cut(drawn.isEmpty ? "drops: \(lane)" : "\(lane) drops")))</text>"
             y += Self.laneHeight
         }
         let holdStages = holds.reduce(into: [String]()) { if !$0.contains($1.stage) { $0.append($1.stage) } }
@@ -221,8 +232,15 @@ package final class HTMLTimelineEncoder: RecordEncoder {
             labels += "<text class=\"lane\" x=\"8\" y=\"\(y + 17)\">held: \(html(stage))</text>"
             y += Self.laneHeight
         }
-        let depthTop = y + 8
-        let height = depthTop + Self.depthHeight + 8
+        // The waiting line: one chart; with screens on, a smaller one per screen.
+        let depthLanes = drawn.isEmpty ? [""] : drawn.filter { depth[$0] != nil }
+        let chartHeight = drawn.isEmpty ? Self.depthHeight : Self.laneHeight * 2
+        var depthTop: [String: Int] = [:]
+        for lane in depthLanes {
+            depthTop[lane] = y + 8
+            y += chartHeight + 8
+        }
+        let height = y + 8
 
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width + Self.leftMargin + 20)\" height=\"\(height)\">"
         svg += breaks(scale, height: height)
@@ -253,20 +271,22 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         }
         var clusters: [(stage: String, x: Int, count: Int)] = []
         for mark in marks {
-            let top = dropTop[mark.stage] ?? 0
+            guard let top = dropTop[dropLane(mark)] else { continue }
             let left = x(mark.time)
-            svg += "<g class=\"drop\" data-id=\"\(html(mark.toast.id))\" data-stage=\"\(html(mark.stage))\" tabindex=\"0\">"
+            let color = Self.cssColor(mark.toast.style?.color ?? roles.appliedStyle(of: mark.toast.role).color)
+            svg += "<g class=\"drop\" data-id=\"\(html(mark.toast.id))\" data-stage=\"\(html(mark.stage))\" "
+                + "data-role=\"\(html(mark.toast.role))\" tabindex=\"0\">"
             svg += "<title>\(html("dropped: \(visible(mark.label))\n" + details(of: mark.toast, trace: mark.trace), multiline: true))</title>"
-            svg += "<path d=\"M\(left) \(top + 5) l5 8 l-5 8 l-5 -8 z\"/></g>"
+            svg += "<path d=\"M\(left) \(top + 5) l5 8 l-5 8 l-5 -8 z\" fill=\"\(color)\"/></g>"
             // Drops closer than a mark's width fall on one spot: counted there.
-            if let index = clusters.lastIndex(where: { $0.stage == mark.stage }), left - clusters[index].x < 10 {
+            if let index = clusters.lastIndex(where: { $0.stage == dropLane(mark) }), left - clusters[index].x < 10 {
                 clusters[index].count += 1
             } else {
-                clusters.append((mark.stage, left, 1))
+                clusters.append((dropLane(mark), left, 1))
             }
         }
         for cluster in clusters where cluster.count > 1 {
-            let top = dropTop[cluster.stage] ?? 0
+            guard let top = dropTop[cluster.stage] else { continue }
             svg += "<text class=\"count\" x=\"\(cluster.x + 7)\" y=\"\(top + 11)\">\(cluster.count)</text>"
         }
         for hold in holds {
@@ -278,7 +298,10 @@ package final class HTMLTimelineEncoder: RecordEncoder {
             svg += "<g class=\"held\" data-id=\"\(html(hold.id))\"><title>\(html(title))</title>"
             svg += "<rect x=\"\(left)\" y=\"\(top + 8)\" width=\"\(right - left)\" height=\"10\" rx=\"3\"/></g>"
         }
-        svg += depthChart(top: depthTop, end: end, x: x)
+        for lane in depthLanes {
+            svg += depthChart(depth[lane] ?? [], label: lane.isEmpty ? "waiting" : Self.cut("\(lane) waiting"),
+                              top: depthTop[lane] ?? y, height: chartHeight, end: end, x: x)
+        }
         svg += "</svg>"
 
         var page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -300,6 +323,17 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         out.appendUTF8(page)
     }
 
+    /// The lane a drop mark goes in: its stage's, or with screens on its screen's.
+    private func dropLane(_ mark: Mark) -> String {
+        screens.isEmpty ? mark.stage : (mark.toast.screenKey?.label ?? "")
+    }
+
+    /// A lane's label, cut with an ellipsis to fit the margin (the whole name is in the
+    /// details of every element in the lane).
+    static func cut(_ label: String, to length: Int = 17) -> String {
+        label.count <= length ? label : String(label.prefix(length - 1)) + "…"
+    }
+
     /// The lane group a bar goes in: its placement, after its screen with screens on.
     private func laneName(_ toast: Toast) -> String {
         (toast.screenKey.map { $0.label + " " } ?? "") + toast.placement.rawValue
@@ -309,15 +343,17 @@ package final class HTMLTimelineEncoder: RecordEncoder {
     private func busyStretches(end: Microseconds) -> [(start: Microseconds, end: Microseconds)] {
         var stretches = bars.map { ($0.start, $0.end ?? end) } + marks.map { ($0.time, $0.time) }
             + holds.map { ($0.start, $0.end) }
-        var waitingSince: Microseconds?
-        for point in depth {
-            if point.waiting > 0, waitingSince == nil { waitingSince = point.time }
-            if point.waiting == 0, let since = waitingSince {
-                stretches.append((since, point.time))
-                waitingSince = nil
+        for points in depth.values {
+            var waitingSince: Microseconds?
+            for point in points {
+                if point.waiting > 0, waitingSince == nil { waitingSince = point.time }
+                if point.waiting == 0, let since = waitingSince {
+                    stretches.append((since, point.time))
+                    waitingSince = nil
+                }
             }
+            if let since = waitingSince { stretches.append((since, end)) }
         }
-        if let since = waitingSince { stretches.append((since, end)) }
         return stretches
     }
 
@@ -378,10 +414,11 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         return date == lastDate ? clock : date + " " + clock
     }
 
-    private func depthChart(top: Int, end: Microseconds, x: (Microseconds) -> Int) -> String {
+    private func depthChart(_ depth: [(time: Microseconds, waiting: Int)], label: String, top: Int, height: Int,
+                            end: Microseconds, x: (Microseconds) -> Int) -> String {
         let highest = max(1, depth.map(\.waiting).max() ?? 0)
-        let bottom = top + Self.depthHeight
-        func level(_ waiting: Int) -> Int { bottom - waiting * Self.depthHeight / highest }
+        let bottom = top + height
+        func level(_ waiting: Int) -> Int { bottom - waiting * height / highest }
         var points = "\(x(firstTime ?? 0)),\(bottom)"
         var current = 0
         for point in depth {
@@ -391,7 +428,7 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         points += " \(x(end)),\(level(current))"
         // The scale: the most that waited at once, and none.
         let right = x(end)
-        return "<text class=\"lane\" x=\"8\" y=\"\(top + 14)\">waiting</text>"
+        return "<text class=\"lane\" x=\"8\" y=\"\(top + 14)\">\(html(label))</text>"
             + "<line class=\"grid\" x1=\"\(Self.leftMargin)\" y1=\"\(level(highest))\" x2=\"\(right)\" y2=\"\(level(highest))\"/>"
             + "<line class=\"grid\" x1=\"\(Self.leftMargin)\" y1=\"\(bottom)\" x2=\"\(right)\" y2=\"\(bottom)\"/>"
             + "<text class=\"scale\" x=\"\(Self.leftMargin - 6)\" y=\"\(level(highest) + 4)\">\(highest)</text>"
@@ -422,12 +459,17 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         for bar in bars where !roles.contains(where: { $0.0 == bar.toast.role }) {
             roles.append((bar.toast.role, bar.toast.style?.glyph ?? "", Self.cssColor(bar.toast.style?.color)))
         }
+        for mark in marks where !roles.contains(where: { $0.0 == mark.toast.role }) {
+            let style = self.roles.appliedStyle(of: mark.toast.role)
+            roles.append((mark.toast.role, mark.toast.style?.glyph ?? style.glyph, Self.cssColor(mark.toast.style?.color ?? style.color)))
+        }
         var text = "<ul class=\"legend\">"
         for (role, glyph, color) in roles {
             text += "<li><span class=\"swatch\" style=\"background:\(color)\"></span>\(html(glyph)) \(html(role))</li>"
         }
         if !dropStages.isEmpty {
-            text += "<li><span class=\"mark\">◆</span> a dropped toast, in its stage's lane (a number: several at one spot)</li>"
+            text += "<li><span class=\"mark\">◆</span> a dropped toast, in its role's color, in its "
+                + (screens.isEmpty ? "stage's" : "screen's") + " lane (a number: several at one spot)</li>"
         }
         text += "<li><span class=\"line\"></span> toasts waiting in line</li>"
         if breaks { text += "<li><span class=\"cut\"></span> a stretch with nothing to draw, cut out</li>" }
@@ -509,7 +551,7 @@ package final class HTMLTimelineEncoder: RecordEncoder {
         .toast rect{stroke:#fff}.toast text.message{fill:#fff;pointer-events:none}
         .toast text.reason{fill:#fff;opacity:.85;text-anchor:end;font-size:10px;font-style:italic}
         .toast:hover rect,.toast:focus rect,.drop:hover path,.drop:focus path{stroke:#000;stroke-width:2}
-        .held rect{fill:#bbb}.drop path{fill:#c33}.depth{fill:none;stroke:#36c;stroke-width:1.5}text.count{fill:#c33;font-size:10px;font-weight:bold}
+        .held rect{fill:#bbb}.depth{fill:none;stroke:#36c;stroke-width:1.5}text.count{fill:#c33;font-size:10px;font-weight:bold}
         .break rect{fill:#f2f2f2}.break text{fill:#888;font-size:11px}line.grid{stroke:#ddd;stroke-dasharray:3 3}
         text.scale{fill:#777;font-size:10px;text-anchor:end}.cut{display:inline-block;width:14px;height:14px;background:#e6e6e6;vertical-align:middle}
         .legend{list-style:none;padding:0;display:flex;gap:16px;flex-wrap:wrap}

@@ -98,7 +98,7 @@ struct RunSetup {
             encoder = TextRecordEncoder(useColor: useColor, verbose: options.verbose, time: time)
         case .speech: encoder = SpeechRecordEncoder()
         case .html: encoder = HTMLTimelineEncoder(title: Self.pageTitle(program: environment.programName, scripts: options.scripts,
-                                                                              events: options.events), time: time)
+                                                                              events: options.events), time: time, roles: settings.roles)
         }
         let sinkWriter = SinkRecordWriter(encoder: encoder, sink: sink)
         // As with reading ahead (RunLoop): where nothing waits for a record to appear.
