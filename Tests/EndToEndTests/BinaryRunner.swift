@@ -17,9 +17,9 @@ struct BinaryResult {
 /// recorded input, given to the binary as a regular file (the stream clock), unless
 /// `stdinIsPipe` writes it through a pipe (live input: the follow clock).
 func runBinary(_ arguments: [String], stdinFile: String? = nil, stdin: String? = nil, stdinIsPipe: Bool = false,
-               environment: [String: String] = [:]) throws -> BinaryResult {
+               environment: [String: String] = [:], program: String = binary) throws -> BinaryResult {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
+    process.executableURL = URL(fileURLWithPath: program)
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: root)
     var variables = ProcessInfo.processInfo.environment
