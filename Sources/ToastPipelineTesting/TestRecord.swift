@@ -5,17 +5,20 @@ import ToastPipeline
 /// text that leaves out the role's style (symbol, glyph, color, announcement), so an exact
 /// comparison does not break when a style changes.
 ///
-///     t=0 present id=a message="Saved" role=info placement=top policy=enqueue priority=0 duration=3 waited=0
+///     t=0 present id=a message="Saved" role=info placement=top policy=enqueue priority=0 duration=3 waited=0 extra={"n":1}
 ///     t=3 dismiss id=a reason=timeout shown=3
-///     t=1 drop id=b stage=dedup reason=duplicate of=a
+///     t=1 drop id=b message="Saved" role=info stage=dedup reason=duplicate of=a
 public struct TestRecord: Equatable, CustomStringConvertible, Sendable {
     public enum Kind: String, Sendable { case present, dismiss, drop }
 
     public let kind: Kind
     public let time: Duration
     public let id: String
-    /// The toast's fields, for a `present`.
+    /// The toast's fields, for a `present`; `message` and `role` for a `drop` too (what was lost).
     public let message, subtitle, role, placement, policy, source: String?
+    /// The extra fields of a `present` (the input's fields toastscript does not know, and those
+    /// rules and stages added), in the record's order; empty for other records.
+    public let extra: [JSONMember]
     public let priority: Int?
     /// Its timeout, for a `present` (nil: none, or another kind of record).
     public let duration: Duration?
@@ -41,23 +44,27 @@ public struct TestRecord: Equatable, CustomStringConvertible, Sendable {
             (nil, nil, nil, nil, nil, nil, nil, nil, nil)
         var shown: Duration?
         var reason, stage, rule, of, by, into, note: String?
+        var extra: [JSONMember] = []
         switch record {
         case .present(let toast, _, let waited):
             kind = .present
             fields = (toast.message, toast.subtitle, toast.role, toast.placement.rawValue, toast.policy.rawValue,
                       toast.source, toast.priority ?? 0, toast.duration, .microseconds(waited))
+            extra = toast.extra
         case .dismiss(_, _, let why, let time):
             kind = .dismiss
             reason = why.rawValue
             shown = .microseconds(time)
-        case .drop(_, _, let drop):
+        case .drop(let toast, _, let drop):
             kind = .drop
+            (fields.message, fields.role) = (toast.message, toast.role)
             (stage, reason, rule, of, note) = (drop.stage, drop.reason.rawValue, drop.rule, drop.of, drop.note)
             (by, into) = (drop.by, drop.into)
         }
         (message, subtitle, role, placement, policy, source, priority, duration, waited) = fields
         (self.shown, self.reason, self.stage, self.rule, self.of, self.note) = (shown, reason, stage, rule, of, note)
         (self.by, self.into) = (by, into)
+        self.extra = extra
     }
 
     /// One line: `t=…`, the kind, then each field that has a value, texts quoted as JSON.
@@ -78,6 +85,11 @@ public struct TestRecord: Equatable, CustomStringConvertible, Sendable {
         if kind == .present { add("duration", word: duration.map(Self.seconds) ?? "none") }
         add("waited", word: waited.map(Self.seconds))
         add("source", source)
+        if !extra.isEmpty {
+            var text: [UInt8] = []
+            JSONText.appendObject(extra, to: &text)
+            parts.append("extra=" + String(decoding: text, as: UTF8.self))
+        }
         add("stage", word: stage)
         add("reason", word: reason)
         add("rule", rule)

@@ -77,7 +77,7 @@ import ToastPipelineTesting
         let harness = StageHarness(stages: [("rules", stage)])
         harness.show(Toast(id: "a", message: "M"), at: .zero)
         harness.finish()
-        #expect(harness.lines == [#"t=0 drop id=a stage=rule reason=rule rule="fourth" note="seen""#])
+        #expect(harness.lines == [#"t=0 drop id=a message="M first swift third" role=info stage=rule reason=rule rule="fourth" note="seen""#])
 
         let kept = StageHarness(stages: [("rules", RulesStage(rules: [luaRules[0], AppendRule(name: "second", text: " s"),
                                                                       luaRules[1]]))])

@@ -71,7 +71,7 @@ import ToastPipelineTesting
         let shown = "role=info placement=top policy=enqueue priority=0 duration=3"
         #expect(harness.lines == [
             "t=0 present id=t1 message=\"SYNC FAILED 1\" \(shown) waited=0 source=\"sync\"",
-            "t=0.3 drop id=t4 stage=per_source_cap reason=capped",
+            "t=0.3 drop id=t4 message=\"Sync failed 4\" role=info stage=per_source_cap reason=capped",
             "t=3 dismiss id=t1 reason=timeout shown=3",
             "t=3 present id=t2 message=\"SYNC FAILED 2\" \(shown) waited=2.9 source=\"sync\"",
             "t=6 dismiss id=t2 reason=timeout shown=3",
@@ -108,8 +108,8 @@ import ToastPipelineTesting
         }
         #expect(harness.finish() == [])
         #expect(harness.lines.filter { $0.contains(" drop ") } == [
-            "t=0.1 drop id=t2 stage=per_source_cap reason=capped",
-            "t=0.4 drop id=t5 stage=loose_cap reason=capped",
+            "t=0.1 drop id=t2 message=\"m2\" role=info stage=per_source_cap reason=capped",
+            "t=0.4 drop id=t5 message=\"m5\" role=info stage=loose_cap reason=capped",
         ])
         #expect(harness.statistics.stages.map(\.skipped) == [3, 1, 0])   // t2 was dropped before loose_cap
     }
@@ -124,7 +124,7 @@ import ToastPipelineTesting
         #expect(harness.finish() == [])
         #expect(harness.lines == [
             "t=0 present id=a message=\"One\" role=info placement=top policy=enqueue priority=0 duration=3 waited=0 source=\"net\"",
-            "t=1 drop id=b stage=per_source_cap reason=capped",
+            "t=1 drop id=b message=\"Two\" role=info stage=per_source_cap reason=capped",
             "t=3 dismiss id=a reason=timeout shown=3",
             "t=11 present id=c message=\"Three\" role=info placement=top policy=enqueue priority=0 duration=3 waited=0 source=\"net\"",
             "t=14 dismiss id=c reason=timeout shown=3",

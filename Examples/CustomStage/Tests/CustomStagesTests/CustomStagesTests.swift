@@ -23,10 +23,10 @@ import ToastPipelineTesting
         #expect(harness.lines == [
             "t=1764331200 present id=day message=\"Lunch\" role=info \(shown)",
             "t=1764331203 dismiss id=day reason=timeout shown=3",
-            "t=1764370800 drop id=n1 stage=quiet_hours reason=quiet_hours",
+            "t=1764370800 drop id=n1 message=\"Like\" role=info stage=quiet_hours reason=quiet_hours",
             "t=1764374400 present id=n2 message=\"Disk\" role=error \(shown)",
             "t=1764374403 dismiss id=n2 reason=timeout shown=3",
-            "t=1764396000 drop id=n3 stage=quiet_hours reason=quiet_hours",
+            "t=1764396000 drop id=n3 message=\"Comment\" role=info stage=quiet_hours reason=quiet_hours",
             "t=1764399600 present id=e1 message=\"2 notifications during quiet hours\" role=info \(shown) source=\"quiet_hours\"",
             "t=1764399603 dismiss id=e1 reason=timeout shown=3",
         ])
@@ -46,7 +46,7 @@ import ToastPipelineTesting
         let shown = "placement=top policy=enqueue priority=0 duration=3"
         // Released at 07:00, in the order they came; n2 was cancelled while held.
         #expect(harness.lines == [
-            "t=1764381600 drop id=n2 stage=night_hold reason=cancelled",
+            "t=1764381600 drop id=n2 message=\"Comment\" role=info stage=night_hold reason=cancelled",
             "t=1764399600 present id=n1 message=\"Like\" role=info \(shown) waited=0",
             "t=1764399603 dismiss id=n1 reason=timeout shown=3",
             "t=1764399603 present id=n3 message=\"Share\" role=info \(shown) waited=3",
@@ -59,7 +59,7 @@ import ToastPipelineTesting
             """)
         cut.show(Toast(id: "n1", message: "Like"), at: Self.midnight + Self.hour * 23)
         #expect(cut.finish(drain: false) == [])
-        #expect(cut.lines == ["t=1764370800 drop id=n1 stage=night_hold reason=host_removed"])
+        #expect(cut.lines == ["t=1764370800 drop id=n1 message=\"Like\" role=info stage=night_hold reason=host_removed"])
     }
 
     @Test func downgradeLetsToastsThroughQuietly() {

@@ -19,7 +19,7 @@ import CustomStages
             "t=0 present id=s0 message=\"SYNC 0\" role=error placement=top policy=enqueue priority=0 duration=3 waited=0 source=\"sync\"",
             "t=3 dismiss id=s0 reason=timeout shown=3",
             "t=3 present id=s1 message=\"SYNC 1\" role=error placement=top policy=enqueue priority=0 duration=3 waited=2 source=\"sync\"",
-            "t=3 drop id=s3 stage=per_source_cap reason=capped",
+            "t=3 drop id=s3 message=\"Sync 3\" role=error stage=per_source_cap reason=capped",
             "t=6 dismiss id=s1 reason=timeout shown=3",
             "t=6 present id=s2 message=\"SYNC 2\" role=error placement=top policy=enqueue priority=0 duration=3 waited=4 source=\"sync\"",
             "t=9 dismiss id=s2 reason=timeout shown=3",
