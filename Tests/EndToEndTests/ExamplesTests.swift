@@ -87,13 +87,19 @@ import Testing
         let start = try #require(guide.range(of: "## Pointing a stage at some toasts"))
         let section = guide[start.upperBound...].components(separatedBy: "\n## ")[0]
         let parts = section.components(separatedBy: "```lua\n")
-        #expect(parts.count == 4, "three patterns")
-        for (before, block) in zip(parts.dropLast(), parts.dropFirst()) {
+        // The prose before a pattern's block names its example (the text after the block
+        // before it: `before` starts with that block's rest).
+        let patterns = zip(parts.dropLast(), parts.dropFirst()).filter { before, _ in
+            before.components(separatedBy: "```").last?.range(of: #"examples/[a-z-]+\.lua"#, options: .regularExpression) != nil
+        }
+        #expect(patterns.count == 3, "three patterns")
+        for (before, block) in patterns {
             let code = try #require(block.components(separatedBy: "```").first)
-            let named = try #require(before.range(of: #"examples/[a-z-]+\.lua"#, options: [.regularExpression, .backwards]))
-            let example = try String(contentsOfFile: root + "/" + before[named], encoding: .utf8)
-            #expect(example.contains(code), "\(before[named]) does not hold the guide's block:\n\(code)")
-            #expect(Self.examples.contains { $0.arguments.contains(String(before[named])) }, "\(before[named]) runs in a test")
+            let prose = before.components(separatedBy: "```").last ?? ""
+            let named = try #require(prose.range(of: #"examples/[a-z-]+\.lua"#, options: [.regularExpression, .backwards]))
+            let example = try String(contentsOfFile: root + "/" + prose[named], encoding: .utf8)
+            #expect(example.contains(code), "\(prose[named]) does not hold the guide's block:\n\(code)")
+            #expect(Self.examples.contains { $0.arguments.contains(String(prose[named])) }, "\(prose[named]) runs in a test")
         }
     }
 }
