@@ -203,4 +203,25 @@ import Testing
         // In the order each first failed (the hook of y ran when y was shown, after the timer).
         #expect(row == #"  script errors     6 (rule "quiet debug" 2, rule -e:2 1, parse 1, timer -e:4 1, on present 1)"#, "\(result.stderr)")
     }
+
+    /// A role's `announce` function or a digest's `message` function that fails: the toast
+    /// takes the standard text, and the trace and the story say so, as an error; `--stats`
+    /// counts it.
+    @Test func failingAnnounceAndDigestFunctionsAreTracedAsErrorsWithTheirFallback() throws {
+        let announce = try runBinary(["--trace", "--format", "json", "--stats", "-e",
+                                      #"role("success", { announce = function(t) error("no voice") end })"#],
+                                     stdin: #"{"message":"Saved","role":"success"}"# + "\n")
+        #expect(announce.status == 65)
+        #expect(announce.stdout.contains(#"{"event":"trace","t":0,"id":"t1","stage":"announce","verdict":"error","fields":["announcement"],"#
+                                         + #""because":"-e:1: no voice; the standard announcement was used"}"#), "\(announce.stdout)")
+        #expect(announce.stdout.contains(#""announcement":"Success: Saved""#))
+        #expect(announce.stderr.contains("  script errors     1 (announce -e:1 1)"))
+        let events = [#"{"at":0,"message":"a","source":"ci"}"#, #"{"at":1,"message":"b","source":"ci"}"#,
+                      #"{"at":2,"message":"c","source":"ci"}"#].joined(separator: "\n") + "\n"
+        let digest = try runBinary(["--explain", "e1", "-e", "config{ digest = { window = 5, message = function(list) return 42 end } }"],
+                                   stdin: events)
+        #expect(digest.stdout.hasPrefix(#"e1  "2 more from ci" (info, from ci), made by digest during input line 3"#), "\(digest.stdout)")
+        #expect(digest.stdout.contains("  digest: error (message): message function: -e:1: digest message returned number; "
+                                       + "expected a non-empty string or a table; the default message was used\n"))
+    }
 }

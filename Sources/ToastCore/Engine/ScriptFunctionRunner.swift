@@ -15,6 +15,10 @@ package protocol ScriptFunctionRunner: AnyObject {
     /// call failed or returned something else than a boolean or nil (the runtime reports it
     /// as a script error of the stage named `stage`).
     func matches(calling function: ScriptFunction, with toast: Toast, stage: String, context: StageContext) -> Bool?
+
+    /// Why the last call above that gave nil failed (the message it reported), once: a stage
+    /// that falls back says so in its trace.
+    func takeFailure() -> String?
 }
 
 extension ScriptFunctionRunner {
@@ -25,4 +29,6 @@ extension ScriptFunctionRunner {
     package func matches(calling function: ScriptFunction, with toast: Toast, stage: String, context: StageContext) -> Bool? {
         nil
     }
+
+    package func takeFailure() -> String? { nil }
 }

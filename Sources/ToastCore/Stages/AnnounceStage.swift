@@ -21,6 +21,11 @@ package final class AnnounceStage: ToastStage, CalledUnretained {
             toast.announcement = text
         } else {
             toast.announce(label: context.roles.withStyle(of: toast.role) { $0.label })
+            // A role's function that failed: the error is traced, with the fallback taken.
+            if let failure = functions?.takeFailure(), context.isTracing {
+                context.trace(toast, verdict: .error, changedFields: ["announcement"],
+                              because: "\(failure); the standard announcement was used")
+            }
         }
         return .pass
     }

@@ -110,6 +110,13 @@ package final class DigestStage: ToastStage, CalledUnretained {
                 return made
             }
             digest.message = render(settings.defaultTemplate(sharedGroup: label == nil), toasts: toasts, group: label)
+            // The function failed: the error is traced, with the default message it took.
+            if let failure = functions?.takeFailure(), context.isTracing {
+                var made = digest
+                made.madeBy = context.stageName
+                context.trace(made, verdict: .error, changedFields: ["message"],
+                              because: "message function: \(failure); the default message was used")
+            }
         case .template(let template)?:
             digest.message = render(template, toasts: toasts, group: label)
         case nil:

@@ -289,6 +289,21 @@ package final class LuaRuntime {
         return result
     }
 
+    /// The message of the last settings function (`announce`, a digest's `message`, `when`)
+    /// that failed, for the stage's trace; taken with `takeFailure()`.
+    private var lastFunctionFailure: String?
+
+    package func takeFailure() -> String? {
+        defer { lastFunctionFailure = nil }
+        return lastFunctionFailure
+    }
+
+    /// Reports a failed call of a settings function, keeping its message for the stage.
+    private func reportFunctionFailure(_ message: String, origin: String? = nil, source: String) {
+        lastFunctionFailure = message
+        report(message, origin: origin, source: source)
+    }
+
     /// Reports one script error, with the input line of the call it happened in (or what it
     /// ran for, `timer` or `end`); `origin` names what failed (`rule "name"`) when the
     /// message's place alone does not, `source` is how `--stats` counts it.
@@ -325,11 +340,14 @@ package final class LuaRuntime {
         defer { lua_settop(L, top) }
         state.pushReference(reference)
         state.pushProxy(toast, roles: settings.roles)
-        guard case .success = callFailing(argumentCount: 1, resultCount: 1, place: place, source: "announce \(place)") else {
+        let result = state.call(argumentCount: 1, resultCount: 1, budget: budget, place: place)
+        if case .failure(let message) = result {
+            reportFunctionFailure(message, source: "announce \(place)")
             return nil
         }
         guard let text = state.string(at: -1) else {
-            report("announce function at \(place) returned \(state.typeName(at: -1)), not a string", source: "announce \(place)")
+            reportFunctionFailure("announce function at \(place) returned \(state.typeName(at: -1)), not a string",
+                                  source: "announce \(place)")
             return nil
         }
         return text
@@ -597,7 +615,9 @@ extension LuaRuntime: ScriptFunctionRunner {
                 state.pushProxy(toast, roles: settings.roles)
                 lua_rawseti(L, -2, lua_Integer(index + 1))
             }
-            guard case .success = callFailing(argumentCount: 1, resultCount: 1, place: function.place, source: source) else {
+            let result = state.call(argumentCount: 1, resultCount: 1, budget: budget, place: function.place)
+            if case .failure(let message) = result {
+                reportFunctionFailure(message, source: source)
                 return nil
             }
             if lua_type(L, -1) == LUA_TSTRING, let message = state.string(at: -1), !message.isEmpty {
@@ -613,12 +633,13 @@ extension LuaRuntime: ScriptFunctionRunner {
                     }
                     return digest
                 } catch {
-                    report("\(function.place): digest message: \((error as? LuaBridgeError)?.message ?? "\(error)")", source: source)
+                    reportFunctionFailure("\(function.place): digest message: \((error as? LuaBridgeError)?.message ?? "\(error)")",
+                                          source: source)
                     return nil
                 }
             }
-            report("\(function.place): digest message returned \(state.typeName(at: -1)); expected a non-empty string or a table",
-                   source: source)
+            reportFunctionFailure("\(function.place): digest message returned \(state.typeName(at: -1)); "
+                                  + "expected a non-empty string or a table", source: source)
             return nil
         }
     }
