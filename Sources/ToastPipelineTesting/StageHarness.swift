@@ -14,6 +14,9 @@ import ToastLua
 ///     harness.show(Toast(id: "b", message: "Saved", source: "sync"), at: .milliseconds(500))
 ///     let problems = harness.finish()     // [] when every toast ended once
 ///     harness.lines                       // ["t=0 present id=a message=\"Saved\" …", …]
+///
+/// A stage's clock times (`context.clockTime(of:)`, `nextTime`) are read in UTC here, as with
+/// `--tz utc`, so a test gives the same lines on every machine.
 public final class StageHarness {
     /// Every record so far, as values.
     public var records: [TestRecord] { log.records.map(TestRecord.init) }
@@ -38,6 +41,7 @@ public final class StageHarness {
         try runtime.load(source: script, name: "script")
         self.runtime = runtime
         pipeline = try Pipeline(scripts: runtime.loaded, registry: registry, output: log)
+        pipeline.timeDisplay = TimeDisplay(zone: .utc)
     }
 
     /// A run of `stages` alone, in order, then the host.
@@ -49,6 +53,7 @@ public final class StageHarness {
     package init(stages: [(name: String, stage: any ToastStage)], settings: PipelineSettings) {
         runtime = nil
         pipeline = Pipeline(settings: settings, stages: stages, output: log)
+        pipeline.timeDisplay = TimeDisplay(zone: .utc)
     }
 
     /// A run of one declared stage with the settings given in Swift, then the host.

@@ -227,4 +227,57 @@ import ToastPipelineTesting
         #expect(result.stderr == ["my-toastscript: cannot register Impostor: a stage named \"dedup\" is already registered"])
         #expect(result.stdout == "")
     }
+
+    /// Plugin API 3.1: a hold is held within the call that made it (with the toast given to
+    /// `hold(_:)`), a held toast can be changed before it goes on (in that call and later),
+    /// and a timer's value comes back as the type it was set with.
+    final class Inspector: ToastStage {
+        var seenInside: [String] = []
+
+        func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+            let handle = context.hold(toast)
+            seenInside.append("\(context.isHeld(handle)) \(context.heldToast(handle)?.message ?? "nil")")
+            context.changeHeld(handle) { $0.subtitle = "counted" }
+            context.setTimer(at: context.now + .seconds(1), value: handle)
+            return .hold(handle)
+        }
+
+        func timerFired(_ timer: StageTimer, context: StageContext) {
+            guard let handle = timer.value(as: HoldHandle.self), timer.value(as: String.self) == nil else { return }
+            context.changeHeld(handle) { $0.message += "!" }
+            context.release(handle)
+        }
+    }
+
+    @Test func aHoldIsHeldInItsCallAndAHeldToastCanChange() {
+        let inspector = Inspector()
+        let harness = StageHarness(stages: [("inspect", inspector)])
+        harness.show(Toast(id: "a", message: "A"), at: .zero)
+        #expect(harness.finish() == [])
+        #expect(inspector.seenInside == ["true A"])
+        #expect(harness.lines == [
+            "t=1 present id=a message=\"A!\" subtitle=\"counted\" role=info placement=top policy=enqueue priority=0 duration=3 waited=0",
+            "t=4 dismiss id=a reason=timeout shown=3",
+        ])
+    }
+
+    /// The clock helpers read a stream time as a clock shows it (UTC in the harness): 23:30,
+    /// 7.5 hours to 07:00, a minute to 23:31; and a span as settings write seconds.
+    @Test func clockTimesAndDurationsForStages() {
+        final class Clock: ToastStage {
+            var said: [String] = []
+            func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+                let (hour, minute) = context.clockTime(of: context.now)
+                let next = context.nextTime(hour: 7, after: context.now)
+                said.append("\(hour):\(minute) \((next - context.now).secondsText) \(context.nextTime(hour: 23, minute: 31, after: context.now) - context.now)")
+                return .pass
+            }
+        }
+        let clock = Clock()
+        let run = StageHarness(stages: [("clock", clock)])
+        run.show(Toast(id: "a", message: "A"), at: .seconds(1_764_372_600))   // 2025-11-28 23:30 UTC
+        #expect(run.finish() == [])
+        #expect(clock.said == ["23:30 27000 60.0 seconds"])
+        #expect(Duration.milliseconds(2_500).secondsText == "2.5")
+    }
 }

@@ -130,13 +130,40 @@ public struct SettingField<Settings>: Sendable {
     /// A role the run knows (defined before this `config` call, or built in).
     public static func role(_ name: String, _ keyPath: any WritableKeyPath<Settings, String> & Sendable) -> Self {
         Self(name: name) { settings, value, path, roles in
-            guard case .string(let text) = value else { throw mismatch(path, "a role's name", value) }
-            guard roles.contains(text) else {
-                throw ConfigError("\(path): unknown role \(quoted(text)) (known: \(roles.names.joined(separator: ", ")); "
-                                  + "a role of your own is defined before this config call)")
-            }
-            settings[keyPath: keyPath] = text
+            settings[keyPath: keyPath] = try knownRole(value, path: path, roles: roles)
         }
+    }
+
+    /// A role that may be left out: nil unless the script sets it.
+    public static func optionalRole(_ name: String, _ keyPath: any WritableKeyPath<Settings, String?> & Sendable) -> Self {
+        custom(name, keyPath) { value, path, roles in try knownRole(value, path: path, roles: roles) }
+    }
+
+    /// A map from names to roles the run knows, `{ backup = "warning", ci = "error" }` (a source's
+    /// role, say): every value is checked as `role` checks one.
+    public static func roleMap(_ name: String, _ keyPath: any WritableKeyPath<Settings, [String: String]> & Sendable) -> Self {
+        custom(name, keyPath) { value, path, roles in
+            guard case .table(let table) = value, table.list.isEmpty else { throw mismatch(path, "a table of roles by name", value) }
+            var map: [String: String] = [:]
+            for (key, role) in table.fields.sorted(by: { $0.key < $1.key }) {
+                map[key] = try knownRole(role, path: "\(path).\(key)", roles: roles)
+            }
+            return map
+        }
+    }
+
+    /// `value` as the name of a role the run knows; else the error every role setting gives,
+    /// with a "did you mean" for a near miss.
+    public static func knownRole(_ value: ConfigValue, path: String, roles: RoleTable) throws -> String {
+        guard case .string(let text) = value else { throw mismatch(path, "a role's name", value) }
+        guard roles.contains(text) else {
+            if let near = NameSuggestion.closest(to: text, among: roles.names) {
+                throw ConfigError("\(path): unknown role \(quoted(text)); did you mean \(quoted(near))?")
+            }
+            throw ConfigError("\(path): unknown role \(quoted(text)) (known: \(roles.names.joined(separator: ", ")); "
+                              + "a role of your own is defined before this config call)")
+        }
+        return text
     }
 
     /// A list of strings, `{ "a", "b" }`.
@@ -263,6 +290,12 @@ public struct SettingField<Settings>: Sendable {
 }
 
 extension Duration {
+    /// The span as seconds are written in settings and messages: `2.5`, `30`, `0.000001` (the
+    /// shortest decimal, to the microsecond), for a stage's own messages ("must be ≥ 2.5 s").
+    public var secondsText: String {
+        StreamTime.format(StreamTime.microseconds(self))
+    }
+
     /// The span in seconds, fractions kept.
     var inSeconds: Double {
         let (seconds, attoseconds) = components

@@ -474,7 +474,10 @@ package final class Pipeline: HostEnvironment {
     }
 
     private func hold(_ toast: Toast, _ handle: HoldHandle, at index: Int) {
-        var toast = toast
+        // A toast the stage changed while it held it in this call (`changeHeld`) is held so.
+        let inHand = holdsInHand.first { $0.serial == handle.serial }
+        var toast = inHand?.changed == true ? inHand?.toast ?? toast : toast
+        holdsInHand.removeAll()
         var serial = 0
         if let table = screenTable {
             stampScreen(&toast)
@@ -573,16 +576,56 @@ package final class Pipeline: HostEnvironment {
 
     // MARK: Held toasts
 
-    func newHold() -> HoldHandle {
+    func newHold(of toast: Toast?) -> HoldHandle {
         nextHoldSerial += 1
+        // A stage holds at most the toast in hand in a call: a handle left from an earlier call
+        // (one that was not returned as `.hold`) holds nothing.
+        holdsInHand.removeAll(keepingCapacity: true)
+        holdsInHand.append((nextHoldSerial, toast, false))
         return HoldHandle(serial: nextHoldSerial)
+    }
+
+    /// The hold made in the stage call running now, before its `.hold` verdict comes back: the
+    /// stage sees it held already (`isHeld`), with the toast it gave (`heldToast`). Emptied
+    /// when the verdict comes, or by the next hold.
+    // In an unchecked cell (`UncheckedCell`): it is looked at after every stage's call, and no
+    // access calls out to anything that could reach it again.
+    private let holdsInHandCell = UncheckedCell<[(serial: Int, toast: Toast?, changed: Bool)]>([])
+    private var holdsInHand: [(serial: Int, toast: Toast?, changed: Bool)] {
+        _read { yield holdsInHandCell.value }
+        _modify { yield &holdsInHandCell.value }
     }
 
     /// How many toasts the stages hold.
     var heldCount: Int { held.count }
 
+    func isHeld(_ handle: HoldHandle) -> Bool {
+        held[handle.serial] != nil || holdsInHand.contains { $0.serial == handle.serial }
+    }
+
     func heldToast(_ handle: HoldHandle) -> Toast? {
-        held[handle.serial]?.toast
+        held[handle.serial]?.toast ?? holdsInHand.first { $0.serial == handle.serial }?.toast
+    }
+
+    /// Changes a held toast (`StageContext.changeHeld`), traced as a change of its stage.
+    func changeHeld(_ handle: HoldHandle, stage: Int, _ change: (inout Toast) -> Void) -> Bool {
+        if let index = holdsInHand.firstIndex(where: { $0.serial == handle.serial }) {
+            guard var toast = holdsInHand[index].toast else { return false }
+            change(&toast)
+            holdsInHand[index].toast = toast
+            holdsInHand[index].changed = true
+            return true
+        }
+        guard var entry = held[handle.serial] else { return false }
+        let before = entry.toast
+        change(&entry.toast)
+        held[handle.serial] = entry
+        let changed = entry.toast.changedFields(since: before)
+        if !changed.isEmpty {
+            trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .change,
+                              changedFields: changed, because: "changed while held"), aboutToastInHand: false)
+        }
+        return true
     }
 
     /// A held toast goes on from the stage after its holder, now.

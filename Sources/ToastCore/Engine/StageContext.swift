@@ -86,9 +86,23 @@ public final class StageContext {
     // MARK: Holding
 
     /// A handle for the toast in hand, to return as `.hold(handle)` and keep: the toast waits
-    /// in this stage (same id) until the stage releases or drops it.
+    /// in this stage (same id) until the stage releases or drops it. Within the call that made
+    /// it, `isHeld` is true already; give the toast (`hold(toast)`) for `heldToast` to show it.
     public func hold() -> HoldHandle {
-        pipeline.newHold()
+        pipeline.newHold(of: nil)
+    }
+
+    /// `hold()`, with the toast as it is held, which `heldToast` shows already within this call.
+    public func hold(_ toast: Toast) -> HoldHandle {
+        pipeline.newHold(of: toast)
+    }
+
+    /// Changes a held toast's fields before it goes on (a debounce that counts its burst, a
+    /// night's warnings that are old news by morning): traced as a change. False when it is no
+    /// longer held.
+    @discardableResult
+    public func changeHeld(_ handle: HoldHandle, _ change: (inout Toast) -> Void) -> Bool {
+        pipeline.changeHeld(handle, stage: position, change)
     }
 
     /// The held toast goes on from the next stage, now (once the current step is done).
@@ -106,7 +120,7 @@ public final class StageContext {
 
     /// Whether the toast is still held (a `dismiss` may have cancelled it).
     public func isHeld(_ handle: HoldHandle) -> Bool {
-        pipeline.heldToast(handle) != nil
+        pipeline.isHeld(handle)
     }
 
     /// The held toast, as it was held; nil when it is no longer held.
@@ -127,6 +141,21 @@ public final class StageContext {
     /// `setTimer(at:token:)` in microseconds.
     func setTimer(atMicros time: Microseconds, token: Int) {
         pipeline.scheduleStageTimer(stage: position, screen: screenNode?.serial ?? 0, token: token, at: time)
+    }
+
+    // MARK: The clock as a person reads it
+
+    /// The hour (0–23) and minute of `time` (on the stream clock, read as Unix time) as a clock
+    /// shows it: local time (the `TZ` environment), or UTC with `--tz utc`, as the run shows
+    /// dates. For stages that act on the time of day (quiet hours, a night).
+    public func clockTime(of time: Duration) -> (hour: Int, minute: Int) {
+        pipeline.timeDisplay.clockTime(StreamTime.microseconds(time))
+    }
+
+    /// The first moment after `time` at which that clock shows `hour:minute`: when the night
+    /// that a stage holds toasts in ends, say.
+    public func nextTime(hour: Int, minute: Int = 0, after time: Duration) -> Duration {
+        .microseconds(pipeline.timeDisplay.next(hour: hour, minute: minute, after: StreamTime.microseconds(time)))
     }
 
     // MARK: Tracing

@@ -83,6 +83,11 @@ public struct StageTimer: Sendable {
     let id: Int
     /// What the stage gave when it set the timer.
     public let value: any Sendable
+
+    /// The value, as the type the stage set it with; nil for a value of another type.
+    public func value<Value: Sendable>(as type: Value.Type) -> Value? {
+        value as? Value
+    }
 }
 
 /// A toast a stage holds: the stage keeps this to release or drop the toast later. A handle

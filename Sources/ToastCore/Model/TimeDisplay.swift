@@ -65,6 +65,32 @@ package struct TimeDisplay: Sendable, Equatable {
         date(microseconds) + " " + timeOfDay(microseconds)
     }
 
+    /// The hour (0–23) and minute a clock in this zone shows at `microseconds` since the epoch.
+    package func clockTime(_ microseconds: Microseconds) -> (hour: Int, minute: Int) {
+        let (parts, _) = brokenDown(microseconds)
+        return (Int(parts.tm_hour), Int(parts.tm_min))
+    }
+
+    /// The first moment after `microseconds` at which a clock in this zone shows `hour:minute`
+    /// (on a day that has it: a time skipped by a daylight-saving change comes the day after).
+    package func next(hour: Int, minute: Int, after microseconds: Microseconds) -> Microseconds {
+        var (day, _) = brokenDown(microseconds)
+        for _ in 0..<3 {
+            var candidate = day
+            (candidate.tm_hour, candidate.tm_min, candidate.tm_sec, candidate.tm_isdst) = (Int32(hour), Int32(minute), 0, -1)
+            let seconds: time_t
+            switch zone {
+            case .local: seconds = mktime(&candidate)
+            case .utc: seconds = timegm(&candidate)
+            }
+            let moment = Microseconds(seconds) * StreamTime.perSecond
+            if moment > microseconds && Int(candidate.tm_hour) == hour && Int(candidate.tm_min) == minute { return moment }
+            day.tm_mday += 1
+            day.tm_isdst = -1
+        }
+        return microseconds + 86_400 * StreamTime.perSecond
+    }
+
     private func brokenDown(_ microseconds: Microseconds) -> (tm, Int) {
         let floored = microseconds >= 0 ? microseconds / 1_000 : (microseconds - 999) / 1_000
         var seconds = time_t(floored >= 0 ? floored / 1_000 : (floored - 999) / 1_000)

@@ -62,6 +62,29 @@ import ToastPipelineTesting
         #expect(cut.lines == ["t=1764370800 drop id=n1 message=\"Like\" role=info stage=night_hold reason=host_removed"])
     }
 
+    /// Plugin API 3.1 in one stage: the night's hours from the clock helpers (`clockTime`,
+    /// `nextTime`), a role map setting (`release_as`, checked as roles are), a typed timer, and
+    /// a held toast changed before it goes on, traced as a change.
+    @Test func nightHoldReleasesAWarningAsInfoByMorning() throws {
+        let harness = try StageHarness(registry: .withCustomStages, script: """
+            config{ night_hold = { from = 22, to = 7, release_as = { warning = "info" } }, stages = { "night_hold" } }
+            """)
+        harness.show(Toast(id: "w", message: "Disk at 85 %", role: "warning"), at: Self.midnight + Self.hour * 23)
+        #expect(harness.finish() == [])
+        #expect(harness.lines == [
+            "t=1764399600 present id=w message=\"Disk at 85 %\" role=info placement=top policy=enqueue priority=0 duration=3 waited=0",
+            "t=1764399603 dismiss id=w reason=timeout shown=3",
+        ])
+        do {
+            _ = try StageHarness(registry: .withCustomStages, script: """
+                config{ night_hold = { release_as = { warning = "infoo" } }, stages = { "night_hold" } }
+                """)
+            Issue.record("a misspelt role was taken")
+        } catch {
+            #expect("\(error)".contains(#"config: night_hold.release_as.warning: unknown role "infoo"; did you mean "info"?"#), "\(error)")
+        }
+    }
+
     @Test func downgradeLetsToastsThroughQuietly() {
         var settings = QuietHoursStage.Settings()
         (settings.from, settings.to, settings.mode) = (1, 2, "downgrade")
