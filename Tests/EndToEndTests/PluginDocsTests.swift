@@ -42,4 +42,50 @@ import Testing
             #expect(shown.contains("// Examples/CustomStage/" + path))
         }
     }
+
+    /// The files that make the plugin API: what a stage author writes against.
+    static let apiFiles = ["Sources/ToastCore/Engine/StageContext.swift", "Sources/ToastCore/Engine/ToastStage.swift",
+                           "Sources/ToastCore/Engine/PluginStage.swift", "Sources/ToastCore/Config/PluginSettings.swift",
+                           "Sources/ToastPipelineTesting/StageHarness.swift", "Sources/ToastPipelineTesting/TestRecord.swift"]
+
+    /// The names the API files declare public (functions, properties, types, cases).
+    static func publicNames() throws -> Set<String> {
+        let declaration = try NSRegularExpression(pattern: #"public (?:static )?(?:final )?(?:func|var|let|struct|class|enum|protocol|case|typealias) +([A-Za-z_][A-Za-z0-9_]*)"#)
+        var names: Set<String> = []
+        for file in apiFiles {
+            let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
+            for match in declaration.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                if let range = Range(match.range(at: 1), in: text) { names.insert(String(text[range])) }
+            }
+        }
+        return names
+    }
+
+    /// The guide's tables are the API: every member a table names is declared public, and every
+    /// public name of the plugin API is in the guide.
+    @Test func theGuidesTablesAndTheAPIAgree() throws {
+        let page = try String(contentsOfFile: root + "/docs/plugins.md", encoding: .utf8)
+        let names = try Self.publicNames()
+        #expect(names.count > 40)
+        let rows = page.split(separator: "\n").filter { $0.hasPrefix("| `") }
+        let member = try NSRegularExpression(pattern: #"`\.?(?:static let |associatedtype )?([A-Za-z][A-Za-z0-9_]*)"#)
+        var named: Set<String> = []
+        for row in rows {
+            let first = String(row.dropFirst(2).prefix { $0 != "|" })
+            for match in member.matches(in: first, range: NSRange(first.startIndex..., in: first)) {
+                if let range = Range(match.range(at: 1), in: first) { named.insert(String(first[range])) }
+            }
+        }
+        #expect(named.count > 40)
+        // Initializers, and the requirements of the public protocols `ToastStage` and
+        // `PluginStage` (which carry no `public` of their own).
+        let declaredElsewhere: Set<String> = ["init", "process", "timerFired", "reload", "forNewScreen", "isIdle", "Settings",
+                                              "TimerValue"]
+        for name in named.sorted() where !declaredElsewhere.contains(name) {
+            #expect(names.contains(name), "the guide's table names `\(name)`, which the API does not declare")
+        }
+        for name in names.sorted() {
+            #expect(page.contains(name), "`\(name)` is public in the plugin API and not in docs/plugins.md")
+        }
+    }
 }
