@@ -22,7 +22,7 @@ package final class AnnounceStage: ToastStage, CalledUnretained {
         } else {
             toast.announce(label: context.roles.withStyle(of: toast.role) { $0.label })
             // A role's function that failed: the error is traced, with the fallback taken.
-            if let failure = functions?.takeFailure(), context.isTracing {
+            if context.isTracing, let failure = functions?.takeFailure() {
                 context.trace(toast, verdict: .error, changedFields: ["announcement"],
                               because: "\(failure); the standard announcement was used")
             }

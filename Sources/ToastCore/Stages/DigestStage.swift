@@ -111,7 +111,7 @@ package final class DigestStage: ToastStage, CalledUnretained {
             }
             digest.message = render(settings.defaultTemplate(sharedGroup: label == nil), toasts: toasts, group: label)
             // The function failed: the error is traced, with the default message it took.
-            if let failure = functions?.takeFailure(), context.isTracing {
+            if context.isTracing, let failure = functions?.takeFailure() {
                 var made = digest
                 made.madeBy = context.stageName
                 context.trace(made, verdict: .error, changedFields: ["message"],

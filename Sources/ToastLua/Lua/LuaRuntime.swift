@@ -39,8 +39,10 @@ package final class LuaRuntime {
     private let writeLog: (String) -> Void
     /// Receives warnings that are not errors (a rule's likely misspelt field).
     private let warn: (String) -> Void
-    /// The rules' extra field names already looked at for a misspelling, as `rule NUL place NUL name`.
-    private var namesCheckedForTypos: Set<String> = []
+    /// The rules' extra field names already looked at for a misspelling, by the rule's function.
+    /// A short list, scanned: a rule that writes an extra field does so for every toast, and
+    /// comparing a number and a short name costs less than hashing a string each time.
+    private var namesCheckedForTypos: [(rule: Int32, name: String)] = []
 
     /// A runtime whose `config{...}` may place and configure the stages of `registry`; a
     /// failed script call goes to `reportError`, what `log` writes to `writeLog`.
@@ -248,9 +250,11 @@ package final class LuaRuntime {
     /// is most likely a typo (`t.rol = "error"`), so it gets one warning, the first time per
     /// rule and name.
     private func lookForTypos(in touched: [TouchedName], of rule: LuaRule) {
-        for name in touched where name.field == nil && name.name != LuaState.madeByName {
-            guard namesCheckedForTypos.insert(rule.name + "\u{0}" + rule.place + "\u{0}" + name.name).inserted,
-                  let known = NameSuggestion.closest(to: name.name, among: Self.fieldNames) else { continue }
+        for name in touched where name.field == nil {
+            guard !namesCheckedForTypos.contains(where: { $0.rule == rule.reference && $0.name == name.name }),
+                  namesCheckedForTypos.count < 256, name.name != LuaState.madeByName else { continue }
+            namesCheckedForTypos.append((rule.reference, name.name))
+            guard let known = NameSuggestion.closest(to: name.name, among: Self.fieldNames) else { continue }
             warn("rule \(quoted(rule.name)): field \(quoted(name.name)) is not a known field; did you mean \(quoted(known))? "
                  + "(kept as an extra field)")
         }
