@@ -234,9 +234,14 @@ import Testing
                       #"{"at":1,"message":"x","user":"bob"}"#].joined(separator: "\n") + "\n"
         let result = try runBinary(["--format", "html", "-e", "config{ screens = { by = 'user' } }"], stdin: events)
         #expect(result.status == 0)
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/screens.html"
+        try result.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+        let dom = try chromium("--dump-dom", path).stdout
         for label in [">[alice] drops<", ">[bob] drops<", ">[alice] waiting<", ">[bob] waiting<"] {
-            #expect(result.stdout.contains(label), "no lane \(label)")
+            #expect(dom.contains(label), "no lane \(label)")
         }
-        #expect(!result.stdout.contains(">drops: dedup<"))
+        #expect(!dom.contains(">drops: dedup<"))
     }
 }
