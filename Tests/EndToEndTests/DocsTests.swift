@@ -63,9 +63,9 @@ import Testing
 
     static let allBlocks = documents.flatMap(blocks(in:))
 
-    /// The example plugin's `my-toastscript` (Examples/CustomStage), which `Scripts/test` builds.
+    /// The example plugin's `my-toastscript` (examples/custom-stage), which `Scripts/test` builds.
     static let customBinary = ProcessInfo.processInfo.environment["TOASTSCRIPT_CUSTOM_BIN"]
-        ?? root + "/Examples/CustomStage/.build/debug/my-toastscript"
+        ?? root + "/examples/custom-stage/.build/debug/my-toastscript"
 
     /// A small stream for a block that shows no events of its own.
     static let someEvents = """
@@ -99,7 +99,7 @@ import Testing
         let input = textInput ? (block.text ?? Self.someLines) : (block.events ?? Self.someEvents)
         // The plugin guide's blocks place the example plugin's stages: they run on its binary.
         let program = block.file == "docs/plugins.md" ? Self.customBinary : binary
-        #expect(FileManager.default.isExecutableFile(atPath: program), "build Examples/CustomStage (Scripts/test does)")
+        #expect(FileManager.default.isExecutableFile(atPath: program), "build examples/custom-stage (Scripts/test does)")
         let run = try runBinary(["--clock", "stream", "--format", "json"] + (textInput ? ["--input", "text"] : []) + [script],
                                 stdin: input, environment: ["TZ": "UTC"], program: program)
         #expect(run.status == 0, "\(block.file):\(block.line): \(run.stderr)")

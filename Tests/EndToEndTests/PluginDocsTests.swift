@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// docs/plugins.md shows whole files of Examples/CustomStage, which `Scripts/test` builds and
+/// docs/plugins.md shows whole files of examples/custom-stage, which `Scripts/test` builds and
 /// tests: every Swift block there names its file on its first line and must be that file, so
 /// what a reader copies compiles and passes.
 @Suite struct PluginDocsTests {
@@ -27,7 +27,7 @@ import Testing
         let blocks = try Self.swiftBlocks()
         #expect(blocks.count >= 6)
         for block in blocks {
-            #expect(block.header.hasPrefix("// Examples/CustomStage/"), "a block names its file: \(block.header)")
+            #expect(block.header.hasPrefix("// examples/custom-stage/"), "a block names its file: \(block.header)")
             let path = String(block.header.dropFirst(3))
             let file = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
             #expect(block.body == file, "docs/plugins.md shows \(path) as it is")
@@ -39,7 +39,7 @@ import Testing
         for path in ["Package.swift", "Sources/CustomStages/ShoutStage.swift", "Sources/CustomStages/PerSourceCapStage.swift",
                      "Sources/CustomStages/Registration.swift", "Sources/my-toastscript/main.swift",
                      "Tests/CustomStagesTests/PerSourceCapTests.swift"] {
-            #expect(shown.contains("// Examples/CustomStage/" + path))
+            #expect(shown.contains("// examples/custom-stage/" + path))
         }
     }
 
