@@ -45,7 +45,7 @@ public typealias Microseconds = Int64
         // Written backwards into one scratch buffer, then appended at once: a sign, at most 13
         // whole digits, a point and at most 6 fraction digits. Every record has a time or
         // three, so digits go two at a time, and the fraction's six are written whole before
-        // its trailing zeros are cut (a record's time took 158 instructions digit by digit).
+        // its trailing zeros are cut, rather than digit by digit.
         var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &scratch) { buffer in
             let magnitude = time.magnitude

@@ -1,9 +1,8 @@
 extension JSONScanner {
     /// Decodes the string that starts at the scanner (after its opening quote) and holds an
     /// escape, moving past its closing quote. The text is decoded into a buffer as long as the
-    /// rest of the line, on the stack when it is short (a growing array cost an allocation or
-    /// more and an append for every run and escape: 1,700 instructions for a message with two
-    /// escaped quotes).
+    /// rest of the line, on the stack when it is short (a growing array would cost an allocation
+    /// or more and an append for every run and escape).
     ///
     /// Safe to use: what is written never outruns the buffer, since a run is copied byte for
     /// byte and an escape stands for fewer bytes than it takes (`\n`: 2 for 1, `\uXXXX`: 6 for

@@ -52,9 +52,8 @@ package struct LineDecoding {
 
     /// Leaves the current show batch to the shows already decoded into it: `ReadAhead` calls
     /// this whenever it hands its lines on, since the other thread reads that batch from then on.
-    /// The new batch's text starts as large as the last one's grew, up to 256 KB (grown while
-    /// filled, it copied its text at each doubling: 49 instructions a line on the steady
-    /// workload).
+    /// The new batch's text starts as large as the last one's grew, up to 256 KB: grown while
+    /// filled, it would copy its text at each doubling.
     package mutating func startNewBatch() {
         let capacity = min(max(ShowBatch.textCapacity, batch.text.count), Self.batchTextStartLimit)
         batch = ShowBatch(capacity: capacity, rows: Self.batchShowLimit)

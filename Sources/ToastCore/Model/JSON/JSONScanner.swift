@@ -304,7 +304,7 @@ import Darwin
     /// straight into microseconds (exact: it has no more digits than a microsecond); nil,
     /// without moving, for any other number or anything else, which `parseNumber` reads. Every
     /// show's `at` is one; `parseNumber` also works out the number's `Double`, which a time
-    /// does not need (252 instructions a line on the steady workload before).
+    /// does not need.
     @inlinable @_spi(ToastInternals) public mutating func parsePlainTime() -> Microseconds? {
         let end = bytes.count
         var position = index
