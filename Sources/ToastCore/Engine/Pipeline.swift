@@ -75,7 +75,7 @@ package final class Pipeline: HostEnvironment {
     private let pending = UncheckedCell<[(toast: Toast, stage: Int, isNew: Bool)]>([])
     /// Toasts the stages hold, by serial (the order they were held), with their stage, when
     /// they were held and, with screens on, the serial of their screen (0: none).
-    private var held: [Int: (toast: Toast, stage: Int, since: Microseconds, screen: Int)] = [:]
+    private var held: [Int: HeldToast] = [:]
     /// With screens on, every screen's host and stages; nil: one host for every toast.
     let screenTable: ScreenTable?
     private var nextHoldSerial = 0
@@ -442,22 +442,23 @@ package final class Pipeline: HostEnvironment {
         return inScope
     }
 
-
     private func hold(_ toast: Toast, _ handle: HoldHandle, at index: Int) {
         // A toast the stage changed while it held it in this call (`changeHeld`) is held so.
         let inHand = holdsInHand.first { $0.serial == handle.serial }
         var toast = inHand?.changed == true ? inHand?.toast ?? toast : toast
         holdsInHand.removeAll()
         var serial = 0
+        var countsAsError = false
         if let table = screenTable {
             stampScreen(&toast)
             if let key = toast.screenKey, let screen = table.screen(key) {
                 screen.held += 1
-                if toast.effectivePriority(in: settingsCell.value.roles) >= Self.errorPriority { screen.heldErrors += 1 }
+                countsAsError = isError(toast)
+                if countsAsError { screen.heldErrors += 1 }
                 serial = screen.serial
             }
         }
-        held[handle.serial] = (toast, index, now, serial)
+        held[handle.serial] = HeldToast(toast: toast, stage: index, since: now, screen: serial, isError: countsAsError)
     }
 
     /// A toast a stage made, through the rules stage alone before it goes on after its maker:
@@ -589,6 +590,11 @@ package final class Pipeline: HostEnvironment {
         guard var entry = held[handle.serial] else { return false }
         let before = entry.toast
         change(&entry.toast)
+        // A change of role or priority may make it an error, or no longer one, for its screen.
+        if entry.screen != 0, let screen = screenTable?.bySerial[entry.screen], isError(entry.toast) != entry.isError {
+            entry.isError.toggle()
+            screen.heldErrors += entry.isError ? 1 : -1
+        }
         held[handle.serial] = entry
         let changed = entry.toast.changedFields(since: before)
         if !changed.isEmpty {
@@ -654,14 +660,24 @@ package final class Pipeline: HostEnvironment {
     }
 
     /// Takes a toast out of the held ones, and out of its screen's count.
-    private func takeHeld(_ serial: Int) -> (toast: Toast, stage: Int, since: Microseconds, screen: Int)? {
+    private func takeHeld(_ serial: Int) -> HeldToast? {
         guard let entry = held.removeValue(forKey: serial) else { return nil }
         if entry.screen != 0, let screen = screenTable?.bySerial[entry.screen] {
             screen.held -= 1
-            if entry.toast.effectivePriority(in: settingsCell.value.roles) >= Self.errorPriority { screen.heldErrors -= 1 }
+            if entry.isError { screen.heldErrors -= 1 }
             screenTable?.touch(screen)
         }
         return entry
+    }
+
+    /// A toast a stage holds: its stage, since when, the serial of its screen (0: none), and
+    /// whether its screen counts it among its held errors (`Screen.heldErrors`).
+    private struct HeldToast {
+        var toast: Toast
+        let stage: Int
+        let since: Microseconds
+        let screen: Int
+        var isError: Bool
     }
 
     private func runPending() {
@@ -705,8 +721,11 @@ package final class Pipeline: HostEnvironment {
     /// cancelled, with the serial of the screen whose stage set them (0: none).
     private var stageTimerValues: [Int: (value: any Sendable, screen: Int)] = [:]
     /// Ids of errors dropped into a summary or digest (or rate-limited, which a summary may
-    /// stand for), until one that names them is shown (`countPresented`).
+    /// stand for), until one that names them is shown (`countPresented`). Bounded: past
+    /// `errorsAwaitingLimit` ids (a flood of rate-limited errors with no summary) more are not
+    /// kept, and `--stats` counts fewer errors stood for than there were.
     private var errorsAwaitingSummary: Set<String> = []
+    private static let errorsAwaitingLimit = 65_536
     private var nextStageTimer = 0
 
     func scheduleStageTimer(stage: Int, screen: Int, value: any Sendable, at time: Microseconds) -> StageTimer {
@@ -729,7 +748,10 @@ package final class Pipeline: HostEnvironment {
         guard isError(toast) else { return }
         statisticsCell.value.errorDrops.add(drop.stageLabel)
         statisticsCell.value.errorRoleDrops.add(toast.role)
-        if drop.reason.label == .word(.digested) || drop.reason.label == .word(.rateLimited) { errorsAwaitingSummary.insert(toast.id) }
+        if drop.reason.label == .word(.digested) || drop.reason.label == .word(.rateLimited),
+           errorsAwaitingSummary.count < Self.errorsAwaitingLimit {
+            errorsAwaitingSummary.insert(toast.id)
+        }
     }
 
     private func countPresented(_ toast: Toast) {
