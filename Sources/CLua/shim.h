@@ -43,8 +43,8 @@ typedef struct clua_toastview {
     int fieldcount;
     const void *fieldkeys[CLUA_VIEW_FIELDS];    // every field's name, an interned Lua string
     // The positions of fieldkeys by address, open addressing (0: empty, else position + 1):
-    // a name is found in a probe or two, where a scan of every field cost a hundred
-    // instructions for a name that is no field's (an extra field's).
+    // a name is found in a probe or two, where a scan would compare it with every field,
+    // all of them for a name that is no field's (an extra field's).
     unsigned char keyslots[CLUA_VIEW_KEYSLOTS];
     clua_viewvalue values[CLUA_VIEW_FIELDS];    // by the same position
     int extrakind;          // ASK, NIL (no extra fields) or STRING (a JSON object's text)

@@ -71,12 +71,8 @@ public struct MatchTable: Equatable, Sendable {
 
     /// Whether `toast` matches every condition.
     package func matches(_ toast: Toast, roles: RoleTable) -> Bool {
-        for condition in conditions {
-            // The priority is read as a number, without building a JSON value (the default
-            // scope of rate_limit asks for it of every toast).
-            let value: JSONValue? = condition.field == .field(.priority)
-                ? .integer(Int64(toast.effectivePriority(in: roles))) : toast.value(of: condition.field, roles: roles)
-            guard condition.test.matches(value) else { return false }
+        for condition in conditions where !condition.test.matches(toast.value(of: condition.field, roles: roles)) {
+            return false
         }
         return true
     }

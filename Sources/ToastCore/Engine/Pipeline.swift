@@ -410,20 +410,14 @@ package final class Pipeline: HostEnvironment {
     /// (the runner reports it), and the toast skips the stage.
     private func isInScope(_ toast: Toast, at index: Int) -> Bool {
         let inScope: Bool
-        if scopes.value[index].isBelowOnly, toast.priority == nil,
-           !Self.mayBeNamed(toast.role, among: scopes.value[index].lengthsReachingBelow) {
-            // No role of this name's length reaches `below`: taken, without comparing names.
-            return true
-        }
         if scopes.value[index].isPriorityRange {
-            let (atLeast, below) = (scopes.value[index].atLeast, scopes.value[index].below)
-            if let priority = toast.priority {
-                inScope = priority >= atLeast && priority < below
-            } else {
-                let roles = settingsCell.value.roles
-                inScope = (atLeast == Int.min || roles.priority(of: toast.role, isAtLeast: atLeast))
-                    && (below == Int.max || !roles.priority(of: toast.role, isAtLeast: below))
+            if scopes.value[index].isBelowOnly, toast.priority == nil,
+               !Self.mayBeNamed(toast.role, among: scopes.value[index].lengthsReachingBelow) {
+                // No role of this name's length reaches `below`: taken, without comparing names.
+                return true
             }
+            let priority = toast.effectivePriority(in: settingsCell.value.roles)
+            inScope = priority >= scopes.value[index].atLeast && priority < scopes.value[index].below
         } else {
             switch scopes.value[index].scope {
             case .match(let table)?:
@@ -771,9 +765,8 @@ package final class Pipeline: HostEnvironment {
     /// Whether `toast` has a priority of `errorPriority` or more: its own, else its role's.
     private func isError(_ toast: Toast) -> Bool {
         if let priority = toast.priority { return priority >= Self.errorPriority }
-        let role = toast.role
-        return Self.mayBeNamed(role, among: errorRoleLengths.value)
-            && settingsCell.value.roles.priority(of: role, isAtLeast: Self.errorPriority)
+        return Self.mayBeNamed(toast.role, among: errorRoleLengths.value)
+            && toast.effectivePriority(in: settingsCell.value.roles) >= Self.errorPriority
     }
 
     /// The name lengths of the roles of priority `errorPriority` or more (`isError`).

@@ -77,20 +77,6 @@ public struct RoleTable {
         entries.contains { $0.isNamed(role) }
     }
 
-    /// Whether a toast of `role` without a priority of its own has one of at least `bound` (a
-    /// role the table does not know has 0). For a bound above 0 only the roles that reach it
-    /// are compared by name, so the common roles cost a comparison of numbers: the run asks
-    /// this of every toast a default `when` looks at, and of every drop (is it an error?).
-    package func priority(of role: String, isAtLeast bound: Int) -> Bool {
-        guard bound > 0 else { return (priority(of: role) ?? 0) >= bound }
-        let length = role.utf8.count
-        for index in entries.indices where entries[index].style.priority >= bound
-            && entries[index].nameLength == length && entries[index].name == role {
-            return true
-        }
-        return false
-    }
-
     /// The UTF-8 lengths (below 64) of the names of the roles of priority `bound` or more, as
     /// bits, with bit 63 for any longer name: a role whose length is not among them has less
     /// (for `bound` above 0), found without comparing names.
