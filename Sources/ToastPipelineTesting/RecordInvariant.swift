@@ -1,5 +1,5 @@
 import ToastPipeline
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Checks docs/events.md, "Records"'s promise on a run's records: every toast that came in ends in exactly
 /// one `drop`, or in one `present` followed by one `dismiss`; and records are in time order.

@@ -1,5 +1,5 @@
 import ToastPipeline
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 import ToastIO
 
 /// A record writer that keeps every record: what tests and plugin authors assert on.

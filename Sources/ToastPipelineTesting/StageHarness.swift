@@ -1,5 +1,5 @@
 import ToastPipeline
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 import ToastIO
 import ToastLua
 

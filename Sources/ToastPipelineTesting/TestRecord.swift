@@ -1,5 +1,5 @@
 import ToastPipeline
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// A record as a test compares it: its fields by name, times as `Duration`, and one line of
 /// text that leaves out the role's style (symbol, glyph, color, announcement), so an exact

@@ -1,5 +1,5 @@
 import Testing
-@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastCore
 
 /// The byte-keyed table the screens, dedup and the rate limit look things up in: against a
 /// dictionary, under random inserts and removals that reuse entry numbers, grow the buckets and

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastCore
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline

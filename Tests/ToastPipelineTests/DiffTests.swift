@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastCore
 @testable import ToastPipeline
 
 /// `toastscript diff OLD NEW`: the toasts whose fate differs between two script sets, grouped,

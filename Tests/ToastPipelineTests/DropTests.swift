@@ -1,5 +1,5 @@
 import Testing
-@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastCore
 
 /// A drop keeps a built-in stage or reason as a word and the rest (the other toast, the rule,
 /// the note) in one shared reference: none of that shows through its public fields, its

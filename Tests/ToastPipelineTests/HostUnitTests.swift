@@ -1,5 +1,5 @@
 import Testing
-@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastCore
 @testable import ToastPipeline
 
 /// The host alone, with a hand-driven environment: its state after each step.

@@ -1,5 +1,5 @@
 import Testing
-@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastCore
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline

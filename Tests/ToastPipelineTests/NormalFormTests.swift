@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastCore
 
 /// `drop_repeats` decides from the bytes that two different texts are different strings when
 /// each is its own normal form (`isOwnNormalForm`); Swift's `==` (canonical equivalence) is

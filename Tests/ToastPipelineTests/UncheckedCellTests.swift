@@ -1,5 +1,5 @@
 import Testing
-@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastCore
 @testable import ToastPipeline
 
 /// The cell that holds the hot state of the pipeline, host, stages and Lua bridge: it must own

@@ -1,5 +1,5 @@
 import Testing
-@_spi(ToastInternals) @testable import ToastCore
+@testable import ToastCore
 @testable import ToastIO
 
 /// Records written on a thread of their own: the same bytes, in the same order, as written on

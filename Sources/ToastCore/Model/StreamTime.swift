@@ -8,11 +8,11 @@ public typealias Microseconds = Int64
 /// Stream times read from seconds and written as the shortest decimal of seconds. Inlinable
 /// across modules (docs/performance.md, "Across modules"): the encoders in ToastIO write every
 /// record's time with it.
-@_spi(ToastInternals) public enum StreamTime {
-    @_spi(ToastInternals) public static let perSecond: Microseconds = 1_000_000
+@usableFromInline package enum StreamTime {
+    @usableFromInline package static let perSecond: Microseconds = 1_000_000
 
     /// Whole microseconds for `seconds`, rounded half to even; nil when not finite or too large.
-    @inlinable @_spi(ToastInternals) public static func microseconds(fromSeconds seconds: Double) -> Microseconds? {
+    @inlinable package static func microseconds(fromSeconds seconds: Double) -> Microseconds? {
         guard seconds.isFinite else { return nil }
         let scaled = (seconds * 1_000_000).rounded(.toNearestOrEven)
         guard abs(scaled) < 9.0e18 else { return nil }
@@ -21,7 +21,7 @@ public typealias Microseconds = Int64
 
     /// Whole microseconds for a `Duration` (a plugin's settings hold spans as `Duration`),
     /// rounded toward zero; the largest or smallest for one out of range.
-    @inlinable @_spi(ToastInternals) public static func microseconds(_ duration: Duration) -> Microseconds {
+    @inlinable package static func microseconds(_ duration: Duration) -> Microseconds {
         let (seconds, attoseconds) = duration.components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: perSecond)
         guard !overflow else { return seconds < 0 ? .min : .max }
@@ -29,19 +29,19 @@ public typealias Microseconds = Int64
     }
 
     /// Seconds as a `Double`, for Lua and for the few places that want one.
-    @inlinable @_spi(ToastInternals) public static func seconds(_ time: Microseconds) -> Double {
+    @inlinable package static func seconds(_ time: Microseconds) -> Double {
         Double(time) / 1_000_000
     }
 
     /// The shortest decimal for `time` in seconds: `3`, `3.5`, `0.000001`, `-2.25`.
-    @inlinable @_spi(ToastInternals) public static func format(_ time: Microseconds) -> String {
+    @inlinable package static func format(_ time: Microseconds) -> String {
         var bytes: [UInt8] = []
         append(time, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends the shortest decimal for `time` in seconds to `out`.
-    @inlinable @_spi(ToastInternals) public static func append<Out: ByteOutput & ~Copyable>(_ time: Microseconds, to out: inout Out) {
+    @inlinable package static func append<Out: ByteOutput & ~Copyable>(_ time: Microseconds, to out: inout Out) {
         // Written backwards into one scratch buffer, then appended at once: a sign, at most 13
         // whole digits, a point and at most 6 fraction digits. Every record has a time or
         // three, so digits go two at a time, and the fraction's six are written whole before
@@ -90,7 +90,7 @@ public typealias Microseconds = Int64
     /// `end`; returns where the first is (the scratch-buffer writers of times, numbers and
     /// implicit ids share it). Two digits at a time.
     @inline(__always)
-    @inlinable @_spi(ToastInternals) public static func writeDigits(of value: UInt64, into buffer: UnsafeMutableRawBufferPointer, endingAt end: Int) -> Int {
+    @inlinable package static func writeDigits(of value: UInt64, into buffer: UnsafeMutableRawBufferPointer, endingAt end: Int) -> Int {
         var start = end
         var rest = value
         while rest >= 100 {

@@ -3,7 +3,7 @@ extension String {
     /// them without a copy (`withUTF8` would need a mutable copy of the string first); others
     /// (bridged) are made native.
     @inlinable @inline(__always)
-    @_spi(ToastInternals) public func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         if let result = try utf8.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
             return result
         }

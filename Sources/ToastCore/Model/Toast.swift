@@ -222,14 +222,14 @@ public struct Toast {
     }
 
     /// Whether the extra fields are stored text the decoder saw is canonical JSON.
-    @_spi(ToastInternals) public var extraTextIsKnownCanonical: Bool {
+    package var extraTextIsKnownCanonical: Bool {
         if case .canonical = storage.fields.extra { return true }
         return false
     }
 
     /// `body` with the extra fields as the text of a JSON object (as it came in), when the
     /// toast keeps them as text; nil when they are members.
-    @inlinable @_spi(ToastInternals) public func withExtraText<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
+    @inlinable package func withExtraText<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result? {
         guard let range = storage.fields.extra.storedRange else { return nil }
         return storage.withBytes(range, body)
     }
@@ -472,7 +472,7 @@ public struct Toast {
 
     /// The message's UTF-8 bytes, for the duration of `body`: read where they are, with no
     /// `String` made.
-    @inlinable @_spi(ToastInternals) public func withMessageBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    @inlinable package func withMessageBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try withBytes(of: storage.fields.message, body)
     }
 
@@ -480,7 +480,7 @@ public struct Toast {
     package var hasMessage: Bool { withMessageBytes { !$0.isEmpty } }
 
     /// The subtitle's UTF-8 bytes, for the duration of `body`; nil without a subtitle.
-    @inlinable @_spi(ToastInternals) public func withSubtitleBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
+    @inlinable package func withSubtitleBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
         guard let subtitle = storage.fields.subtitle else { return nil }
         return try withBytes(of: subtitle, body)
     }
@@ -597,7 +597,7 @@ public struct AppliedStyle: Equatable, Sendable {
 
     /// The look's `symbol`, `glyph` and `color` members as a JSON record writes them, with
     /// the comma before the first.
-    @_spi(ToastInternals) public func withJSONMembers<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+    package func withJSONMembers<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         look.jsonMembers.withUnsafeBytes(body)
     }
 

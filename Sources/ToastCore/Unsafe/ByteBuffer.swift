@@ -11,13 +11,13 @@
 ///
 /// Inlinable across modules (docs/performance.md, "Across modules"): the encoders in ToastIO append
 /// to it many times a record.
-@_spi(ToastInternals) public struct ByteBuffer: ~Copyable, ByteOutput {
+@usableFromInline package struct ByteBuffer: ~Copyable, ByteOutput {
     @usableFromInline var base: UnsafeMutablePointer<UInt8>
     @usableFromInline var capacity: Int
     /// Bytes written and not yet taken out.
-    @_spi(ToastInternals) public var count = 0
+    @usableFromInline package var count = 0
 
-    @_spi(ToastInternals) public init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096) {
         self.capacity = max(capacity, 16)
         base = .allocate(capacity: self.capacity)
     }
@@ -26,7 +26,7 @@
         base.deallocate()
     }
 
-    @_spi(ToastInternals) public var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// Makes room for `more` bytes after what is written.
     @inline(__always)
@@ -43,13 +43,13 @@
         capacity = newCapacity
     }
 
-    @inlinable @inline(__always) @_spi(ToastInternals) public mutating func append(_ byte: UInt8) {
+    @inlinable @inline(__always) package mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
         count += 1
     }
 
-    @inlinable @inline(__always) @_spi(ToastInternals) public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always) package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
         reserve(bytes.count)
         UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
@@ -78,7 +78,7 @@
 
     /// Appends a copy of the bytes written at `range` (a record that repeats a text it wrote
     /// copies it instead of escaping it again).
-    @inlinable @_spi(ToastInternals) public mutating func appendCopy(of range: Range<Int>) {
+    @inlinable package mutating func appendCopy(of range: Range<Int>) {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "a range of the bytes written")
         reserve(range.count)
         // After `reserve` (which may move the bytes); the copy lands after them, never on them.
@@ -87,15 +87,15 @@
     }
 
     /// Forgets what is written, keeping the memory.
-    @inlinable @_spi(ToastInternals) public mutating func removeAll() {
+    @inlinable package mutating func removeAll() {
         count = 0
     }
 
     /// The bytes written, for the duration of `body`.
-    @_spi(ToastInternals) public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
     /// The bytes written, as an array.
-    @_spi(ToastInternals) public var bytes: [UInt8] { withBytes { Array($0) } }
+    @usableFromInline package var bytes: [UInt8] { withBytes { Array($0) } }
 }

@@ -1,12 +1,12 @@
 /// Something bytes are appended to: the record buffer encoders write into, or a byte array
 /// (dedup keys, tests). `JSONText` and `StreamTime` write to either.
-@_spi(ToastInternals) public protocol ByteOutput: ~Copyable {
+@usableFromInline package protocol ByteOutput: ~Copyable {
     mutating func append(_ byte: UInt8)
     mutating func append(_ bytes: UnsafeRawBufferPointer)
 }
 
-@_spi(ToastInternals) extension Array: ByteOutput where Element == UInt8 {
-    @_spi(ToastInternals) public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+extension Array: ByteOutput where Element == UInt8 {
+    @inlinable package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         append(contentsOf: bytes)
     }
 }
@@ -14,7 +14,7 @@
 extension ByteOutput where Self: ~Copyable {
     /// Appends a string's UTF-8 bytes in one copy (a string's UTF-8 view would go byte by byte).
     @inlinable
-    @_spi(ToastInternals) public mutating func appendUTF8(_ text: String) {
+    package mutating func appendUTF8(_ text: String) {
         text.withUTF8Bytes { append($0) }
     }
 
@@ -22,7 +22,7 @@ extension ByteOutput where Self: ~Copyable {
     /// (a record is some twenty literals, and `withUTF8Buffer` was a call with checks for each),
     /// a one-scalar literal, which has no pointer, through `withUTF8Buffer`.
     @inlinable @inline(__always)
-    @_spi(ToastInternals) public mutating func appendLiteral(_ text: StaticString) {
+    package mutating func appendLiteral(_ text: StaticString) {
         if text.hasPointerRepresentation {
             append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         } else {

@@ -8,7 +8,7 @@ extension UnsafeRawBufferPointer {
     /// Whether the two hold the same bytes: one `memcmp` (a generic `elementsEqual` goes byte
     /// by byte, ten times slower on a dedup key). Safe for any two buffers, empty ones included.
     @inlinable
-    @_spi(ToastInternals) public func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
+    package func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
         guard count == other.count else { return false }
         guard let base = baseAddress, let otherBase = other.baseAddress else { return true }
         return memcmp(base, otherBase, count) == 0
@@ -17,7 +17,7 @@ extension UnsafeRawBufferPointer {
     /// Whether every byte is ASCII (below 0x80): eight bytes at a time, the last few one by
     /// one. Safe for any buffer: a word is loaded only where eight bytes remain.
     @inlinable
-    @_spi(ToastInternals) public var isASCII: Bool {
+    package var isASCII: Bool {
         guard let base = baseAddress else { return true }
         var offset = 0
         while offset + 8 <= count {
@@ -43,7 +43,7 @@ extension UnsafeRawBufferPointer {
     /// without U+2000 and U+2001, arrows to dingbats, variation selectors, emoji): then the
     /// caller compares
     /// strings. Safe for any buffer: every read is inside it.
-    @_spi(ToastInternals) public var isOwnNormalForm: Bool {
+    package var isOwnNormalForm: Bool {
         guard let base = baseAddress else { return true }
         var offset = 0
         while offset < count {

@@ -15,13 +15,13 @@
 /// it hands the batch back the same way);
 /// `append` checks there is room, every slot in `taken..<count` is initialized and every other
 /// slot is not, and what was never taken is released in `deinit`.
-@_spi(ToastInternals) public final class HandOverBatch<Element>: @unchecked Sendable {
+@usableFromInline package final class HandOverBatch<Element>: @unchecked Sendable {
     @usableFromInline let base: UnsafeMutablePointer<Element>
     @usableFromInline let capacity: Int
     /// Slots filled, and slots taken out (the first `taken` of them).
     @usableFromInline let counts: UnsafeMutablePointer<(filled: Int, taken: Int)>
 
-    @_spi(ToastInternals) public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
         base = .allocate(capacity: self.capacity)
         counts = .allocate(capacity: 1)
@@ -36,11 +36,11 @@
     }
 
     /// How many more elements fit.
-    @inlinable @_spi(ToastInternals) public var room: Int { capacity - counts.pointee.filled }
-    @inlinable @_spi(ToastInternals) public var isEmpty: Bool { counts.pointee.filled == counts.pointee.taken }
+    @inlinable package var room: Int { capacity - counts.pointee.filled }
+    @inlinable package var isEmpty: Bool { counts.pointee.filled == counts.pointee.taken }
 
     /// Adds `element` after the others; the batch must not be full.
-    @inlinable @_spi(ToastInternals) public func append(_ element: consuming Element) {
+    @inlinable package func append(_ element: consuming Element) {
         let filled = counts.pointee.filled
         precondition(filled < capacity, "a full batch")
         (base + filled).initialize(to: element)
@@ -48,7 +48,7 @@
     }
 
     /// The first element not taken yet, moved out of the batch; nil when all are taken.
-    @inlinable @_spi(ToastInternals) public func popFirst() -> Element? {
+    @inlinable package func popFirst() -> Element? {
         let taken = counts.pointee.taken
         guard taken < counts.pointee.filled else { return nil }
         counts.pointee.taken = taken + 1
@@ -56,13 +56,13 @@
     }
 
     /// How many elements were appended (taken ones included): positions run from 0 to this.
-    @inlinable @_spi(ToastInternals) public var appended: Int { counts.pointee.filled }
+    @inlinable package var appended: Int { counts.pointee.filled }
 
     /// Calls `body` with the elements at `positions`, in order, leaving them in the batch; none
     /// of them may have been taken. Each is moved out for the call and back after it: a value
     /// read in place and passed on was copied first (its references retained and released),
     /// since the call might have changed the memory it was read from.
-    @inlinable @_spi(ToastInternals) public func forEach(at positions: Range<Int>, _ body: (borrowing Element) -> Void) {
+    @inlinable package func forEach(at positions: Range<Int>, _ body: (borrowing Element) -> Void) {
         let (filled, taken) = counts.pointee
         precondition(positions.lowerBound >= taken && positions.upperBound <= filled, "positions outside the batch")
         for index in positions {
@@ -74,7 +74,7 @@
 
     /// Releases the elements not taken yet and makes the whole capacity free again, so a batch
     /// can be filled anew instead of allocated (on the thread that should free what it held).
-    @inlinable @_spi(ToastInternals) public func removeAll() {
+    @inlinable package func removeAll() {
         let (filled, taken) = counts.pointee
         (base + taken).deinitialize(count: filled - taken)
         counts.pointee = (0, 0)

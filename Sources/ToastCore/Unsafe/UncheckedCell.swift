@@ -14,10 +14,10 @@
 ///
 /// Inlinable across modules (docs/performance.md, "Across modules"): the other modules keep their
 /// hot state in cells too.
-@_spi(ToastInternals) public struct UncheckedCell<Value: ~Copyable>: ~Copyable {
+@usableFromInline package struct UncheckedCell<Value: ~Copyable>: ~Copyable {
     @usableFromInline let pointer: UnsafeMutablePointer<Value>
 
-    @_spi(ToastInternals) public init(_ value: consuming Value) {
+    package init(_ value: consuming Value) {
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: value)
     }
@@ -28,7 +28,7 @@
     }
 
     /// The value; changed in place (`cell.value.append(x)` does not copy it).
-    @inlinable @_spi(ToastInternals) public var value: Value {
+    @inlinable package var value: Value {
         unsafeAddress { UnsafePointer(pointer) }
         nonmutating unsafeMutableAddress { pointer }
     }

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Shows each presented toast as a desktop notification and closes it when the host dismisses
 /// it (`--desktop`): the host stays the one that decides, so notifications go out with no expiry

@@ -2,7 +2,7 @@ import CDBus
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// The freedesktop notification service on the session bus (`org.freedesktop.Notifications`),
 /// behind a small safe surface: every libdbus call of the project is here and in

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Tells a binary file from text by its opening bytes, so `toastscript < image.png` stops with
 /// one message instead of thousands of rejected "lines" (docs/events.md).

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Where input bytes come from: a file descriptor (stdin, `--events FILE`) or memory.
 package protocol ByteSource: AnyObject {

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 extension EventDecoder {
     /// A show line in the shape nearly every line of a real stream has, decoded in one pass

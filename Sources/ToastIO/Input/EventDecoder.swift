@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Turns input lines into events: JSON Lines (docs/events.md) or plain text (`--input text`).
 ///

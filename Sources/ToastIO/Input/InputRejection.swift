@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// An input line that is not an event, and why: reported as
 /// `toastscript: input line N: <reason>` and never silently lost (docs/events.md).

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// One input line as the run loop sees it: blank, an event, or a rejection (docs/events.md);
 /// with a `parse` function also skipped, or several events (some perhaps rejected).

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// A step in front of the decoder that turns a raw input line into events of its own making
 /// (a script's `parse` function): any log format becomes events without another program.

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Splits input into lines without copying them: reads large blocks, finds newlines with
 /// `memchr`, and hands out each line as a view into its buffer.

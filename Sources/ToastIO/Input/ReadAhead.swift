@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Reads and decodes input on a second thread, a few batches ahead of the pipeline, so a
 /// recorded log keeps both cores busy: decoding is about a third of the work for a line.

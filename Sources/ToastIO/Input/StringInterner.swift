@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// The `String`s of values that repeat from line to line (`type`, `role`, `source`,
 /// `placement`, `policy`, extra field names), kept so that a line naming one again gets the

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Reads the times that logs write, as seconds since the Unix epoch (a script's `parse_time`):
 /// RFC 3339 / ISO 8601 (`2026-11-30T10:06:31.250+01:00`, `T` or a space, the offset optional),

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Where encoded records go. Writes that fail are remembered, not thrown, so the pipeline
 /// never unwinds mid-step; the run checks `failure` between events.

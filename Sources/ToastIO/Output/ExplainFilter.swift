@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// `--explain ID`: passes on only the records and trace records of the toasts asked about,
 /// and remembers which of them it saw, so a mistyped id can be reported.

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// `--explain ID` in `--format text`: the life of a toast as a story, one line per decision
 /// and record, each with its reason and the settings behind it:

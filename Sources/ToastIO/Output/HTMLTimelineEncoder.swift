@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// `--format html`: the run drawn as one self-contained page (inline CSS and SVG, a few lines
 /// of inline JavaScript, nothing fetched), written when the run ends.

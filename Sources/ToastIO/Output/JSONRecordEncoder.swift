@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// `--format json`: one JSON object per record, fields in the order of docs/events.md, "Records", optional
 /// fields left out when they have no value.

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Turns records into output bytes, one line per record (or none, for records a format
 /// leaves out).

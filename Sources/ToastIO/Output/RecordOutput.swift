@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// The end of the record path that a run drives: records and trace records in, flushed when
 /// the input waits, finished once at the end, and checked for a failed write between events.

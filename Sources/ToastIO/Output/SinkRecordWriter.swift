@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Encodes records into a reusable buffer and hands it to a sink in large blocks.
 package final class SinkRecordWriter: RecordOutput {

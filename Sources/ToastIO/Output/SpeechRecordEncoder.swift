@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// `--format speech`: one line per presented toast, what a screen reader would say; control
 /// and bidi characters from the input are written as visible escapes (`TerminalText`), so one

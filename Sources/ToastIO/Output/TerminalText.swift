@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Text from the input made safe to put in front of a person (docs/events.md).
 ///

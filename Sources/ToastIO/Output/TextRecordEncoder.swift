@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// `--format text`: a line per record for a person to read, colored by role when asked.
 ///

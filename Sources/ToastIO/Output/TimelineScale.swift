@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Where a time goes across the HTML timeline, for runs of any span: stretches in which
 /// nothing is shown, waiting or dropped are cut out and drawn as breaks of a fixed width

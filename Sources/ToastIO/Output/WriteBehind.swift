@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Encodes and writes records on a thread of their own, a few batches behind the pipeline, so
 /// that a slow write (a large file with the page cache full of dirty pages: a fifth of the

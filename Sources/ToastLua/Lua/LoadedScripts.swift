@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 import ToastIO
 
 /// What loading the scripts made, fixed once they ran: the settings their `config{}` and

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// The scripts' `on("present" | "dismiss" | "drop", fn)` hooks, after each record is written,
 /// in the pipeline's own context (so a hook's `emit` enters at the first stage).

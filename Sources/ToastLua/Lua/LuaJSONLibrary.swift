@@ -1,5 +1,5 @@
 import CLua
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 import ToastIO
 
 /// `json.encode(value)` and `json.decode(text)` in the sandbox, on the project's own strict

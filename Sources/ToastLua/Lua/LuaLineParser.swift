@@ -1,5 +1,5 @@
 import CLua
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 import ToastIO
 
 /// A script's `parse` function in front of the decoder (docs/lua.md "parse"): each non-blank

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// How scripts run: sandboxed or not, and their limits (docs/lua.md).
 package struct LuaOptions: Equatable, Sendable {

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// A rule written in Lua, `rule(fn)` or `rule(name, fn)`: it runs in the scripts' state, in the
 /// context of the rules stage.

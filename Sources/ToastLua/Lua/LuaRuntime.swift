@@ -1,5 +1,5 @@
 import CLua
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 import ToastIO
 
 /// The scripting front end: one Lua 5.4 state that runs every script once at start (the

@@ -1,5 +1,5 @@
 import CLua
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// One `lua_State`, owned: every use of Lua's C API lives in this folder, and this type is
 /// the core of it. The state is closed when the value goes away.

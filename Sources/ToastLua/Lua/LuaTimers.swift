@@ -1,5 +1,5 @@
 import CLua
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// `after(seconds, fn)` and `on("end", fn)`: a script's own timers and its end-of-input hooks,
 /// on the run's clock (`ScriptClock`). A timer runs `fn()` once, `seconds` later, under the

@@ -1,5 +1,5 @@
 import CLua
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// The toast ↔ table bridge: what a rule, hook or `emit` sees and hands back (docs/lua.md).
 ///

@@ -1,5 +1,5 @@
 import CLua
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// The toast table a rule, hook or `announce` function gets is a proxy: an empty Lua table
 /// whose metatable answers from the Swift toast. A call then costs what the script touches,

@@ -1,5 +1,5 @@
 import CLua
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// Lua values ↔ Swift values, each ambiguity decided once:
 /// - integers stay integers, floats stay floats (`2.0` is written `2` on output anyway);

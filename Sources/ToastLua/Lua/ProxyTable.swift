@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// The live toast proxies by their Lua table's address: every toast's rules make one entry and
 /// Lua's collector removes it, so both must be cheap. A `Dictionary` hashes each address with a

@@ -1,5 +1,5 @@
 import CLua
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// The rules' current toast as plain values in C (`clua_toastview` in `CLua/shim.h`), so that
 /// a rule's first read of a field is answered by a C `__index` (`clua_ruleindex`) instead of

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// A script call that failed on the way: the rule is skipped for that event, the toast goes
 /// on as it was, and the run ends with status 65.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// The line of a script that a load error points at, so the message can show it under the
 /// error (`    3 | if t.role = "x" then`): a syntax error is found faster when it is seen.

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 import ToastIO
 
 /// The outside world of one run: standard streams, environment variables and the wall

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 import ToastIO
 import ToastLua
 

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// The line a run ends with when a person watches stderr (a terminal): how many toasts came
 /// in, how many were shown, and which stages dropped the rest, so drops are never silent.

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 import ToastIO
 
 /// SIGINT and SIGTERM end the run after the current event, with every record written; a

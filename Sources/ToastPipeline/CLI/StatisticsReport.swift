@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 import ToastIO
 
 /// `--stats`: what the run did, for a person, on stderr (docs/events.md, "Records").

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// The toasts whose fate differs between two runs of the same input, grouped by how it
 /// changed ("41 toasts now dropped by rule "quiet debug"", "3 now shown that were

@@ -1,4 +1,4 @@
-@_spi(ToastInternals) import ToastCore
+import ToastCore
 
 /// How one toast's life ended, as `toastscript diff` compares it: dropped (by which stage,
 /// for which reason, by which rule) or presented (when, and when and why it was dismissed).

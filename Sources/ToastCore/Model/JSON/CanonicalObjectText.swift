@@ -22,7 +22,7 @@ extension JSONText {
     /// it of each extra member it copies, so that a record need not look again (names twice it
     /// checks itself); `plainString`: the value is known to be a string without escapes.
     @inlinable
-    @_spi(ToastInternals) public static func isCanonicalMember(_ text: UnsafeRawBufferPointer, start: Int, nameCount: Int,
+    package static func isCanonicalMember(_ text: UnsafeRawBufferPointer, start: Int, nameCount: Int,
                                                                end: Int, plainString: Bool) -> Bool {
         let colon = start + nameCount + 2
         guard colon + 1 < end, text[colon] == UInt8(ascii: ":") else { return false }
@@ -37,7 +37,7 @@ extension JSONText {
     }
 
     /// Members looked at for duplicate names in one object; an object with more is written again.
-    @_spi(ToastInternals) public static let canonicalMembersChecked = 8
+    package static let canonicalMembersChecked = 8
 
     /// Levels of objects and arrays a copied text may have, the outer object included.
     static let canonicalDepth = 4

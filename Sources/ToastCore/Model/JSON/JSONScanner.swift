@@ -5,24 +5,24 @@ import Darwin
 #endif
 
 /// Why a line is not strict JSON (RFC 8259); the message ends up after `input line N: `.
-@_spi(ToastInternals) public struct JSONSyntaxError: Error {
-    @_spi(ToastInternals) public var message: String
+@usableFromInline package struct JSONSyntaxError: Error {
+    package var message: String
 
-    @_spi(ToastInternals) public init(message: String) {
+    package init(message: String) {
         self.message = message
     }
 }
 
 /// A number as written in JSON, read three ways at once.
-@_spi(ToastInternals) public struct JSONNumber {
+@usableFromInline package struct JSONNumber {
     var double: Double
     /// The value, when it was written without fraction or exponent and fits `Int64`.
     var integer: Int64?
     /// The value in whole microseconds, rounded half to even from the exact decimal
     /// (docs/events.md); nil when out of range.
-    @_spi(ToastInternals) public var microseconds: Microseconds?
+    package var microseconds: Microseconds?
 
-    @_spi(ToastInternals) public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         if let integer { return .integer(integer) }
         return .number(double)
     }
@@ -35,26 +35,26 @@ import Darwin
 ///
 /// Inlinable across modules (docs/performance.md, "Across modules"): the decoder in ToastIO and the
 /// Lua bridge scan every line with it.
-@_spi(ToastInternals) public struct JSONScanner {
-    @_spi(ToastInternals) public static let maxDepth = 256
+@usableFromInline package struct JSONScanner {
+    package static let maxDepth = 256
 
-    @_spi(ToastInternals) public let bytes: UnsafeBufferPointer<UInt8>
-    @_spi(ToastInternals) public var index = 0
+    @usableFromInline package let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline package var index = 0
     /// The column of the first number too large for a `Double` (`1e400`). Such a number is
     /// valid JSON, so the line is still read to its end (and counted as a show if it is one);
     /// the decoder then rejects it, like a value out of range.
-    @_spi(ToastInternals) public private(set) var outOfRangeColumn: Int?
+    package private(set) var outOfRangeColumn: Int?
 
-    @_spi(ToastInternals) public init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
-    @inlinable @_spi(ToastInternals) public var isAtEnd: Bool { index >= bytes.count }
+    @inlinable package var isAtEnd: Bool { index >= bytes.count }
 
-    @inlinable @_spi(ToastInternals) public var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+    @inlinable package var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     @inlinable
-    @_spi(ToastInternals) public mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -65,13 +65,13 @@ import Darwin
 
     /// Consumes `byte` (after white space) or fails naming what was expected.
     @inlinable
-    @_spi(ToastInternals) public mutating func expect(_ byte: UInt8, _ what: String) throws {
+    package mutating func expect(_ byte: UInt8, _ what: String) throws {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == byte else { throw unexpected(expecting: what) }
         index += 1
     }
 
-    @_spi(ToastInternals) public func unexpected(expecting what: String) -> JSONSyntaxError {
+    @usableFromInline package func unexpected(expecting what: String) -> JSONSyntaxError {
         guard index < bytes.count else {
             return JSONSyntaxError(message: "invalid JSON: unexpected end of line, expected \(what)")
         }
@@ -82,7 +82,7 @@ import Darwin
 
     // MARK: Values
 
-    @_spi(ToastInternals) public mutating func parseValue(depth: Int = 0) throws -> JSONValue {
+    package mutating func parseValue(depth: Int = 0) throws -> JSONValue {
         skipWhitespace()
         guard let byte = current else { throw unexpected(expecting: "a value") }
         switch byte {
@@ -151,7 +151,7 @@ import Darwin
 
     /// After a member or element: true on `,` (another follows), false on the closing bracket.
     @inlinable
-    @_spi(ToastInternals) public mutating func endOfMember(closing: UInt8) throws -> Bool {
+    package mutating func endOfMember(closing: UInt8) throws -> Bool {
         skipWhitespace()
         switch current {
         case UInt8(ascii: ","): index += 1; return true
@@ -167,7 +167,7 @@ import Darwin
     /// The bytes of the string value at the current place when it holds no escape (valid
     /// UTF-8, as the line was checked), moving past it; nil, without moving, for anything else.
     @inlinable
-    @_spi(ToastInternals) public mutating func parsePlainString() -> UnsafeBufferPointer<UInt8>? {
+    package mutating func parsePlainString() -> UnsafeBufferPointer<UInt8>? {
         skipWhitespace()
         guard current == UInt8(ascii: "\"") else { return nil }
         return scanPlainString()
@@ -178,7 +178,7 @@ import Darwin
     /// limited as there): a string or a number costs no allocation. Returns whether the value
     /// was a string without escapes.
     @discardableResult
-    @_spi(ToastInternals) public mutating func checkValue(depth: Int) throws -> Bool {
+    package mutating func checkValue(depth: Int) throws -> Bool {
         skipWhitespace()
         if current == UInt8(ascii: "\""), scanPlainString() != nil { return true }
         _ = try parseValue(depth: depth)
@@ -213,7 +213,7 @@ import Darwin
     }
 
     @inlinable
-    @_spi(ToastInternals) public mutating func parseName() throws -> (raw: UnsafeBufferPointer<UInt8>?, decoded: String?) {
+    package mutating func parseName() throws -> (raw: UnsafeBufferPointer<UInt8>?, decoded: String?) {
         if let raw = scanPlainString() { return (raw, nil) }
         return (nil, try parseString())
     }
@@ -305,7 +305,7 @@ import Darwin
     /// without moving, for any other number or anything else, which `parseNumber` reads. Every
     /// show's `at` is one; `parseNumber` also works out the number's `Double`, which a time
     /// does not need.
-    @inlinable @_spi(ToastInternals) public mutating func parsePlainTime() -> Microseconds? {
+    @inlinable package mutating func parsePlainTime() -> Microseconds? {
         let end = bytes.count
         var position = index
         let negative = position < end && bytes[position] == UInt8(ascii: "-")
@@ -347,7 +347,7 @@ import Darwin
     }
 
     /// Reads a number in RFC 8259's grammar: no `+`, no leading zeros, no bare `.`, no NaN.
-    @_spi(ToastInternals) public mutating func parseNumber() throws -> JSONNumber {
+    package mutating func parseNumber() throws -> JSONNumber {
         let start = index
         var negative = false
         if current == UInt8(ascii: "-") {

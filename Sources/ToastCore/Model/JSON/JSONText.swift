@@ -3,30 +3,30 @@
 ///
 /// Inlinable across modules (docs/performance.md, "Across modules"): the encoders in ToastIO write
 /// every string of every record with it.
-@_spi(ToastInternals) public enum JSONText {
+@usableFromInline package enum JSONText {
     @usableFromInline static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `text` as a JSON string, quotes included.
-    @inlinable @_spi(ToastInternals) public static func quoted(_ text: String) -> String {
+    @inlinable package static func quoted(_ text: String) -> String {
         var bytes: [UInt8] = []
         appendString(text, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends `text` as a quoted JSON string.
-    @inlinable @_spi(ToastInternals) public static func appendString<Out: ByteOutput & ~Copyable>(_ text: String, to out: inout Out) {
+    @inlinable package static func appendString<Out: ByteOutput & ~Copyable>(_ text: String, to out: inout Out) {
         out.append(UInt8(ascii: "\""))
         appendEscaped(text, to: &out)
         out.append(UInt8(ascii: "\""))
     }
 
     /// Appends what goes between the quotes of `text` as a JSON string.
-    @inlinable @_spi(ToastInternals) public static func appendEscaped<Out: ByteOutput & ~Copyable>(_ text: String, to out: inout Out) {
+    @inlinable package static func appendEscaped<Out: ByteOutput & ~Copyable>(_ text: String, to out: inout Out) {
         text.withUTF8Bytes { appendEscaped($0, to: &out) }
     }
 
     /// Appends what goes between the quotes of a JSON string holding the UTF-8 `bytes`.
-    @inlinable @_spi(ToastInternals) public static func appendEscaped<Out: ByteOutput & ~Copyable>(_ bytes: UnsafeRawBufferPointer, to out: inout Out) {
+    @inlinable package static func appendEscaped<Out: ByteOutput & ~Copyable>(_ bytes: UnsafeRawBufferPointer, to out: inout Out) {
         var runStart = 0
         var index = bytes.firstJSONSpecialByte(from: 0)
         while index < bytes.count {
@@ -53,7 +53,7 @@
     }
 
     /// Appends any JSON value; object members keep their order.
-    @inlinable @_spi(ToastInternals) public static func appendValue<Out: ByteOutput & ~Copyable>(_ value: JSONValue, to out: inout Out) {
+    @inlinable package static func appendValue<Out: ByteOutput & ~Copyable>(_ value: JSONValue, to out: inout Out) {
         switch value {
         case .null: out.appendLiteral("null")
         case .bool(let flag): out.appendLiteral(flag ? "true" : "false")
@@ -74,7 +74,7 @@
         }
     }
 
-    @inlinable @_spi(ToastInternals) public static func appendObject<Out: ByteOutput & ~Copyable>(_ members: [JSONMember], to out: inout Out) {
+    @inlinable package static func appendObject<Out: ByteOutput & ~Copyable>(_ members: [JSONMember], to out: inout Out) {
         out.append(UInt8(ascii: "{"))
         for (index, member) in members.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -87,7 +87,7 @@
 
     /// The shortest text that reads back as `number`; integral values print without `.0`.
     /// Not-finite numbers cannot be JSON and print as `null`.
-    @inlinable @_spi(ToastInternals) public static func appendDouble<Out: ByteOutput & ~Copyable>(_ number: Double, to out: inout Out) {
+    @inlinable package static func appendDouble<Out: ByteOutput & ~Copyable>(_ number: Double, to out: inout Out) {
         guard number.isFinite else {
             out.appendLiteral("null")
             return
@@ -102,7 +102,7 @@
     }
 
     /// A value as JSON text.
-    @inlinable @_spi(ToastInternals) public static func encode(_ value: JSONValue) -> String {
+    @inlinable package static func encode(_ value: JSONValue) -> String {
         var out: [UInt8] = []
         appendValue(value, to: &out)
         return String(decoding: out, as: UTF8.self)
