@@ -9,12 +9,16 @@ let package = Package(
         .executable(name: "toastscript", targets: ["toastscript"]),
     ],
     targets: [
-        // Debian's liblua5.4, with static inline shims for the macros Swift cannot import.
+        // Debian's liblua5.4.
         .systemLibrary(
             name: "CLua",
             pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"])]
         ),
+        // The Lua bridge's C: the allocator with its cap, the budget, the trampoline, the rules'
+        // call and the view of their toast; inline shims for the macros Swift cannot import.
+        // DWARF 4, as Swift's own code has it: Debian's valgrind reads no DWARF 5.
+        .target(name: "CLuaBridge", dependencies: ["CLua"], cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         // Debian's libdbus-1, for the desktop sink (freedesktop notifications), with C helpers.
         .systemLibrary(
             name: "CDBus",
@@ -26,7 +30,7 @@ let package = Package(
         // Reading events and writing records: decoders, encoders, sinks and the desktop.
         .target(name: "ToastIO", dependencies: ["ToastCore", "CDBus"]),
         // The Lua bridge: scripts as rules, hooks, parse and settings.
-        .target(name: "ToastLua", dependencies: ["ToastCore", "ToastIO", "CLua"]),
+        .target(name: "ToastLua", dependencies: ["ToastCore", "ToastIO", "CLua", "CLuaBridge"]),
         // The library users import: the command line and what a custom binary needs.
         .target(name: "ToastPipeline", dependencies: ["ToastCore", "ToastIO", "ToastLua"]),
         // Test doubles for stage authors: an in-memory sink and a stage harness.

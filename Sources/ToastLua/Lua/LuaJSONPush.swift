@@ -1,4 +1,4 @@
-import CLua
+import CLuaBridge
 import ToastCore
 import ToastIO
 

@@ -1,4 +1,4 @@
-import CLua
+import CLuaBridge
 import ToastCore
 
 /// One `lua_State`, owned: every use of Lua's C API lives in this folder, and this type is

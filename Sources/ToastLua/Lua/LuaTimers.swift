@@ -1,4 +1,4 @@
-import CLua
+import CLuaBridge
 import ToastCore
 
 /// `after(seconds, fn)` and `on("end", fn)`: a script's own timers and its end-of-input hooks,

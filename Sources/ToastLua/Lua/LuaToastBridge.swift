@@ -1,4 +1,9 @@
-import CLua
+import CLuaBridge
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ToastCore
 
 /// The toast ↔ table bridge: what a rule, hook or `emit` sees and hands back (docs/lua.md).

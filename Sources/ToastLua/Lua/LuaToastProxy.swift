@@ -1,4 +1,4 @@
-import CLua
+import CLuaBridge
 import ToastCore
 
 /// The toast table a rule, hook or `announce` function gets is a proxy: an empty Lua table

@@ -1,4 +1,4 @@
-import CLua
+import CLuaBridge
 import ToastCore
 
 /// Lua values ↔ Swift values, each ambiguity decided once:

@@ -1,9 +1,9 @@
-import CLua
+import CLuaBridge
 import ToastCore
 
-/// The rules' current toast as plain values in C (`clua_toastview` in `CLua/shim.h`), so that
-/// a rule's first read of a field is answered by a C `__index` (`clua_ruleindex`) instead of
-/// a metamethod through the trampoline into the proxy's Swift side: the name looked up by its
+/// The rules' current toast as plain values in C (`clua_toastview`, read in
+/// `CLuaBridge/view.c`), so that a rule's first read of a field is answered by a C `__index`
+/// (`clua_ruleindex`) instead of a metamethod through the trampoline into the proxy's Swift side: the name looked up by its
 /// address and the value pushed, far less than the call through Swift.
 ///
 /// The view holds the fields that the rules read (they read the same names of most toasts),
