@@ -6,33 +6,33 @@ extension LuaState {
     /// The fields of the event table at `index` (a `parse` function's result), read without
     /// building a name for each known field; extras in name order (a table has no order).
     func eventFields(at index: Int32, path: String) throws -> EventFields {
-        let index = lua_absindex(L, index)
+        let index = absoluteIndex(index)
         guard proxy(at: index) == nil else {
             // A toast's own table: its fields, as `pairs` shows them.
             let top = self.top
-            defer { lua_settop(L, top) }
+            defer { setTop(top) }
             pushMaterialized(proxyAt: index)
             return try eventFields(at: -1, path: path)
         }
         var fields = EventFields()
         var extras: [JSONMember] = []
         let top = self.top
-        defer { lua_settop(L, top) }
+        defer { setTop(top) }
         guard reserve(3) else { throw LuaBridgeError("\(path) is nested too deeply") }
-        lua_pushnil(L)
-        while lua_next(L, index) != 0 {
-            guard lua_type(L, -2) == LUA_TSTRING else {
+        pushNil()
+        while next(ofTableAt: index) {
+            guard type(at: -2) == LUA_TSTRING else {
                 throw LuaBridgeError("\(path) has a key of type \(typeName(at: -2)); fields need names")
             }
             var length = 0
-            let name = clua_tolstring(L, -2, &length)
+            let name = stringBytes(at: -2, count: &length)
             let known = name.flatMap { EventFieldName(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: length)) }
             if let known {
                 fields.set(known, try jsonValue(at: -1, path: known.name, depth: 1))
             } else if let name = string(at: -2) {
                 extras.append(JSONMember(name, try jsonValue(at: -1, path: name, depth: 1)))
             }
-            clua_pop(L, 1)
+            pop(1)
         }
         extras.sort { $0.name < $1.name }
         for extra in extras { fields.addExtra(extra.name, extra.value) }
@@ -52,7 +52,7 @@ extension LuaState {
             if let column = scanner.outOfRangeColumn { throw JSONSyntaxError(message: "number out of range at column \(column)") }
             return nil
         } catch {
-            lua_settop(L, top)
+            setTop(top)
             return (error as? JSONSyntaxError)?.message ?? "\(error)"
         }
     }
@@ -68,7 +68,7 @@ extension LuaState {
         case UInt8(ascii: "\""):
             try pushJSONString(&scanner)
         case UInt8(ascii: "{"):
-            lua_createtable(L, 0, 8)
+            pushTable(arrayCount: 0, fieldCount: 8)
             guard try enterContainer(&scanner, closing: UInt8(ascii: "}"), depth: depth) else { return }
             while true {
                 scanner.skipWhitespace()
@@ -76,16 +76,16 @@ extension LuaState {
                 try pushJSONString(&scanner)
                 try scanner.expect(UInt8(ascii: ":"), "':'")
                 try pushJSONValue(&scanner, depth: depth + 1)
-                lua_rawset(L, -3)
+                rawSet(tableAt: -3)
                 guard try scanner.endOfMember(closing: UInt8(ascii: "}")) else { return }
             }
         case UInt8(ascii: "["):
-            lua_createtable(L, 4, 0)
+            pushTable(arrayCount: 4, fieldCount: 0)
             guard try enterContainer(&scanner, closing: UInt8(ascii: "]"), depth: depth) else { return }
             var position: lua_Integer = 1
             while true {
                 try pushJSONValue(&scanner, depth: depth + 1)
-                lua_rawseti(L, -2, position)
+                rawSet(element: position, ofTableAt: -2)
                 position += 1
                 guard try scanner.endOfMember(closing: UInt8(ascii: "]")) else { return }
             }
@@ -111,7 +111,7 @@ extension LuaState {
     private func pushJSONString(_ scanner: inout JSONScanner) throws {
         let string = try scanner.parseName()
         if let raw = string.raw {
-            raw.withMemoryRebound(to: CChar.self) { _ = lua_pushlstring(L, $0.baseAddress, $0.count) }
+            raw.withMemoryRebound(to: CChar.self) { push(bytes: $0.baseAddress, count: $0.count) }
         } else {
             push(string.decoded ?? "")
         }

@@ -70,7 +70,7 @@ package final class LuaRuntime {
         if options.unsafe { state.openAllLibraries() } else { state.openSandboxedLibraries() }
         installGlobals()
         installProxyMetatable()
-        clua_gc_generational(state.L)
+        state.collectGenerationally()
     }
 
     deinit {
@@ -95,7 +95,7 @@ package final class LuaRuntime {
     }
 
     /// The Lua library's release, e.g. `Lua 5.4.6`.
-    package static var luaRelease: String { String(cString: clua_release()) }
+    package static var luaRelease: String { LuaState.release }
 
     var budget: Int32 { Int32(clamping: options.instructionBudget) }
 
@@ -121,7 +121,7 @@ package final class LuaRuntime {
         let failed = { (message: String) in
             ScriptSourceLine.loadError(message, chunkName: name) { ScriptSourceLine.line($0, of: source) }
         }
-        let status = source.withCString { luaL_loadbufferx(state.L, $0, strlen($0), "=\(name)", "t") }
+        let status = state.load(source, name: "=\(name)")
         guard status == LUA_OK else {
             let message = state.string(at: -1) ?? "cannot load \(name)"
             state.pop()
@@ -164,11 +164,10 @@ package final class LuaRuntime {
     /// This and `takeResults` call Lua's C API directly rather than through `LuaState`'s
     /// typed methods: they run for every toast (the rules stage's hot path).
     private func runRules(_ group: LuaRuleGroup, on toast: inout Toast) -> (rule: LuaRule, note: String?)? {
-        let L = state.L
         let top = state.top
         state.ruleRunsActive += 1
         defer {
-            lua_settop(L, top)
+            state.setTop(top)
             state.ruleRunsActive -= 1
             // The rules' table is done with this toast; when no rule can have kept it, it
             // lets go of the toast now, so the stages after this one change the toast in place.
@@ -207,7 +206,7 @@ package final class LuaRuntime {
             if (anotherRuleFollows || state.rulesMayKeepTheirTable) && (!proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast)) {
                 state.reset(proxy, at: table, showing: toast)
             }
-            lua_settop(L, handler)
+            state.setTop(handler)
         }
         return nil
     }
@@ -218,28 +217,27 @@ package final class LuaRuntime {
     /// the toast kept as it was.
     private func takeResults(of rule: LuaRule, at first: Int32, proxy: ToastProxy, table: Int32, toast: inout Toast,
                              roles: RoleTable) -> RuleOutcome {
-        let L = state.L
         do {
-            switch lua_type(L, first) {
-            case LUA_TNIL where lua_type(L, first + 1) == LUA_TNIL,
-                 LUA_TBOOLEAN where lua_toboolean(L, first) != 0 && lua_type(L, first + 1) == LUA_TNIL,
+            switch state.type(at: first) {
+            case LUA_TNIL where state.type(at: first + 1) == LUA_TNIL,
+                 LUA_TBOOLEAN where state.isTrue(at: first) && state.type(at: first + 1) == LUA_TNIL,
                  // The rule returned its own toast: kept, with its changes.
-                 LUA_TTABLE where lua_rawequal(L, first, table) != 0 && lua_type(L, first + 1) == LUA_TNIL:
+                 LUA_TTABLE where state.rawEqual(first, table) && state.type(at: first + 1) == LUA_TNIL:
                 // Most rules keep the toast without writing to it: nothing to read back.
                 if !proxy.isUnwritten {
                     toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
                     lookForTypos(in: proxy.touched, of: rule)
                 }
-            case LUA_TBOOLEAN where lua_toboolean(L, first) == 0:
-                switch lua_type(L, first + 1) {
+            case LUA_TBOOLEAN where !state.isTrue(at: first):
+                switch state.type(at: first + 1) {
                 case LUA_TNIL: return .drop(note: nil)
                 case LUA_TSTRING: return .drop(note: state.string(at: first + 1))
                 default: throw LuaBridgeError("a rule that returns false may add a string, not \(state.typeName(at: first + 1))")
                 }
-            case LUA_TTABLE where lua_type(L, first + 1) == LUA_TNIL:
+            case LUA_TTABLE where state.type(at: first + 1) == LUA_TNIL:
                 toast = try state.toast(fromTableAt: first, original: toast, defaults: showDefaults, roles: roles)
             default:
-                let second = lua_type(L, first + 1) == LUA_TNIL ? "" : ", \(state.typeName(at: first + 1))"
+                let second = state.type(at: first + 1) == LUA_TNIL ? "" : ", \(state.typeName(at: first + 1))"
                 throw LuaBridgeError("rule returned \(state.typeName(at: first))\(second); expected nothing, true, false (and a reason) or a table")
             }
         } catch {
@@ -331,9 +329,8 @@ package final class LuaRuntime {
 
     private func runHooks(_ functions: [(reference: Int32, place: String)], for record: Record) {
         let info = JSONValue.object(record.members)
-        let L = state.L
         let top = state.top
-        defer { lua_settop(L, top) }
+        defer { state.setTop(top) }
         for function in functions {
             state.pushReference(function.reference)
             state.pushProxy(record.toast, roles: settings.roles)
@@ -344,9 +341,8 @@ package final class LuaRuntime {
 
     /// Calls a script function of a toast that should return a string (a role's `announce`).
     private func callForText(_ reference: Int32, place: String, toast: Toast) -> String? {
-        let L = state.L
         let top = state.top
-        defer { lua_settop(L, top) }
+        defer { state.setTop(top) }
         state.pushReference(reference)
         state.pushProxy(toast, roles: settings.roles)
         let result = state.call(argumentCount: 1, resultCount: 1, budget: budget, place: place)
@@ -416,7 +412,7 @@ package final class LuaRuntime {
               end,
             })
             """
-        if luaL_loadstring(state.L, source) == LUA_OK {
+        if state.load(source, name: "=toastscript") == LUA_OK {
             _ = state.call(argumentCount: 0, resultCount: 0, budget: 0, place: "toastscript")
         }
     }
@@ -434,7 +430,7 @@ package final class LuaRuntime {
 
     private func scriptFunction(at index: Int32) -> ScriptFunction {
         let place = state.definitionPlace(ofFunctionAt: index)
-        lua_pushvalue(state.L, index)
+        state.pushCopy(of: index)
         return ScriptFunction(number: state.makeReference(), place: place)
     }
 
@@ -463,7 +459,6 @@ package final class LuaRuntime {
     }
 
     private func rule() -> Int32 {
-        let L = state.L
         let name: String
         let functionIndex: Int32
         if state.type(at: 1) == LUA_TSTRING, state.type(at: 2) == LUA_TFUNCTION {
@@ -476,8 +471,8 @@ package final class LuaRuntime {
             return raise("rule expects (function) or (name, function)")
         }
         let place = state.definitionPlace(ofFunctionAt: functionIndex)
-        if options.unsafe || clua_leavesfirstargument(L, functionIndex) == 0 { state.rulesMayKeepTheirTable = true }
-        lua_pushvalue(L, functionIndex)
+        if options.unsafe || !state.leavesFirstArgument(functionAt: functionIndex) { state.rulesMayKeepTheirTable = true }
+        state.pushCopy(of: functionIndex)
         ruleFunctions.append((name, state.makeReference(), place))
         return 0
     }
@@ -507,15 +502,15 @@ package final class LuaRuntime {
         if state.proxy(at: 1) != nil {
             // A toast's own table (re-emitting it): every field it shows.
             state.pushMaterialized(proxyAt: 1)
-            lua_copy(state.L, -1, 1)
-            clua_pop(state.L, 1)
+            state.copy(-1, to: 1)
+            state.pop(1)
         }
         var original = showDefaults
         original.atMicros = currentCall?.context.nowMicros ?? 0
         original.inputLine = currentCall?.inputLine ?? 0
         state.push("id")
-        let hasID = lua_rawget(state.L, 1) != LUA_TNIL
-        clua_pop(state.L, 1)
+        let hasID = state.rawGet(tableAt: 1) != LUA_TNIL
+        state.pop(1)
         var toast: Toast
         do {
             toast = try state.toast(fromTableAt: 1, original: original, defaults: showDefaults, roles: settings.roles)
@@ -587,9 +582,8 @@ extension LuaRuntime: ScriptFunctionRunner {
     /// error, is a script error of that stage, and the toast skips it.
     package func matches(calling function: ScriptFunction, with toast: Toast, stage: String, context: StageContext) -> Bool? {
         running(in: ScriptCall(context: context, inputLine: toast.inputLine > 0 ? toast.inputLine : context.inputLine)) {
-            let L = state.L
             let top = state.top
-            defer { lua_settop(L, top) }
+            defer { state.setTop(top) }
             let origin = "stage \(quoted(stage)) when"
             state.pushReference(function.number)
             state.pushProxy(toast, roles: settings.roles)
@@ -598,8 +592,8 @@ extension LuaRuntime: ScriptFunctionRunner {
                 report(message, origin: origin, source: "when \(stage)")
                 return nil
             }
-            switch lua_type(L, -1) {
-            case LUA_TBOOLEAN: return lua_toboolean(L, -1) != 0
+            switch state.type(at: -1) {
+            case LUA_TBOOLEAN: return state.isTrue(at: -1)
             case LUA_TNIL: return false
             default:
                 report("\(function.place): when returned \(state.typeName(at: -1)); expected true or false", origin: origin,
@@ -613,28 +607,27 @@ extension LuaRuntime: ScriptFunctionRunner {
     /// the message; a table gives the digest's fields (`message` among them) over `base`.
     package func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast? {
         running(in: ScriptCall(context: context, inputLine: context.inputLine)) {
-            let L = state.L
             let top = state.top
-            defer { lua_settop(L, top) }
+            defer { state.setTop(top) }
             let source = "digest message \(function.place)"
             guard state.reserve(Int32(toasts.count) + 4) else { return nil }
             state.pushReference(function.number)
-            lua_createtable(L, Int32(toasts.count), 0)
+            state.pushTable(arrayCount: Int32(toasts.count), fieldCount: 0)
             for (index, toast) in toasts.enumerated() {
                 state.pushProxy(toast, roles: settings.roles)
-                lua_rawseti(L, -2, lua_Integer(index + 1))
+                state.rawSet(element: index + 1, ofTableAt: -2)
             }
             let result = state.call(argumentCount: 1, resultCount: 1, budget: budget, place: function.place)
             if case .failure(let message) = result {
                 reportFunctionFailure(message, source: source)
                 return nil
             }
-            if lua_type(L, -1) == LUA_TSTRING, let message = state.string(at: -1), !message.isEmpty {
+            if state.type(at: -1) == LUA_TSTRING, let message = state.string(at: -1), !message.isEmpty {
                 var digest = base
                 digest.message = message
                 return digest
             }
-            if lua_type(L, -1) == LUA_TTABLE {
+            if state.type(at: -1) == LUA_TTABLE {
                 do {
                     var digest = try state.toast(fromTableAt: -1, original: base, defaults: base, roles: settings.roles)
                     for member in base.extra where !digest.extra.contains(where: { $0.name == member.name }) {

@@ -1,8 +1,9 @@
 import CLuaBridge
 import ToastCore
 
-/// One `lua_State`, owned: every use of Lua's C API lives in this folder, and this type is
-/// the core of it. The state is closed when the value goes away.
+/// One `lua_State`, owned: this file and `LuaStack.swift` are the only Swift that calls Lua's
+/// C API or the bridge's C (`CLuaBridge`); the rest of the bridge goes through their methods.
+/// The state is closed when the value goes away.
 ///
 /// Methods that touch the stack leave it as they found it unless they say they push.
 final class LuaState {

@@ -17,18 +17,18 @@ extension LuaState {
 
     /// Pushes a new table holding every field of `toast` (what `pairs` on a proxy iterates).
     func pushToast(_ toast: Toast, roles: RoleTable) {
-        lua_createtable(L, 0, Int32(ToastField.allCases.count + toast.extra.count))
+        pushTable(arrayCount: 0, fieldCount: Int32(ToastField.allCases.count + toast.extra.count))
         guard reserve(2) else { return }
         for member in toast.extra {
             push(member.value)
-            lua_setfield(L, -2, member.name)
+            setField(member.name, ofTableAt: -2)
         }
         for field in ToastField.allCases {
             pushField(field, of: toast, roles: roles)
-            if lua_type(L, -1) == LUA_TNIL {
-                clua_pop(L, 1)
+            if type(at: -1) == LUA_TNIL {
+                pop(1)
             } else {
-                lua_setfield(L, -2, field.name)
+                setField(field.name, ofTableAt: -2)
             }
         }
     }
@@ -36,14 +36,14 @@ extension LuaState {
     /// Pushes one field's value as a script sees it: text as a string, times as seconds, nil
     /// when the toast has none; `priority` is the role's when the toast sets none.
     func pushField(_ field: ToastField, of toast: Toast, roles: RoleTable) {
-        if field == .priority { return lua_pushinteger(L, lua_Integer(toast.effectivePriority(in: roles))) }
+        if field == .priority { return push(Int64(toast.effectivePriority(in: roles))) }
         toast.visitValue(of: field) { view in
             switch view {
-            case .absent: lua_pushnil(L)
+            case .absent: pushNil()
             case .text(let bytes): push(bytes: bytes)
-            case .time(let time): lua_pushnumber(L, StreamTime.seconds(time))
-            case .integer(let integer): lua_pushinteger(L, lua_Integer(integer))
-            case .flag(let flag): lua_pushboolean(L, flag ? 1 : 0)
+            case .time(let time): push(StreamTime.seconds(time))
+            case .integer(let integer): push(Int64(integer))
+            case .flag(let flag): push(flag)
             }
         }
     }
@@ -57,9 +57,9 @@ extension LuaState {
     /// original without building a new Swift value; field names are recognized by the
     /// identity of Lua's interned strings (`fieldKeys`), not by converting them.
     func toast(fromTableAt index: Int32, original: Toast, defaults: Toast, roles: RoleTable) throws -> Toast {
-        var index = lua_absindex(L, index)
+        var index = absoluteIndex(index)
         let top = self.top
-        defer { lua_settop(L, top) }
+        defer { setTop(top) }
         if proxy(at: index) != nil {
             // Another toast's table (say, one a script kept): read all it shows.
             pushMaterialized(proxyAt: index)
@@ -77,10 +77,10 @@ extension LuaState {
         var keptExtras: [JSONMember?] = original.extra.isEmpty ? [] : Array(repeating: nil, count: original.extra.count)
         var newExtras: [JSONMember] = []
 
-        lua_pushnil(L)
-        while lua_next(L, index) != 0 {
-            defer { clua_pop(L, 1) }
-            guard lua_type(L, -2) == LUA_TSTRING, let key = lua_topointer(L, -2) else {
+        pushNil()
+        while next(ofTableAt: index) {
+            defer { pop(1) }
+            guard type(at: -2) == LUA_TSTRING, let key = pointer(at: -2) else {
                 throw LuaBridgeError("the toast table has a key of type \(typeName(at: -2)); fields need names")
             }
             if let field = field(forKey: key) {
@@ -111,9 +111,9 @@ extension LuaState {
 
     /// Whether the value at `index` is a string with exactly `bytes`.
     func stringEquals(at index: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard lua_type(L, index) == LUA_TSTRING else { return false }
+        guard type(at: index) == LUA_TSTRING else { return false }
         var length = 0
-        guard let pointer = clua_tolstring(L, index, &length), length == bytes.count else { return false }
+        guard let pointer = stringBytes(at: index, count: &length), length == bytes.count else { return false }
         guard let base = bytes.baseAddress else { return true }
         return memcmp(pointer, base, length) == 0
     }
@@ -136,8 +136,8 @@ extension LuaState {
             return value
         }
         func seconds(orNamed: Bool = false) throws -> Microseconds {
-            guard lua_type(L, -1) == LUA_TNUMBER,
-                  let micros = StreamTime.microseconds(fromSeconds: clua_tonumber(L, -1, nil)), micros >= 0 else {
+            guard type(at: -1) == LUA_TNUMBER,
+                  let micros = StreamTime.microseconds(fromSeconds: number(at: -1)), micros >= 0 else {
                 throw LuaBridgeError("field '\(name)' must be a number of seconds ≥ 0" + (orNamed ? ", \"short\" or \"long\"" : ""))
             }
             return micros
@@ -172,18 +172,18 @@ extension LuaState {
             toast.set(field, to: .text(choice))
         case .priority:
             var isInteger: Int32 = 0
-            let value = clua_tointeger(L, -1, &isInteger)
-            guard lua_type(L, -1) == LUA_TNUMBER, isInteger != 0, let priority = Int(exactly: value) else {
+            let value = integer(at: -1, isInteger: &isInteger)
+            guard type(at: -1) == LUA_TNUMBER, isInteger != 0, let priority = Int(exactly: value) else {
                 throw LuaBridgeError("field '\(name)' must be an integer")
             }
             // The role's priority, handed in unchanged, stays the role's.
             let unchangedDefault = original.priority == nil && priority == original.effectivePriority(in: roles)
             toast.set(field, to: unchangedDefault ? .absent : .integer(priority))
         case .flag:
-            guard lua_type(L, -1) == LUA_TBOOLEAN else {
+            guard type(at: -1) == LUA_TBOOLEAN else {
                 throw LuaBridgeError("field '\(name)' must be true or false, not \(typeName(at: -1))")
             }
-            toast.set(field, to: .flag(lua_toboolean(L, -1) != 0))
+            toast.set(field, to: .flag(isTrue(at: -1)))
         }
     }
 }

@@ -81,11 +81,11 @@ extension LuaState {
     /// Pushes a proxy for `toast`; returns its Swift side.
     @discardableResult
     func pushProxy(_ toast: Toast, roles: RoleTable, metatable: Int32? = nil) -> ToastProxy {
-        lua_createtable(L, 0, 0)
+        pushTable(arrayCount: 0, fieldCount: 0)
         pushReference(metatable ?? proxyMetatable)
-        lua_setmetatable(L, -2)
+        setMetatable(ofValueAt: -2)
         let proxy = ToastProxy(toast: toast, roles: roles)
-        if let pointer = lua_topointer(L, -1) { proxies[pointer] = proxy }
+        if let pointer = pointer(at: -1) { proxies[pointer] = proxy }
         return proxy
     }
 
@@ -107,12 +107,12 @@ extension LuaState {
         retireRuleProxy()
         let proxy = pushProxy(toast, roles: roles, metatable: ruleMetatable)
         fillRuleView(proxy)
-        ruleProxy.value = (proxy, lua_topointer(L, -1))
-        lua_pushvalue(L, -1)
+        ruleProxy.value = (proxy, pointer(at: -1))
+        pushCopy(of: -1)
         if ruleProxyReference == LUA_NOREF {
             ruleProxyReference = makeReference()
         } else {
-            lua_rawseti(L, clua_registryindex(), lua_Integer(ruleProxyReference))
+            rawSet(element: ruleProxyReference, ofTableAt: LuaState.registryIndex)
         }
         return proxy
     }
@@ -132,7 +132,7 @@ extension LuaState {
         guard ruleProxyReference != LUA_NOREF else { return }
         handBackRuleResults()
         retireRuleProxy()
-        luaL_unref(L, clua_registryindex(), ruleProxyReference)
+        release(ruleProxyReference)
         ruleProxyReference = LUA_NOREF
         ruleProxy.value = nil
     }
@@ -144,8 +144,8 @@ extension LuaState {
         invalidateRuleView()
         pushReference(ruleProxyReference)
         pushReference(proxyMetatable)
-        lua_setmetatable(L, -2)
-        clua_pop(L, 1)
+        setMetatable(ofValueAt: -2)
+        pop(1)
         clearRuleValues()
     }
 
@@ -155,33 +155,33 @@ extension LuaState {
         guard ruleValuesFilled else { return }
         ruleValuesFilled = false
         pushReference(ruleValues)
-        lua_pushnil(L)
-        while lua_next(L, -2) != 0 {
-            clua_pop(L, 1)
-            lua_pushvalue(L, -1)
-            lua_pushnil(L)
-            lua_rawset(L, -4)
+        pushNil()
+        while next(ofTableAt: -2) {
+            pop(1)
+            pushCopy(of: -1)
+            pushNil()
+            rawSet(tableAt: -4)
         }
-        clua_pop(L, 1)
+        pop(1)
     }
 
     /// Makes `proxy`, the table at `index`, show `toast` with nothing written, as a new one
     /// would.
     func reset(_ proxy: ToastProxy, at index: Int32, showing toast: Toast) {
-        let index = lua_absindex(L, index)
+        let index = absoluteIndex(index)
         if proxy.hasOtherKey {
-            lua_pushnil(L)
-            while lua_next(L, index) != 0 {
-                clua_pop(L, 1)
-                lua_pushvalue(L, -1)
-                lua_pushnil(L)
-                lua_rawset(L, index)
+            pushNil()
+            while next(ofTableAt: index) {
+                pop(1)
+                pushCopy(of: -1)
+                pushNil()
+                rawSet(tableAt: index)
             }
         } else {
             for touched in proxy.touched {
                 push(touched.name)
-                lua_pushnil(L)
-                lua_rawset(L, index)
+                pushNil()
+                rawSet(tableAt: index)
             }
         }
         if !proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast) { clearRuleValues() }
@@ -201,30 +201,30 @@ extension LuaState {
 
     /// The proxy's state, when the value at `index` is a live proxy.
     func proxy(at index: Int32) -> ToastProxy? {
-        guard lua_type(L, index) == LUA_TTABLE, let pointer = lua_topointer(L, index) else { return nil }
+        guard type(at: index) == LUA_TTABLE, let pointer = pointer(at: index) else { return nil }
         return proxy(forTable: pointer)
     }
 
     /// Pushes a plain table with every field the proxy at `index` shows: its toast's, then
     /// what the script wrote over them.
     func pushMaterialized(proxyAt index: Int32) {
-        let index = lua_absindex(L, index)
+        let index = absoluteIndex(index)
         guard let proxy = proxy(at: index) else {
-            lua_createtable(L, 0, 0)
+            pushTable(arrayCount: 0, fieldCount: 0)
             return
         }
         pushToast(proxy.toast, roles: proxy.roles)
         guard reserve(4) else { return }
         for touched in proxy.touched {
             push(touched.name)
-            lua_pushnil(L)
-            lua_rawset(L, -3)
+            pushNil()
+            rawSet(tableAt: -3)
         }
-        lua_pushnil(L)
-        while lua_next(L, index) != 0 {
-            lua_pushvalue(L, -2)
-            clua_insert(L, -2)
-            lua_rawset(L, -4)
+        pushNil()
+        while next(ofTableAt: index) {
+            pushCopy(of: -2)
+            insert(at: -2)
+            rawSet(tableAt: -4)
         }
     }
 
@@ -233,17 +233,17 @@ extension LuaState {
     /// removed field (built only then).
     func toast(from proxy: ToastProxy, at index: Int32, original: Toast, defaults: @autoclosure () -> Toast,
                roles: RoleTable) throws -> Toast {
-        let index = lua_absindex(L, index)
+        let index = absoluteIndex(index)
         guard !proxy.isUnwritten else { return original }
         let top = self.top
-        defer { lua_settop(L, top) }
+        defer { setTop(top) }
         if proxy.hasOtherKey {
-            lua_pushnil(L)
-            while lua_next(L, index) != 0 {
-                if lua_type(L, -2) != LUA_TSTRING {
+            pushNil()
+            while next(ofTableAt: index) {
+                if type(at: -2) != LUA_TSTRING {
                     throw LuaBridgeError("the toast table has a key of type \(typeName(at: -2)); fields need names")
                 }
-                clua_pop(L, 1)
+                pop(1)
             }
         }
         var toast = original
@@ -251,8 +251,8 @@ extension LuaState {
         for touched in proxy.touched {
             let name = touched.name
             push(name)
-            let type = lua_rawget(L, index)
-            defer { clua_pop(L, 1) }
+            let type = rawGet(tableAt: index)
+            defer { pop(1) }
             if let field = touched.field {
                 if type == LUA_TNIL {
                     toast.removeField(field, defaults: defaults())
@@ -282,53 +282,51 @@ extension LuaState {
 extension LuaRuntime {
     /// Creates the metatable every proxy shares.
     func installProxyMetatable() {
-        let L = state.L
-        lua_createtable(L, 0, 5)
-        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.proxyIndex() ?? 0 }, 0)
-        lua_setfield(L, -2, "__index")
-        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.proxyNewIndex() ?? 0 }, 0)
-        lua_setfield(L, -2, "__newindex")
-        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.proxyPairs() ?? 0 }, 0)
-        lua_setfield(L, -2, "__pairs")
-        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.proxyCollected() ?? 0 }, 0)
-        lua_setfield(L, -2, "__gc")
+        state.pushTable(arrayCount: 0, fieldCount: 5)
+        state.pushFunction({ L in LuaRuntime.from(L)?.proxyIndex() ?? 0 }, upvalueCount: 0)
+        state.setField("__index", ofTableAt: -2)
+        state.pushFunction({ L in LuaRuntime.from(L)?.proxyNewIndex() ?? 0 }, upvalueCount: 0)
+        state.setField("__newindex", ofTableAt: -2)
+        state.pushFunction({ L in LuaRuntime.from(L)?.proxyPairs() ?? 0 }, upvalueCount: 0)
+        state.setField("__pairs", ofTableAt: -2)
+        state.pushFunction({ L in LuaRuntime.from(L)?.proxyCollected() ?? 0 }, upvalueCount: 0)
+        state.setField("__gc", ofTableAt: -2)
         state.push("toast")
-        lua_setfield(L, -2, "__metatable")
+        state.setField("__metatable", ofTableAt: -2)
         state.proxyMetatable = state.makeReference()
         // The rules' current proxy: `ruleValues` as `__index`, a table that asks C for what it
         // lacks (`clua_ruleindex`: the view of the toast, else the Swift reader), the rest as
         // the plain metatable has it.
-        lua_createtable(L, 0, 0)
-        lua_createtable(L, 0, 1)
-        clua_pushswiftfunction(L, { L in LuaRuntime.from(L)?.ruleValueIndex() ?? 0 }, 0)
-        clua_pushruleindex(L)
-        lua_setfield(L, -2, "__index")
-        lua_setmetatable(L, -2)
+        state.pushTable(arrayCount: 0, fieldCount: 0)
+        state.pushTable(arrayCount: 0, fieldCount: 1)
+        state.pushFunction({ L in LuaRuntime.from(L)?.ruleValueIndex() ?? 0 }, upvalueCount: 0)
+        state.pushRuleIndex()
+        state.setField("__index", ofTableAt: -2)
+        state.setMetatable(ofValueAt: -2)
         state.ruleValues = state.makeReference()
-        lua_createtable(L, 0, 5)
+        state.pushTable(arrayCount: 0, fieldCount: 5)
         state.pushReference(state.proxyMetatable)
-        lua_pushnil(L)
-        while lua_next(L, -2) != 0 {
-            lua_pushvalue(L, -2)
-            clua_insert(L, -2)
-            lua_rawset(L, -5)
+        state.pushNil()
+        while state.next(ofTableAt: -2) {
+            state.pushCopy(of: -2)
+            state.insert(at: -2)
+            state.rawSet(tableAt: -5)
         }
-        clua_pop(L, 1)
+        state.pop(1)
         state.pushReference(state.ruleValues)
-        lua_setfield(L, -2, "__index")
+        state.setField("__index", ofTableAt: -2)
         state.ruleMetatable = state.makeReference()
         // `pairs(t)` hands out the base library's `next`, whatever a script does to the global.
-        _ = lua_getglobal(L, "next")
+        _ = state.pushGlobal("next")
         state.nextFunction = state.makeReference()
     }
 
     /// `t[k]`: the toast's value, unless the script wrote the field (then it is in the table
     /// itself, and this runs only if it was removed).
     private func proxyIndex() -> Int32 {
-        let L = state.L
-        lua_settop(L, 2)
-        guard let pointer = lua_topointer(L, 1), let proxy = state.proxy(forTable: pointer) else {
-            lua_pushnil(L)
+        state.setTop(2)
+        guard let pointer = state.pointer(at: 1), let proxy = state.proxy(forTable: pointer) else {
+            state.pushNil()
             return 1
         }
         _ = pushValue(of: proxy, table: 1, key: 2)
@@ -339,18 +337,17 @@ extension LuaRuntime {
     /// cannot answer: what `t[k]` shows, remembered in `ruleValues` (at 1) unless it is nil
     /// or a table (a table-valued extra field is kept in `t` itself, see `pushValue`).
     private func ruleValueIndex() -> Int32 {
-        let L = state.L
-        lua_settop(L, 2)
+        state.setTop(2)
         guard let proxy = state.ruleProxy.value?.proxy, state.ruleProxyReference != LUA_NOREF else {
-            lua_pushnil(L)
+            state.pushNil()
             return 1
         }
-        if lua_type(L, 2) == LUA_TSTRING, let key = lua_topointer(L, 2) { state.noteRuleRead(key: key) }
+        if state.type(at: 2) == LUA_TSTRING, let key = state.pointer(at: 2) { state.noteRuleRead(key: key) }
         // 1: ruleValues, 2: k; the table `t` itself is fetched only for a table-valued extra.
-        if pushValue(of: proxy, table: nil, key: 2), let name = lua_topointer(L, 2), state.remembersValue(of: name) {
-            lua_pushvalue(L, 2)
-            lua_pushvalue(L, 3)
-            lua_rawset(L, 1)
+        if pushValue(of: proxy, table: nil, key: 2), let name = state.pointer(at: 2), state.remembersValue(of: name) {
+            state.pushCopy(of: 2)
+            state.pushCopy(of: 3)
+            state.rawSet(tableAt: 1)
             state.ruleValuesFilled = true
         }
         return 1
@@ -362,32 +359,31 @@ extension LuaRuntime {
     /// current proxy, fetched then). Returns whether the value stays what `table` shows until
     /// the script writes to it (neither nil nor a table).
     private func pushValue(of proxy: ToastProxy, table: Int32?, key: Int32) -> Bool {
-        let L = state.L
-        guard lua_type(L, key) == LUA_TSTRING, let pointer = lua_topointer(L, key), state.reserve(3) else {
-            lua_pushnil(L)
+        guard state.type(at: key) == LUA_TSTRING, let pointer = state.pointer(at: key), state.reserve(3) else {
+            state.pushNil()
             return false
         }
         if let field = state.field(forKey: pointer) {
             if !proxy.touched.isEmpty && proxy.touched.contains(where: { $0.field == field }) {
-                lua_pushnil(L)
+                state.pushNil()
                 return false
             }
             state.pushField(field, of: proxy.toast, roles: proxy.roles)
-            return lua_type(L, -1) != LUA_TNIL
+            return state.type(at: -1) != LUA_TNIL
         }
         var length = 0
-        guard let bytes = clua_tolstring(L, key, &length) else {
-            lua_pushnil(L)
+        guard let bytes = state.stringBytes(at: key, count: &length) else {
+            state.pushNil()
             return false
         }
         let name = UnsafeRawBufferPointer(start: bytes, count: length)
         if name.elementsEqual(LuaState.madeByName.utf8) {
             // Not a field: the name of the stage that made the toast, read only.
-            if let madeBy = proxy.toast.madeBy { state.push(madeBy) } else { lua_pushnil(L) }
+            if let madeBy = proxy.toast.madeBy { state.push(madeBy) } else { state.pushNil() }
             return false
         }
         if !proxy.touched.isEmpty && proxy.touched.contains(where: { $0.field == nil && $0.name.utf8.elementsEqual(name) }) {
-            lua_pushnil(L)
+            state.pushNil()
             return false
         }
         let isTable: Bool? = proxy.toast.withExtraValue(named: name) { value in
@@ -403,20 +399,20 @@ extension LuaRuntime {
             }
         }
         guard let isTable else {
-            lua_pushnil(L)
+            state.pushNil()
             return false
         }
         if isTable {
             if let table {
-                lua_pushvalue(L, key)
-                lua_pushvalue(L, -2)
-                lua_rawset(L, table)
+                state.pushCopy(of: key)
+                state.pushCopy(of: -2)
+                state.rawSet(tableAt: table)
             } else {
                 state.pushReference(state.ruleProxyReference)
-                lua_pushvalue(L, key)
-                lua_pushvalue(L, -3)
-                lua_rawset(L, -3)
-                clua_pop(L, 1)
+                state.pushCopy(of: key)
+                state.pushCopy(of: -3)
+                state.rawSet(tableAt: -3)
+                state.pop(1)
             }
             proxy.touched.append(TouchedName(name: String(decoding: name, as: UTF8.self), field: nil))
             state.handBackRuleResults()
@@ -427,49 +423,47 @@ extension LuaRuntime {
 
     /// `t[k] = v`: stored in the table, and the name remembered for reading back.
     private func proxyNewIndex() -> Int32 {
-        let L = state.L
-        lua_settop(L, 3)
-        guard let pointer = lua_topointer(L, 1) else { return 0 }
-        switch lua_type(L, 2) {
+        state.setTop(3)
+        guard let pointer = state.pointer(at: 1) else { return 0 }
+        switch state.type(at: 2) {
         case LUA_TNIL:
             return raise("index is nil")
-        case LUA_TNUMBER where clua_tonumber(L, 2, nil).isNaN:
+        case LUA_TNUMBER where state.number(at: 2).isNaN:
             return raise("index is NaN")
         case LUA_TSTRING:
             let name = state.string(at: 2) ?? ""
             if state.ruleProxy.value?.table == pointer && state.ruleValuesFilled {
                 // A value read before must not show through once the script removes the field.
                 state.pushReference(state.ruleValues)
-                lua_pushvalue(L, 2)
-                lua_pushnil(L)
-                lua_rawset(L, -3)
-                clua_pop(L, 1)
+                state.pushCopy(of: 2)
+                state.pushNil()
+                state.rawSet(tableAt: -3)
+                state.pop(1)
             }
             if let proxy = state.proxy(forTable: pointer), !proxy.touched.contains(where: { $0.name == name }) {
-                let field = lua_topointer(L, 2).flatMap(state.field(forKey:))
+                let field = state.pointer(at: 2).flatMap(state.field(forKey:))
                 proxy.touched.append(TouchedName(name: name, field: field))
             }
         default:
             state.proxy(forTable: pointer)?.hasOtherKey = true
         }
         state.handBackRuleResults()
-        lua_rawset(L, 1)
+        state.rawSet(tableAt: 1)
         return 0
     }
 
     /// `pairs(t)`: `next` over a full copy.
     private func proxyPairs() -> Int32 {
-        let L = state.L
-        lua_settop(L, 1)
+        state.setTop(1)
         state.pushReference(state.nextFunction)
         state.pushMaterialized(proxyAt: 1)
-        lua_pushnil(L)
+        state.pushNil()
         return 3
     }
 
     /// `__gc`: Lua collected the proxy; its toast goes too.
     private func proxyCollected() -> Int32 {
-        if let pointer = lua_topointer(state.L, 1) { state.proxies[pointer] = nil }
+        if let pointer = state.pointer(at: 1) { state.proxies[pointer] = nil }
         return 0
     }
 }

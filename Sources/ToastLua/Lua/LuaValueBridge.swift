@@ -10,22 +10,17 @@ import ToastCore
 extension LuaState {
     static let maxNesting = JSONScanner.maxDepth
 
-    /// Makes room for `slots` more values on the Lua stack; false when Lua cannot grow it.
-    func reserve(_ slots: Int32) -> Bool {
-        lua_checkstack(L, slots) != 0
-    }
-
     /// The value at `index` as a setting; functions become `ScriptFunction`s via `function`.
     func configValue(at index: Int32, path: String, depth: Int = 0,
                      function: (Int32) -> ScriptFunction) throws -> ConfigValue {
-        let index = lua_absindex(L, index)
-        switch lua_type(L, index) {
-        case LUA_TBOOLEAN: return .bool(lua_toboolean(L, index) != 0)
+        let index = absoluteIndex(index)
+        switch type(at: index) {
+        case LUA_TBOOLEAN: return .bool(isTrue(at: index))
         case LUA_TNUMBER:
-            var isInteger: Int32 = 0
-            let integer = clua_tointeger(L, index, &isInteger)
-            if lua_isinteger(L, index) != 0 && isInteger != 0 { return .integer(Int64(integer)) }
-            return .number(clua_tonumber(L, index, nil))
+            var exact: Int32 = 0
+            let integer = integer(at: index, isInteger: &exact)
+            if isInteger(at: index) && exact != 0 { return .integer(integer) }
+            return .number(number(at: index))
         case LUA_TSTRING: return .string(string(at: index) ?? "")
         case LUA_TFUNCTION: return .function(function(index))
         case LUA_TTABLE:
@@ -35,22 +30,22 @@ extension LuaState {
             var table = ConfigTable()
             var listed: [Int: ConfigValue] = [:]
             let top = self.top
-            defer { lua_settop(L, top) }
-            lua_pushnil(L)
-            while lua_next(L, index) != 0 {
-                switch lua_type(L, -2) {
+            defer { setTop(top) }
+            pushNil()
+            while next(ofTableAt: index) {
+                switch type(at: -2) {
                 case LUA_TSTRING:
                     let name = string(at: -2) ?? ""
                     table.fields[name] = try configValue(at: -1, path: LuaState.path(path, ".\(name)", depth: depth),
                                                          depth: depth + 1, function: function)
-                case LUA_TNUMBER where lua_isinteger(L, -2) != 0:
-                    let key = Int(clua_tointeger(L, -2, nil))
+                case LUA_TNUMBER where isInteger(at: -2):
+                    let key = Int(integer(at: -2))
                     listed[key] = try configValue(at: -1, path: LuaState.path(path, "[\(key)]", depth: depth),
                                                   depth: depth + 1, function: function)
                 default:
                     throw ConfigError("\(path) has a key of type \(typeName(at: -2)); use names or a list")
                 }
-                clua_pop(L, 1)
+                pop(1)
             }
             if !listed.isEmpty {
                 guard listed.keys.min() == 1, listed.keys.max() == listed.count else {
@@ -79,13 +74,13 @@ extension LuaState {
     /// `stringKeysOnly` (`json.encode`): a table that is not a list must have string keys
     /// (else integer keys become names, as a field's value does).
     func jsonValue(at index: Int32, path: String, depth: Int = 0, stringKeysOnly: Bool = false) throws -> JSONValue {
-        let index = lua_absindex(L, index)
-        switch lua_type(L, index) {
+        let index = absoluteIndex(index)
+        switch type(at: index) {
         case LUA_TNIL: return .null
-        case LUA_TBOOLEAN: return .bool(lua_toboolean(L, index) != 0)
+        case LUA_TBOOLEAN: return .bool(isTrue(at: index))
         case LUA_TNUMBER:
-            if lua_isinteger(L, index) != 0 { return .integer(Int64(clua_tointeger(L, index, nil))) }
-            let number = clua_tonumber(L, index, nil)
+            if isInteger(at: index) { return .integer(Int64(integer(at: index))) }
+            let number = number(at: index)
             guard number.isFinite else { throw LuaBridgeError("field '\(path)' is not a finite number") }
             return .number(number)
         case LUA_TSTRING: return .string(string(at: index) ?? "")
@@ -96,7 +91,7 @@ extension LuaState {
             if proxy(at: index) != nil {
                 // A toast's table inside another: its fields, as `pairs` shows them.
                 let top = self.top
-                defer { lua_settop(L, top) }
+                defer { setTop(top) }
                 pushMaterialized(proxyAt: index)
                 return try jsonValue(at: -1, path: path, depth: depth + 1, stringKeysOnly: stringKeysOnly)
             }
@@ -104,22 +99,22 @@ extension LuaState {
             var listed: [Int64: JSONValue] = [:]
             var onlyIntegerKeys = true
             let top = self.top
-            defer { lua_settop(L, top) }
-            lua_pushnil(L)
-            while lua_next(L, index) != 0 {
+            defer { setTop(top) }
+            pushNil()
+            while next(ofTableAt: index) {
                 let value = try jsonValue(at: -1, path: path, depth: depth + 1, stringKeysOnly: stringKeysOnly)
-                switch lua_type(L, -2) {
+                switch type(at: -2) {
                 case LUA_TSTRING:
                     onlyIntegerKeys = false
                     members.append(JSONMember(string(at: -2) ?? "", value))
-                case LUA_TNUMBER where lua_isinteger(L, -2) != 0:
-                    let key = Int64(clua_tointeger(L, -2, nil))
+                case LUA_TNUMBER where isInteger(at: -2):
+                    let key = Int64(integer(at: -2))
                     listed[key] = value
                     members.append(JSONMember(String(key), value))
                 default:
                     throw LuaBridgeError("field '\(path)' has a key of type \(typeName(at: -2))")
                 }
-                clua_pop(L, 1)
+                pop(1)
             }
             if onlyIntegerKeys && !listed.isEmpty && listed.keys.min() == 1 && listed.keys.max() == Int64(listed.count) {
                 return .array((1...Int64(listed.count)).map { listed[$0]! })
@@ -139,24 +134,24 @@ extension LuaState {
     /// left out if Lua cannot make room for them (out of memory).
     func push(_ value: JSONValue) {
         switch value {
-        case .null: lua_pushnil(L)
-        case .bool(let flag): lua_pushboolean(L, flag ? 1 : 0)
-        case .integer(let number): lua_pushinteger(L, lua_Integer(number))
-        case .number(let number): lua_pushnumber(L, number)
+        case .null: pushNil()
+        case .bool(let flag): push(flag)
+        case .integer(let number): push(Int64(number))
+        case .number(let number): push(Double(number))
         case .string(let text): push(text)
         case .array(let elements):
-            lua_createtable(L, Int32(elements.count), 0)
+            pushTable(arrayCount: Int32(elements.count), fieldCount: 0)
             guard reserve(2) else { return }
             for (offset, element) in elements.enumerated() {
                 push(element)
-                lua_rawseti(L, -2, lua_Integer(offset + 1))
+                rawSet(element: offset + 1, ofTableAt: -2)
             }
         case .object(let members):
-            lua_createtable(L, 0, Int32(members.count))
+            pushTable(arrayCount: 0, fieldCount: Int32(members.count))
             guard reserve(2) else { return }
             for member in members {
                 push(member.value)
-                lua_setfield(L, -2, member.name)
+                setField(member.name, ofTableAt: -2)
             }
         }
     }
@@ -167,7 +162,7 @@ extension LuaState {
 
     /// Pushes a string with these bytes.
     func push(bytes: UnsafeRawBufferPointer) {
-        _ = lua_pushlstring(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+        push(bytes: bytes.baseAddress, count: bytes.count)
     }
 }
 

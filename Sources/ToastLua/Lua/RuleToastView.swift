@@ -3,8 +3,9 @@ import ToastCore
 
 /// The rules' current toast as plain values in C (`clua_toastview`, read in
 /// `CLuaBridge/view.c`), so that a rule's first read of a field is answered by a C `__index`
-/// (`clua_ruleindex`) instead of a metamethod through the trampoline into the proxy's Swift side: the name looked up by its
-/// address and the value pushed, far less than the call through Swift.
+/// (`clua_ruleindex`) instead of a metamethod through the trampoline into the proxy's Swift
+/// side: the name looked up by its address and the value pushed, far less than the call
+/// through Swift.
 ///
 /// The view holds the fields that the rules read (they read the same names of most toasts),
 /// copied when the rules' table starts showing a toast; extra fields as the text of their JSON
@@ -25,7 +26,7 @@ extension LuaState {
         guard proxy.isUnwritten, Self.viewNamesEveryField else { return invalidateRuleView() }
         ruleView.fills += 1
         if ruleView.fills >= ruleView.fillsBeforeReview { reviewRuleView() }
-        clua_view_begin(context)
+        beginView()
         let toast = proxy.toast
         for (field, position) in ruleView.fields {
             switch field {
@@ -51,10 +52,10 @@ extension LuaState {
         // A made toast's `made_by` is not an extra field: C asks Swift for every other name.
         guard ruleView.holdsExtra, toast.madeBy == nil else { return }
         let stored: Void? = toast.withExtraText { text in
-            clua_view_setextra(context, Int32(CLUA_VALUE_STRING), text.baseAddress, text.count)
+            setViewExtra(text)
         }
         if stored == nil && toast.extra.isEmpty {
-            clua_view_setextra(context, Int32(CLUA_VALUE_NIL), nil, 0)
+            setViewExtra(nil)
         }
     }
 
@@ -62,23 +63,15 @@ extension LuaState {
     /// extra field's, so a field without a place would be searched for among the extra fields.
     static let viewNamesEveryField = ToastField.allCases.count <= Int(CLUA_VIEW_FIELDS)
 
-    private func setViewText(_ position: Int32, _ bytes: UnsafeRawBufferPointer) {
-        clua_view_settext(context, position, bytes.baseAddress, bytes.count)
-    }
-
-    /// A text field held as a `String` (nil: none).
     private func setViewText(_ position: Int32, _ text: String?) {
         guard let text else { return setViewNil(position) }
-        text.withUTF8Bytes { clua_view_settext(context, position, $0.baseAddress, $0.count) }
+        text.withUTF8Bytes { setViewText(position, $0) }
     }
 
     private func setViewNil(_ position: Int32) {
         setViewValue(position, CLUA_VALUE_NIL)
     }
 
-    private func setViewValue(_ position: Int32, _ kind: Int, number: lua_Number = 0, integer: lua_Integer = 0) {
-        clua_view_setvalue(context, position, Int32(kind), number, integer)
-    }
 
     /// C no longer answers for the rules' table (see the type's comment).
     func invalidateRuleView() {
@@ -104,11 +97,11 @@ extension LuaState {
         let fills = ruleView.fills
         ruleView.fields.removeAll(keepingCapacity: true)
         for (position, field) in ToastField.allCases.enumerated() {
-            let reads = Int(clua_view_takereads(context, Int32(position))) + ruleView.readsAnswered[position]
+            let reads = takeViewReads(Int32(position)) + ruleView.readsAnswered[position]
             if reads * 16 >= fills { ruleView.fields.append((field, Int32(position))) }
             ruleView.readsAnswered[position] = 0
         }
-        let extraReads = Int(clua_view_takereads(context, -1)) + ruleView.extraReadsAnswered
+        let extraReads = takeViewReads(-1) + ruleView.extraReadsAnswered
         ruleView.holdsExtra = extraReads * 16 >= fills
         ruleView.extraReadsAnswered = 0
         ruleView.fills = 0
@@ -118,7 +111,7 @@ extension LuaState {
     /// Whether a value read for the name at `name` (a Lua string, by address) is remembered
     /// in `ruleValues` (`clua_remembers` says why and when).
     func remembersValue(of name: UnsafeRawPointer) -> Bool {
-        clua_remembers(context, name) != 0
+        remembersValue(ofName: name)
     }
 
     /// Whether `ruleValues` holds anything.

@@ -1,0 +1,147 @@
+import CLuaBridge
+
+/// The stack operations of Lua's C API and of the bridge's C, one method each, so that this
+/// file and `LuaState.swift` are the only Swift that calls C: the rest of the bridge says
+/// what it does to the stack in Swift's words, and a newcomer finds every C call here.
+///
+/// Indices are Lua's (negative from the top, `LuaState.registryIndex` for the registry).
+/// Each method does what its C function does, no more: the stack discipline (leave it as
+/// found) is the caller's, as with the C API.
+extension LuaState {
+    /// The pseudo-index of the registry.
+    static var registryIndex: Int32 { clua_registryindex() }
+
+    // MARK: The stack
+
+    /// `index` as an index from the bottom (it stays valid while the stack grows).
+    @inline(__always) func absoluteIndex(_ index: Int32) -> Int32 { lua_absindex(L, index) }
+
+    /// Room for `slots` more values; false when Lua cannot grow the stack.
+    @inline(__always) func reserve(_ slots: Int32) -> Bool { lua_checkstack(L, slots) != 0 }
+
+    /// Moves the top value into `index`, shifting the values above it up.
+    @inline(__always) func insert(at index: Int32) { clua_insert(L, index) }
+
+    /// Copies the value at `from` into `to`, which keeps its place.
+    @inline(__always) func copy(_ from: Int32, to: Int32) { lua_copy(L, from, to) }
+
+    /// Whether the values at `a` and `b` are the same value (no metamethods).
+    @inline(__always) func rawEqual(_ a: Int32, _ b: Int32) -> Bool { lua_rawequal(L, a, b) != 0 }
+
+    // MARK: Pushing values
+
+    @inline(__always) func push(_ flag: Bool) { lua_pushboolean(L, flag ? 1 : 0) }
+
+    @inline(__always) func push(_ integer: Int64) { lua_pushinteger(L, lua_Integer(integer)) }
+
+    /// Pushes a string of `count` bytes at `bytes` (Lua copies them).
+    @inline(__always) func push(bytes: UnsafeRawPointer?, count: Int) {
+        _ = lua_pushlstring(L, bytes?.assumingMemoryBound(to: CChar.self), count)
+    }
+
+    // MARK: Reading values
+
+    /// The address that identifies the table, function or interned string at `index`.
+    @inline(__always) func pointer(at index: Int32) -> UnsafeRawPointer? { lua_topointer(L, index) }
+
+    /// Whether the number at `index` is an integer.
+    @inline(__always) func isInteger(at index: Int32) -> Bool { lua_isinteger(L, index) != 0 }
+
+    /// The integer at `index`, with whether it was one (or a string or float with that value).
+    @inline(__always) func integer(at index: Int32, isInteger: UnsafeMutablePointer<Int32>? = nil) -> Int64 {
+        Int64(clua_tointeger(L, index, isInteger))
+    }
+
+    /// The bytes of the string or number at `index` (a number is turned into a string in place).
+    @inline(__always) func stringBytes(at index: Int32, count: inout Int) -> UnsafePointer<CChar>? {
+        clua_tolstring(L, index, &count)
+    }
+
+    // MARK: Tables
+
+    /// Pushes a new table with room for `arrayCount` elements and `fieldCount` named fields.
+    @inline(__always) func pushTable(arrayCount: Int32, fieldCount: Int32) { lua_createtable(L, arrayCount, fieldCount) }
+
+    /// `t[k] = v` for the table `t` at `index`, k and v the two values at the top (popped);
+    /// no metamethods.
+    @inline(__always) func rawSet(tableAt index: Int32) { lua_rawset(L, index) }
+
+    /// Pushes `t[k]` for the table at `index`, k at the top (replaced); no metamethods.
+    @discardableResult
+    @inline(__always) func rawGet(tableAt index: Int32) -> Int32 { lua_rawget(L, index) }
+
+    /// `t[position] = v`, v at the top (popped); no metamethods.
+    @inline(__always) func rawSet(element position: some BinaryInteger, ofTableAt index: Int32) {
+        lua_rawseti(L, index, lua_Integer(position))
+    }
+
+    /// `t.name = v` for the table at `index`, v at the top (popped).
+    @inline(__always) func setField(_ name: String, ofTableAt index: Int32) { lua_setfield(L, index, name) }
+
+    /// The table at `index`'s next key and value after the key at the top (popped); pushes
+    /// both, or nothing and false at the end.
+    @inline(__always) func next(ofTableAt index: Int32) -> Bool { lua_next(L, index) != 0 }
+
+    /// Sets the metatable of the value at `index` to the table at the top (popped).
+    @inline(__always) func setMetatable(ofValueAt index: Int32) { _ = lua_setmetatable(L, index) }
+
+    /// Pushes global `name`; returns its type.
+    @discardableResult
+    func pushGlobal(_ name: String) -> Int32 { lua_getglobal(L, name) }
+
+    // MARK: Chunks
+
+    /// Loads the text chunk `source` named `name` ("=NAME" for a name as it is) and pushes
+    /// it; returns Lua's status (on failure the message is pushed instead).
+    func load(_ source: String, name: String) -> Int32 {
+        source.withCString { luaL_loadbufferx(L, $0, source.utf8.count, name, "t") }
+    }
+
+    /// Lua's release ("Lua 5.4.6").
+    static var release: String { String(cString: clua_release()) }
+
+    /// Switches the collector to generational mode.
+    func collectGenerationally() { clua_gc_generational(L) }
+
+    // MARK: The bridge's C
+
+    /// Pushes the rules' `__index`, with the Swift reader at the top as its upvalue.
+    func pushRuleIndex() { clua_pushruleindex(L) }
+
+    /// Whether the Lua function at `index` can never keep its first argument (the toast
+    /// table): `clua_leavesfirstargument` reads its compiled code.
+    func leavesFirstArgument(functionAt index: Int32) -> Bool { clua_leavesfirstargument(L, index) != 0 }
+
+    /// Names field `position` of the view by the interned Lua string `key`.
+    func setViewFieldKey(_ position: Int, key: UnsafeRawPointer) {
+        clua_view_setfieldkey(context, Int32(position), key)
+    }
+
+    /// The view starts over for a toast: every value unknown.
+    @inline(__always) func beginView() { clua_view_begin(context) }
+
+    /// The view's text for field `position` (left unknown when it does not fit).
+    @inline(__always) func setViewText(_ position: Int32, _ bytes: UnsafeRawBufferPointer) {
+        clua_view_settext(context, position, bytes.baseAddress, bytes.count)
+    }
+
+    /// The view's value for field `position`: `kind` a CLUA_VALUE_ kind other than STRING.
+    @inline(__always) func setViewValue(_ position: Int32, _ kind: Int, number: Double = 0, integer: Int64 = 0) {
+        clua_view_setvalue(context, position, Int32(kind), number, lua_Integer(integer))
+    }
+
+    /// The view's extra fields: none (`bytes` nil), or their JSON object's text.
+    @inline(__always) func setViewExtra(_ bytes: UnsafeRawBufferPointer?) {
+        if let bytes {
+            clua_view_setextra(context, Int32(CLUA_VALUE_STRING), bytes.baseAddress, bytes.count)
+        } else {
+            clua_view_setextra(context, Int32(CLUA_VALUE_NIL), nil, 0)
+        }
+    }
+
+    /// The reads C answered for field `position` (-1: extra fields) since the last call.
+    @inline(__always) func takeViewReads(_ position: Int32) -> Int { Int(clua_view_takereads(context, position)) }
+
+    /// Whether a value read for `name` (an interned Lua string) is remembered for the toast.
+    @inline(__always) func remembersValue(ofName name: UnsafeRawPointer) -> Bool { clua_remembers(context, name) != 0 }
+}
