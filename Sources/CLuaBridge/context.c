@@ -7,7 +7,10 @@
 /// A zeroed context with a memory cap of `limit` bytes (0: none).
 clua_context *clua_newcontext(size_t limit) {
     clua_context *ctx = (clua_context *)calloc(1, sizeof(clua_context));
-    if (ctx != NULL) ctx->limit = limit;
+    if (ctx != NULL) {
+        ctx->limit = limit;
+        ctx->generation = 1;
+    }
     return ctx;
 }
 

@@ -5,8 +5,8 @@
 /// table at `table`: each one a protected call (message handler at `handler`) with its own
 /// instruction budget, as one call from Swift for a toast instead of one per rule. Goes on
 /// while a rule keeps the toast as it is: it returns nothing, true or the table itself, and
-/// the Swift side did not ask to see its results (`handback`: it does when a toast table is
-/// written to, or a role changes what the table shows). Returns the position
+/// what the table shows did not change during its call (the context's generation: a write to
+/// a toast table, or a role change, moves it). Returns the position
 /// of the first rule that did anything else, with *stop = CLUA_RULE_RETURNED (its two results
 /// on the stack above `table`) or CLUA_RULE_FAILED (*status the pcall status, the error value
 /// above `table`); or `count` with *stop = CLUA_RULES_KEPT and the stack as it was.
@@ -14,7 +14,7 @@ int clua_runrules(lua_State *L, const int *refs, int first, int count, int table
                                 int handler, int budget, int *stop, int *status) {
     clua_context *ctx = clua_getcontext(L);
     for (int i = first; i < count; i++) {
-        ctx->handback = 0;
+        unsigned long generation = ctx->generation;
         lua_rawgeti(L, LUA_REGISTRYINDEX, refs[i]);
         lua_pushvalue(L, table);
         clua_begincall(L, budget);
@@ -30,7 +30,7 @@ int clua_runrules(lua_State *L, const int *refs, int first, int count, int table
             && (first_type == LUA_TNIL
                 || (first_type == LUA_TBOOLEAN && lua_toboolean(L, -2))
                 || (first_type == LUA_TTABLE && lua_rawequal(L, -2, table)));
-        if (!kept || ctx->handback) {
+        if (!kept || ctx->generation != generation) {
             *stop = CLUA_RULE_RETURNED;
             return i;
         }

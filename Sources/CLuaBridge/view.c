@@ -40,7 +40,7 @@ static inline int clua_view_fieldposition(const clua_toastview *view, const void
 /// Swift fills the view for a toast: it starts over with every value unknown (ASK) ...
 void clua_view_begin(clua_context *ctx) {
     clua_toastview *view = &ctx->view;
-    view->valid = 1;
+    view->generation = ctx->generation;
     view->textused = 0;
     view->extrakind = CLUA_VALUE_ASK;
     for (int i = 0; i < view->fieldcount; i++) view->values[i].kind = CLUA_VALUE_ASK;
@@ -206,6 +206,10 @@ static int clua_pushviewvalue(lua_State *L, clua_toastview *view, int key) {
 /// has happened for any toast (rules read the same names of every toast). At most
 /// CLUA_TRACKED_NAMES names are tracked; past that, every value is remembered.
 int clua_remembers(clua_context *ctx, const void *name) {
+    if (ctx->readoncegeneration != ctx->generation) {
+        ctx->readoncegeneration = ctx->generation;
+        ctx->readoncecount = 0;
+    }
     for (int i = 0; i < ctx->readagaincount; i++) if (ctx->readagain[i] == name) return 1;
     for (int i = 0; i < ctx->readoncecount; i++) {
         if (ctx->readonce[i] != name) continue;
@@ -227,7 +231,7 @@ static int clua_ruleindex(lua_State *L) {
     // reader (behind the trampoline) pushes and remembers its own.
     int enforcing = ctx->enforcing;
     ctx->enforcing = 0;
-    int answered = ctx->view.valid && lua_type(L, 2) == LUA_TSTRING && clua_pushviewvalue(L, &ctx->view, 2);
+    int answered = ctx->view.generation == ctx->generation && lua_type(L, 2) == LUA_TSTRING && clua_pushviewvalue(L, &ctx->view, 2);
     if (answered && lua_type(L, -1) != LUA_TNIL && clua_remembers(ctx, lua_topointer(L, 2))) {
         lua_pushvalue(L, 2);
         lua_pushvalue(L, -2);

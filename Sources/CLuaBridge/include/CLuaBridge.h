@@ -30,11 +30,10 @@ typedef struct clua_viewvalue {
 
 /// The toast the rules' current table shows, as plain values a C `__index` reads without a
 /// call into Swift (see clua_ruleindex). Swift fills it for each toast with the fields the
-/// rules read, copying their text into `text`, and marks it not valid whenever
-/// the table may show something else (a write, a role change, another toast). C reads only
-/// this struct's own memory.
+/// rules read, copying their text into `text`; it answers only while `generation` is the
+/// context's (see clua_context). C reads only this struct's own memory.
 typedef struct clua_toastview {
-    int valid;
+    unsigned long generation;   // the context's generation when filled (0: never)
     int fieldcount;
     const void *fieldkeys[CLUA_VIEW_FIELDS];    // every field's name, an interned Lua string
     // The positions of fieldkeys by address, open addressing (0: empty, else position + 1):
@@ -53,11 +52,20 @@ typedef struct clua_toastview {
 } clua_toastview;
 
 /// Per-state bookkeeping, reachable from the state's extra space.
+///
+/// What may be cached about the rules' table, and when it is stale, is one rule: `generation`
+/// counts what the table shows, and Swift bumps it (`LuaState.tableChanged`) whenever that may
+/// change — the table shows another toast, a script writes to a toast table, a table-valued
+/// extra field moves into the table, a role changes, the table is retired. A cached value
+/// carries the generation it was filled at and is used only at that generation: the view
+/// (clua_ruleindex), the names read once (clua_remembers), and a rule's run (clua_runrules
+/// hands a rule's results to Swift when the generation moved during its call). The one cache
+/// Lua reads without asking C, the table of remembered values, is emptied by the bump itself.
 typedef struct clua_context {
     size_t used;            // bytes currently allocated by the state
     size_t limit;           // cap enforced while `enforcing` (0: none)
     int enforcing;          // 1 while script code runs; 0 while Swift builds values
-    int handback;           // set when Swift must see a rule's results (see clua_runrules)
+    unsigned long generation;   // what the rules' table shows (starts at 1)
     void *owner;            // the Swift object that owns the state
     lua_State *L;           // the state's main thread, for the memory cap's hook
     // The call ran out of its budget or its memory (1 or 2: see clua_counthook); the place of
@@ -65,10 +73,11 @@ typedef struct clua_context {
     int stopped;
     char stopplace[256];
     clua_toastview view;    // the rules' toast (see clua_ruleindex)
-    // Names the rules read once for the current toast, and names they read again for one
-    // (see clua_remembers); whether the table of remembered values holds anything.
+    // Names the rules read once at `readoncegeneration`, and names they read again at one
+    // generation (see clua_remembers); whether the table of remembered values holds anything.
     const void *readonce[CLUA_TRACKED_NAMES];
     int readoncecount;
+    unsigned long readoncegeneration;
     const void *readagain[CLUA_TRACKED_NAMES];
     int readagaincount;
     int valuesfilled;

@@ -160,9 +160,6 @@ package final class LuaRuntime {
     /// One call into Lua runs the rules for as long as they keep the toast as it is
     /// (`LuaState.runRules`); a rule that does anything else has its results read here, and
     /// the rest run from the next one on.
-    ///
-    /// This and `takeResults` call Lua's C API directly rather than through `LuaState`'s
-    /// typed methods: they run for every toast (the rules stage's hot path).
     private func runRules(_ group: LuaRuleGroup, on toast: inout Toast) -> (rule: LuaRule, note: String?)? {
         let top = state.top
         state.ruleRunsActive += 1

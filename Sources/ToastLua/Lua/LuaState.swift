@@ -284,12 +284,16 @@ final class LuaState {
         }
     }
 
-    /// Something may have written to a toast table, or changed what the rules' table shows:
-    /// `clua_runrules` hands the rule's results back to Swift.
-    func handBackRuleResults() {
-        context.pointee.handback = 1
-        // The table may show something else now: C no longer answers for it.
-        invalidateRuleView()
+    /// What the rules' table shows may have changed: another toast, a write to a toast
+    /// table, a table-valued extra field moved into one, a role change, the table retired.
+    /// The one rule for what the bridge caches about the table (`clua_context` in
+    /// `CLuaBridge.h`): each cached value carries the generation it was filled at and is used
+    /// only at that generation — the C view of the toast, the names read once, a rule's run
+    /// (`clua_runrules` hands its results to Swift when the generation moved) — and the values
+    /// Lua reads without asking (`ruleValues`) are emptied here.
+    func tableChanged() {
+        context.pointee.generation &+= 1
+        if ruleValuesFilled { emptyRuleValues() }
     }
 
     /// Pushes the message handler that `runRules` takes; returns its index.

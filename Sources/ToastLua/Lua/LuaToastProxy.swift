@@ -14,22 +14,21 @@ import ToastCore
 ///   The metatable is protected (`getmetatable(t)` is `"toast"`).
 /// - A proxy keeps its toast until Lua collects it (`__gc`), so a script may keep one.
 ///
-/// What is reused follows one rule (docs/performance.md, "What the Lua bridge keeps between
-/// calls", which also says what each reuse is worth): a table that describes a toast is reused
-/// only while nothing can tell it from a new one — no script can hold it, nothing was written
-/// to it, and it shows the same toast.
-/// The reuses:
+/// What is reused, and when it is stale, follows one rule (`LuaState.tableChanged`; measured
+/// in docs/performance.md, "What the Lua bridge keeps between calls"): a generation counts
+/// what the rules' table shows, and a cached value is used only at the generation it was
+/// filled at.
 ///
-/// - When no rule can keep its table (`clua_leavesfirstargument` reads each rule's code), the
+/// - When no rule can keep its table (`leavesFirstArgument` reads each rule's code), the
 ///   rules' proxy is one table for every toast: reset for the next toast instead of made anew,
 ///   and holding no toast between toasts (`releaseRuleToast`).
-/// - The rules of one toast share one proxy: after each rule it is reset to show the toast
-///   as that rule left it, so a toast costs one table, not one per rule. While it is the
-///   rules' current proxy, its first read of a field is answered in C from a view of the toast
-///   (`RuleToastView.swift`), and a value of a name the rules read more than once is kept in a
-///   table behind it (`ruleValues`, its metatable's `__index`; see `clua_remembers`), so the
-///   next read of it costs Lua a table lookup; when the next toast comes, the proxy gets the
-///   plain metatable back.
+/// - The rules of one toast share one proxy (the Lua API's promise): after each rule it is
+///   reset to show the toast as that rule left it. While it is the rules' current proxy, its
+///   first read of a field is answered in C from a view of the toast (`RuleToastView.swift`),
+///   and a value of a name the rules read more than once is kept in a table behind it
+///   (`ruleValues`, its metatable's `__index`; see `clua_remembers`), so the next read of it
+///   costs Lua a table lookup; when the next toast comes, the proxy gets the plain metatable
+///   back.
 final class ToastProxy {
     // Read and written through one unchecked cell (`UncheckedCell`): only the proxy callbacks
     // touch them, one at a time, and no Lua code runs during an access (pushing a value may
@@ -95,7 +94,7 @@ extension LuaState {
     func pushRuleProxy(_ toast: Toast, roles: RoleTable) -> ToastProxy {
         if let proxy = ruleProxy.value?.proxy, proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) {
             pushReference(ruleProxyReference)
-            if !ruleViewIsValid { fillRuleView(proxy) }
+            if !ruleViewIsCurrent { fillRuleView(proxy) }
             return proxy
         }
         if let proxy = ruleProxy.value?.proxy, ruleProxyReference != LUA_NOREF, !rulesMayKeepTheirTable, ruleRunsActive == 1 {
@@ -123,14 +122,13 @@ extension LuaState {
     /// in place rather than on a copy.
     func releaseRuleToast() {
         guard !rulesMayKeepTheirTable, let proxy = ruleProxy.value?.proxy else { return }
-        invalidateRuleView()
+        tableChanged()
         proxy.toast = noToast
     }
 
     /// The next rule makes a new proxy (the roles a proxy holds may have changed).
     func forgetRuleProxy() {
         guard ruleProxyReference != LUA_NOREF else { return }
-        handBackRuleResults()
         retireRuleProxy()
         release(ruleProxyReference)
         ruleProxyReference = LUA_NOREF
@@ -141,18 +139,15 @@ extension LuaState {
     /// values read for it are forgotten.
     private func retireRuleProxy() {
         guard ruleProxy.value != nil, ruleProxyReference != LUA_NOREF else { return }
-        invalidateRuleView()
+        tableChanged()
         pushReference(ruleProxyReference)
         pushReference(proxyMetatable)
         setMetatable(ofValueAt: -2)
         pop(1)
-        clearRuleValues()
     }
 
-    /// Empties `ruleValues` (the rules' table shows another toast, or this one changed).
-    func clearRuleValues() {
-        forgetNamesRead()
-        guard ruleValuesFilled else { return }
+    /// Empties `ruleValues`: only `tableChanged` does, when what the table shows changed.
+    func emptyRuleValues() {
         ruleValuesFilled = false
         pushReference(ruleValues)
         pushNil()
@@ -184,13 +179,13 @@ extension LuaState {
                 rawSet(tableAt: index)
             }
         }
-        if !proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast) { clearRuleValues() }
+        if !proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast) { tableChanged() }
         // One at a time: `removeAll(keepingCapacity:)` goes through the array's generic
         // `replaceSubrange`, which costs more than the few names a rule touches.
         while proxy.touched.popLast() != nil {}
         proxy.hasOtherKey = false
         proxy.toast = toast
-        if proxy === ruleProxy.value?.proxy { fillRuleView(proxy) }
+        if proxy === ruleProxy.value?.proxy && !ruleViewIsCurrent { fillRuleView(proxy) }
     }
 
     /// The Swift side of the proxy table at `pointer`, the current rule's looked at first.
@@ -344,7 +339,7 @@ extension LuaRuntime {
         }
         if state.type(at: 2) == LUA_TSTRING, let key = state.pointer(at: 2) { state.noteRuleRead(key: key) }
         // 1: ruleValues, 2: k; the table `t` itself is fetched only for a table-valued extra.
-        if pushValue(of: proxy, table: nil, key: 2), let name = state.pointer(at: 2), state.remembersValue(of: name) {
+        if pushValue(of: proxy, table: nil, key: 2), let name = state.pointer(at: 2), state.remembersValue(ofName: name) {
             state.pushCopy(of: 2)
             state.pushCopy(of: 3)
             state.rawSet(tableAt: 1)
@@ -415,7 +410,7 @@ extension LuaRuntime {
                 state.pop(1)
             }
             proxy.touched.append(TouchedName(name: String(decoding: name, as: UTF8.self), field: nil))
-            state.handBackRuleResults()
+            state.tableChanged()
             return false
         }
         return true
@@ -432,14 +427,6 @@ extension LuaRuntime {
             return raise("index is NaN")
         case LUA_TSTRING:
             let name = state.string(at: 2) ?? ""
-            if state.ruleProxy.value?.table == pointer && state.ruleValuesFilled {
-                // A value read before must not show through once the script removes the field.
-                state.pushReference(state.ruleValues)
-                state.pushCopy(of: 2)
-                state.pushNil()
-                state.rawSet(tableAt: -3)
-                state.pop(1)
-            }
             if let proxy = state.proxy(forTable: pointer), !proxy.touched.contains(where: { $0.name == name }) {
                 let field = state.pointer(at: 2).flatMap(state.field(forKey:))
                 proxy.touched.append(TouchedName(name: name, field: field))
@@ -447,7 +434,9 @@ extension LuaRuntime {
         default:
             state.proxy(forTable: pointer)?.hasOtherKey = true
         }
-        state.handBackRuleResults()
+        // Before the write: a value remembered for the name must not show through once the
+        // script removes the field.
+        state.tableChanged()
         state.rawSet(tableAt: 1)
         return 0
     }

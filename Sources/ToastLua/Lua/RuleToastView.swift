@@ -17,13 +17,13 @@ import ToastCore
 /// one toast in sixteen (copying it costs about a twentieth of what a read through Swift
 /// costs more than one from the view).
 ///
-/// The view describes the table only while nothing was written to it: every write, role
-/// change or other toast marks it not valid (`invalidateRuleView`) before the table can show
-/// anything else, and it is filled again when the rules' table is set up for the next rule.
+/// The view answers only at the generation it was filled at (`LuaState.tableChanged` says
+/// when that moves), and it is filled again when the rules' table is set up for the next rule.
 extension LuaState {
-    /// Copies what the rules read of `proxy`'s toast into the view, and makes it valid.
+    /// Copies what the rules read of `proxy`'s toast into the view, at the current generation.
+    /// (A written table is not described: the write moved the generation past any fill.)
     func fillRuleView(_ proxy: ToastProxy) {
-        guard proxy.isUnwritten, Self.viewNamesEveryField else { return invalidateRuleView() }
+        guard proxy.isUnwritten, Self.viewNamesEveryField else { return }
         ruleView.fills += 1
         if ruleView.fills >= ruleView.fillsBeforeReview { reviewRuleView() }
         beginView()
@@ -73,13 +73,8 @@ extension LuaState {
     }
 
 
-    /// C no longer answers for the rules' table (see the type's comment).
-    func invalidateRuleView() {
-        context.pointee.view.valid = 0
-    }
-
-    /// Whether the view answers for the rules' table now.
-    var ruleViewIsValid: Bool { context.pointee.view.valid != 0 }
+    /// Whether the view answers for the rules' table now: it was filled at this generation.
+    var ruleViewIsCurrent: Bool { context.pointee.view.generation == context.pointee.generation }
 
     /// A read of the rules' table that the Swift reader answered, of the name at `key` (a Lua
     /// string, by address): counted for the next review.
@@ -108,21 +103,10 @@ extension LuaState {
         ruleView.fillsBeforeReview = RuleViewSelection.fillsBetweenReviews
     }
 
-    /// Whether a value read for the name at `name` (a Lua string, by address) is remembered
-    /// in `ruleValues` (`clua_remembers` says why and when).
-    func remembersValue(of name: UnsafeRawPointer) -> Bool {
-        remembersValue(ofName: name)
-    }
-
     /// Whether `ruleValues` holds anything.
     var ruleValuesFilled: Bool {
         get { context.pointee.valuesfilled != 0 }
         set { context.pointee.valuesfilled = newValue ? 1 : 0 }
-    }
-
-    /// The rules' table shows another toast: no name was read for it yet.
-    func forgetNamesRead() {
-        context.pointee.readoncecount = 0
     }
 }
 
