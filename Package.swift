@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Release builds leave out Swift's run-time exclusivity checks: on the hot path (the pipeline,
+// the host, the stages, the decoder, the Lua bridge) the check on every access of a class's
+// state costs more than the work it guards. Debug builds, and so the tests, keep them.
+let releaseWithoutExclusivityChecks: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+]
+
 let package = Package(
     name: "toastscript",
     products: [
@@ -26,11 +33,11 @@ let package = Package(
             providers: [.apt(["libdbus-1-dev"])]
         ),
         // The model, the engine, the host and the built-in stages: no C, no I/O.
-        .target(name: "ToastCore"),
+        .target(name: "ToastCore", swiftSettings: releaseWithoutExclusivityChecks),
         // Reading events and writing records: decoders, encoders, sinks and the desktop.
-        .target(name: "ToastIO", dependencies: ["ToastCore", "CDBus"]),
+        .target(name: "ToastIO", dependencies: ["ToastCore", "CDBus"], swiftSettings: releaseWithoutExclusivityChecks),
         // The Lua bridge: scripts as rules, hooks, parse and settings.
-        .target(name: "ToastLua", dependencies: ["ToastCore", "ToastIO", "CLua", "CLuaBridge"]),
+        .target(name: "ToastLua", dependencies: ["ToastCore", "ToastIO", "CLua", "CLuaBridge"], swiftSettings: releaseWithoutExclusivityChecks),
         // The library users import: the command line and what a custom binary needs.
         .target(name: "ToastPipeline", dependencies: ["ToastCore", "ToastIO", "ToastLua"]),
         // Test doubles for stage authors: an in-memory sink and a stage harness.

@@ -42,10 +42,9 @@ struct ByteKeyTable<Value>: ~Copyable {
 
     /// The number of the entry for `key` (whose `hash` is given), if it is stored.
     ///
-    /// `mutating` though it changes nothing: the stages keep their tables in an
-    /// `UncheckedCell`, and a mutating call works on the table where it is, while a read
-    /// made the compiler copy the whole table out first (four arrays retained and released
-    /// for every toast).
+    /// `mutating` though it changes nothing: a mutating call works on the table where it is,
+    /// where a read made the compiler copy the whole table out first (four arrays retained and
+    /// released for every toast).
     mutating func number(of key: UnsafeRawBufferPointer, hash: Int) -> Int? {
         let mask = buckets.count - 1
         var bucket = hash & mask

@@ -30,14 +30,8 @@
 ///    `SinkRecordWriter`, whose `JSONRecordEncoder` (Output/) encodes it into a block written to
 ///    standard output.
 package final class Pipeline: HostEnvironment {
-    /// The run's settings; replaced by `reload`, all but the stages' order.
-    package private(set) var settings: PipelineSettings {
-        get { settingsCell.value }
-        set { settingsCell.value = newValue }
-    }
-    // Settings, observers and the script clock are kept in unchecked cells (`UncheckedCell`):
-    // read in every step, replaced only by a reload between events.
-    private let settingsCell: UncheckedCell<PipelineSettings>
+    /// The run's settings; replaced by `reload` (between events), all but the stages' order.
+    package private(set) var settings: PipelineSettings
     package let stageNames: [String]
     private let stages: [any ToastStage]
     /// The stages as placed (with screens on, those every screen shares, and the model of
@@ -47,7 +41,7 @@ package final class Pipeline: HostEnvironment {
     /// Where the rules stage is, which a toast a stage made goes through first.
     private let rulesIndex: Int?
     /// Each stage's `when`, by position, as the loop checks it; replaced by a reload.
-    private let scopes: UncheckedCell<[ScopeCheck]>
+    private var scopes: [ScopeCheck]
     /// Runs the `when` functions of the scripts (nil: no scripts, so no such function).
     package var scriptFunctions: (any ScriptFunctionRunner)?
     private var contexts: [StageContext] = [] {
@@ -57,22 +51,17 @@ package final class Pipeline: HostEnvironment {
     private var unretainedStages: [UnretainedStage] = []
     private let output: any RecordWriter
     /// Run after each record is written (the scripts' hooks).
-    private var observers: [any RecordObserver] {
-        get { observersCell.value }
-        set { observersCell.value = newValue }
-    }
-    private let observersCell: UncheckedCell<[any RecordObserver]>
+    private var observers: [any RecordObserver]
     /// The context of code outside the stages (hooks, a `parse` function): its `emit` brings a
     /// toast in at the first stage.
     package private(set) var entryContext: StageContext!
-    // The hot state below is kept in unchecked cells (`UncheckedCell`: Swift's run-time check
-    // on every access would cost more than a stage): each access is one step that calls out to no stage,
-    // host or writer while it lasts (a timer is popped, then fired; a pending toast is copied
-    // out, then run), so no two accesses overlap.
-    private let timers = UncheckedCell(TimerQueue<PipelineTimer>())
+    // Each access to the state below is one step that calls out to no stage, host or writer
+    // while it lasts (a timer is popped, then fired; a pending toast is copied out, then run),
+    // so no two accesses overlap.
+    private var timers = TimerQueue<PipelineTimer>()
     /// Toasts brought in during a step, with the stage each enters at; `isNew` is false for
     /// a held toast that a stage released (it came in before).
-    private let pending = UncheckedCell<[(toast: Toast, stage: Int, isNew: Bool)]>([])
+    private var pending: [(toast: Toast, stage: Int, isNew: Bool)] = []
     /// Toasts the stages hold, by serial (the order they were held), with their stage, when
     /// they were held and, with screens on, the serial of their screen (0: none).
     private var held: [Int: HeldToast] = [:]
@@ -95,18 +84,16 @@ package final class Pipeline: HostEnvironment {
     package var timeDisplay = TimeDisplay()
 
     /// The stream clock.
-    package var now: Microseconds { nowCell.value }
-    private let nowCell = UncheckedCell<Microseconds>(0)
+    package private(set) var now: Microseconds = 0
     /// The input line being handled, for toasts brought in while handling it.
-    package var currentLine: Int { currentLineCell.value }
-    private let currentLineCell = UncheckedCell(0)
+    package private(set) var currentLine = 0
     /// What the run has counted so far.
     package var statistics: PipelineStatistics {
-        var statistics = statisticsCell.value
+        var statistics = counts
         statistics.screens = screenCounts
         return statistics
     }
-    private let statisticsCell: UncheckedCell<PipelineStatistics>
+    private var counts: PipelineStatistics
 
     /// The last stage; built on first use, as it needs the pipeline as its environment.
     package private(set) lazy var host: Host = {
@@ -130,26 +117,26 @@ package final class Pipeline: HostEnvironment {
 
     /// The scripts' timers and end-of-input hooks, and how many were attached (a reload
     /// attaches new ones, and the old ones' timers go stale).
-    private let scriptClockCell = UncheckedCell<(clock: (any ScriptClock)?, generation: Int)>((nil, 0))
-    private var scriptClock: (any ScriptClock)? { scriptClockCell.value.clock }
-    private var scriptClockGeneration: Int { scriptClockCell.value.generation }
+    private var scriptClockState: (clock: (any ScriptClock)?, generation: Int) = (nil, 0)
+    private var scriptClock: (any ScriptClock)? { scriptClockState.clock }
+    private var scriptClockGeneration: Int { scriptClockState.generation }
 
     /// A pipeline of `stages` (in order, named as in `config{ stages = ... }`) before the
     /// host, writing records to `output` and, when there is a `tracer`, every decision to it.
     package init(settings: PipelineSettings, stages: [(name: String, stage: any ToastStage)],
                 output: any RecordWriter, generatedIDs: GeneratedIDs = GeneratedIDs(),
                 tracer: (any TraceWriter)? = nil, observers: [any RecordObserver] = []) {
-        self.settingsCell = UncheckedCell(settings)
+        self.settings = settings
         self.generatedIDs = generatedIDs
         self.tracer = tracer
-        self.observersCell = UncheckedCell(observers)
+        self.observers = observers
         self.stageNames = stages.map(\.name)
         self.stages = stages.map(\.stage)
         self.rulesIndex = stages.firstIndex { $0.name == BuiltInStage.rules }
-        self.scopes = UncheckedCell(stages.map { ScopeCheck(settings.scopes[$0.name], roles: settings.roles) })
-        self.errorRoleLengths = UncheckedCell(settings.roles.lengthsOfRoles(withPriorityAtLeast: Self.errorPriority))
+        self.scopes = stages.map { ScopeCheck(settings.scopes[$0.name], roles: settings.roles) }
+        self.errorRoleLengths = settings.roles.lengthsOfRoles(withPriorityAtLeast: Self.errorPriority)
         self.output = output
-        self.statisticsCell = UncheckedCell(PipelineStatistics(stageNames: stages.map(\.name)))
+        self.counts = PipelineStatistics(stageNames: stages.map(\.name))
         self.screenTable = settings.screens.map { screens in
             ScreenTable(settings: screens, perScreen: stages.map { $0.stage.forNewScreen() != nil },
                         keepsScreen: stages.map { ScreenTable.leavesScreenField($0.stage, by: screens.by) })
@@ -188,8 +175,8 @@ package final class Pipeline: HostEnvironment {
         var kept = newSettings
         kept.stages = settings.stages
         settings = kept
-        scopes.value = stageNames.map { ScopeCheck(kept.scopes[$0], roles: kept.roles) }
-        errorRoleLengths.value = kept.roles.lengthsOfRoles(withPriorityAtLeast: Self.errorPriority)
+        scopes = stageNames.map { ScopeCheck(kept.scopes[$0], roles: kept.roles) }
+        errorRoleLengths = kept.roles.lengthsOfRoles(withPriorityAtLeast: Self.errorPriority)
         host.settings = kept.queue
         self.observers = observers
         // The contexts hand the stages the new roles and settings.
@@ -218,16 +205,16 @@ package final class Pipeline: HostEnvironment {
         var time = event.at ?? now
         if time < now {
             time = now
-            statisticsCell.value.lateEvents += 1
+            counts.lateEvents += 1
         }
         // Timers this event's time fires run during its line (what they bring in names it).
-        currentLineCell.value = event.line
+        currentLine = event.line
         advance(to: time)
-        statisticsCell.value.events += 1
+        counts.events += 1
         if let table = screenTable { forgetIdleScreens(table) }
         if var toast = event.kind.takeToast() {
             toast.atMicros = now
-            statisticsCell.value.toastsIn += 1
+            counts.toastsIn += 1
             if let table = screenTable {
                 stampScreen(&toast)
                 if let key = toast.screenKey, let screen = table.screen(key) { table.named(screen) }
@@ -255,13 +242,13 @@ package final class Pipeline: HostEnvironment {
     /// The scripts' clock (`after`, `on("end")`), and the timers they set while loading, each
     /// `delay` from now. A clock attached before replaces it: its pending timers are dropped.
     package func attach(scriptClock: any ScriptClock, timers: [(token: Int, delay: Microseconds)]) {
-        scriptClockCell.value = (scriptClock, scriptClockGeneration + 1)
+        scriptClockState = (scriptClock, scriptClockGeneration + 1)
         for timer in timers { scheduleScriptTimer(token: timer.token, at: now + timer.delay) }
     }
 
     /// Calls the script clock's `scriptTimerFired(token:context:)` at `time`.
     package func scheduleScriptTimer(token: Int, at time: Microseconds) {
-        timers.value.schedule(.script(token: token, generation: scriptClockGeneration), at: max(time, now))
+        timers.schedule(.script(token: token, generation: scriptClockGeneration), at: max(time, now))
     }
 
     /// The input has ended: the scripts' `on("end")` hooks run, and what they bring in enters,
@@ -275,17 +262,17 @@ package final class Pipeline: HostEnvironment {
 
     /// Moves the clock to `time`, firing every timer due at or before it in order.
     package func advance(to time: Microseconds) {
-        while let timer = timers.value.popDue(atOrBefore: time) {
+        while let timer = timers.popDue(atOrBefore: time) {
             fire(timer)
         }
-        if time > now { nowCell.value = time }
+        if time > now { now = time }
     }
 
     /// When the next timer that still means something is due.
     package var nextTimerDue: Microseconds? {
-        while let timer = timers.value.next {
+        while let timer = timers.next {
             if isLive(timer.payload) { return timer.due }
-            _ = timers.value.popNext()
+            _ = timers.popNext()
         }
         return nil
     }
@@ -297,13 +284,13 @@ package final class Pipeline: HostEnvironment {
         defer { stepDepth -= 1 }
         repeat {
             if drain {
-                while let timer = timers.value.popNext() { fire(timer) }
+                while let timer = timers.popNext() { fire(timer) }
             } else {
-                timers.value.removeAll()
+                timers.removeAll()
             }
             for host in hosts { host.removeAll() }
             runPending()
-        } while hosts.contains { !$0.isEmpty } || (drain && !timers.value.isEmpty)
+        } while hosts.contains { !$0.isEmpty } || (drain && !timers.isEmpty)
         // After the host's own endings, the toasts still held, in the order they were held.
         endAllHeld(reason: .hostRemoved, because: "the run ended while it was held")
     }
@@ -312,7 +299,7 @@ package final class Pipeline: HostEnvironment {
         guard isLive(timer.payload) else { return }
         stepDepth += 1
         defer { stepDepth -= 1 }
-        if timer.due > now { nowCell.value = timer.due }
+        if timer.due > now { now = timer.due }
         switch timer.payload {
         case .host(let hostTimer):
             host.timerFired(hostTimer)
@@ -377,27 +364,27 @@ package final class Pipeline: HostEnvironment {
     @inline(__always)
     private func runStages(_ toast: inout Toast, from start: Int, _ process: (inout Toast, Int) -> StageVerdict) {
         for index in start..<stages.count {
-            if scopes.value[index].hasScope, !isInScope(toast, at: index) {
-                statisticsCell.value.stages[index].skipped += 1
+            if scopes[index].hasScope, !isInScope(toast, at: index) {
+                counts.stages[index].skipped += 1
                 continue
             }
             switch process(&toast, index) {
             case .pass:
                 continue
             case .drop(let drop):
-                statisticsCell.value.countPasses(from: start, upTo: index)
-                statisticsCell.value.stages[index].droppedCounts.add(drop.reason)
+                counts.countPasses(from: start, upTo: index)
+                counts.stages[index].droppedCounts.add(drop.reason)
                 if screenTable != nil { stampScreen(&toast) }
                 write(.drop(toast, at: now, drop))
                 return
             case .hold(let handle):
-                statisticsCell.value.countPasses(from: start, upTo: index)
-                statisticsCell.value.stages[index].held += 1
+                counts.countPasses(from: start, upTo: index)
+                counts.stages[index].held += 1
                 hold(toast, handle, at: index)
                 return
             }
         }
-        statisticsCell.value.countPasses(from: start, upTo: stages.count)
+        counts.countPasses(from: start, upTo: stages.count)
         if let table = screenTable {
             screenInHand(of: &toast, in: table).host.admit(toast)
         } else {
@@ -410,18 +397,18 @@ package final class Pipeline: HostEnvironment {
     /// (the runner reports it), and the toast skips the stage.
     private func isInScope(_ toast: Toast, at index: Int) -> Bool {
         let inScope: Bool
-        if scopes.value[index].isPriorityRange {
-            if scopes.value[index].isBelowOnly, toast.priority == nil,
-               !Self.mayBeNamed(toast.role, among: scopes.value[index].lengthsReachingBelow) {
+        if scopes[index].isPriorityRange {
+            if scopes[index].isBelowOnly, toast.priority == nil,
+               !Self.mayBeNamed(toast.role, among: scopes[index].lengthsReachingBelow) {
                 // No role of this name's length reaches `below`: taken, without comparing names.
                 return true
             }
-            let priority = toast.effectivePriority(in: settingsCell.value.roles)
-            inScope = priority >= scopes.value[index].atLeast && priority < scopes.value[index].below
+            let priority = toast.effectivePriority(in: settings.roles)
+            inScope = priority >= scopes[index].atLeast && priority < scopes[index].below
         } else {
-            switch scopes.value[index].scope {
+            switch scopes[index].scope {
             case .match(let table)?:
-                inScope = table.matches(toast, roles: settingsCell.value.roles)
+                inScope = table.matches(toast, roles: settings.roles)
             case .function(let function)?:
                 inScope = scriptFunctions?.matches(calling: function, with: toast, stage: stageNames[index],
                                                    context: contexts[index]) ?? false
@@ -429,7 +416,7 @@ package final class Pipeline: HostEnvironment {
                 inScope = true
             }
         }
-        if !inScope && tracer != nil, let scope = scopes.value[index].scope {
+        if !inScope && tracer != nil, let scope = scopes[index].scope {
             trace(TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: .skip,
                               details: [JSONMember("when", .string(scope.description))], because: "when"))
         }
@@ -459,19 +446,19 @@ package final class Pipeline: HostEnvironment {
     /// whether the rules kept it (a drop is written).
     private func passesRules(_ toast: inout Toast, at rules: Int) -> Bool {
         let verdict = tracer != nil ? processTraced(&toast, at: rules) : stages[rules].process(&toast, context: contexts[rules])
-        statisticsCell.value.stages[rules].reached += 1
+        counts.stages[rules].reached += 1
         switch verdict {
         case .pass:
-            statisticsCell.value.stages[rules].passedBy += 1
+            counts.stages[rules].passedBy += 1
             return true
         case .drop(let drop):
-            statisticsCell.value.stages[rules].droppedCounts.add(drop.reason)
+            counts.stages[rules].droppedCounts.add(drop.reason)
             if screenTable != nil { stampScreen(&toast) }
             write(.drop(toast, at: now, drop))
             return false
         case .hold(let handle):
             // The rules stage holds nothing; should a plugin in its place, the toast waits there.
-            statisticsCell.value.stages[rules].held += 1
+            counts.stages[rules].held += 1
             hold(toast, handle, at: rules)
             return false
         }
@@ -536,7 +523,7 @@ package final class Pipeline: HostEnvironment {
         var toast = toast
         toast.atMicros = now
         if toast.inputLine == 0 { toast.inputLine = currentLine }
-        pending.value.append((toast, stage, true))
+        pending.append((toast, stage, true))
     }
 
     // MARK: Held toasts
@@ -553,13 +540,9 @@ package final class Pipeline: HostEnvironment {
     /// The hold made in the stage call running now, before its `.hold` verdict comes back: the
     /// stage sees it held already (`isHeld`), with the toast it gave (`heldToast`). Emptied
     /// when the verdict comes, or by the next hold.
-    // In an unchecked cell (`UncheckedCell`): it is looked at after every stage's call, and no
-    // access calls out to anything that could reach it again.
-    private let holdsInHandCell = UncheckedCell<[(serial: Int, toast: Toast?, changed: Bool)]>([])
-    private var holdsInHand: [(serial: Int, toast: Toast?, changed: Bool)] {
-        _read { yield holdsInHandCell.value }
-        _modify { yield &holdsInHandCell.value }
-    }
+    // Looked at after every stage's call; no access calls out to anything that could reach
+    // it again.
+    private var holdsInHand: [(serial: Int, toast: Toast?, changed: Bool)] = []
 
     /// How many toasts the stages hold.
     var heldCount: Int { held.count }
@@ -601,13 +584,13 @@ package final class Pipeline: HostEnvironment {
     /// A held toast goes on from the stage after its holder, now.
     func release(_ handle: HoldHandle) -> Bool {
         guard let entry = takeHeld(handle.serial) else { return false }
-        statisticsCell.value.stages[entry.stage].released += 1
-        statisticsCell.value.stages[entry.stage].passedBy += 1
+        counts.stages[entry.stage].released += 1
+        counts.stages[entry.stage].passedBy += 1
         trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .released,
                           details: [JSONMember("held", .number(StreamTime.seconds(now - entry.since)))],
                           because: "held for \(StreamTime.format(now - entry.since)) s, since \(timeDisplay.moment(entry.since))"),
               aboutToastInHand: false)
-        pending.value.append((entry.toast, entry.stage + 1, false))
+        pending.append((entry.toast, entry.stage + 1, false))
         if stepDepth == 0 { runPending() }
         return true
     }
@@ -615,7 +598,7 @@ package final class Pipeline: HostEnvironment {
     /// A held toast ends with a drop record of its stage's `drop`.
     func dropHeld(_ handle: HoldHandle, _ drop: Drop) -> Bool {
         guard let entry = takeHeld(handle.serial) else { return false }
-        statisticsCell.value.stages[entry.stage].droppedCounts.add(drop.reason)
+        counts.stages[entry.stage].droppedCounts.add(drop.reason)
         trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
                           details: drop.traceDetails, because: "held for \(StreamTime.format(now - entry.since)) s"),
               aboutToastInHand: false)
@@ -627,7 +610,7 @@ package final class Pipeline: HostEnvironment {
     private func endHeld(_ serial: Int, reason: DropReason, because: String) {
         guard let entry = takeHeld(serial) else { return }
         let drop = Drop(stage: stageNames[entry.stage], reason: reason)
-        statisticsCell.value.stages[entry.stage].droppedCounts.add(reason)
+        counts.stages[entry.stage].droppedCounts.add(reason)
         trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
                           details: drop.traceDetails, because: because), aboutToastInHand: false)
         write(.drop(entry.toast, at: now, drop))
@@ -677,18 +660,18 @@ package final class Pipeline: HostEnvironment {
     private func runPending() {
         guard !isRunningPending else { return }
         isRunningPending = true
-        while pendingStart < pending.value.count {
-            var (toast, stage, isNew) = pending.value[pendingStart]
+        while pendingStart < pending.count {
+            var (toast, stage, isNew) = pending[pendingStart]
             pendingStart += 1
             if isNew {
-                statisticsCell.value.toastsIn += 1
+                counts.toastsIn += 1
                 if toast.madeBy != nil, let rules = rulesIndex, rules < stage {
                     guard passesRules(&toast, at: rules) else { continue }
                 }
             }
             run(&toast, from: stage)
         }
-        pending.value.removeAll(keepingCapacity: true)
+        pending.removeAll(keepingCapacity: true)
         pendingStart = 0
         isRunningPending = false
     }
@@ -708,7 +691,7 @@ package final class Pipeline: HostEnvironment {
     }
 
     func scheduleStageTimer(stage: Int, screen: Int, token: Int, at time: Microseconds) {
-        timers.value.schedule(.stage(stage, token: token, screen: screen), at: max(time, now))
+        timers.schedule(.stage(stage, token: token, screen: screen), at: max(time, now))
     }
 
     /// The values of the timers stages set with a value, by id, until they fire or are
@@ -725,7 +708,7 @@ package final class Pipeline: HostEnvironment {
     func scheduleStageTimer(stage: Int, screen: Int, value: any Sendable, at time: Microseconds) -> StageTimer {
         nextStageTimer += 1
         stageTimerValues[nextStageTimer] = (value, screen)
-        timers.value.schedule(.stageValue(stage, id: nextStageTimer), at: max(time, now))
+        timers.schedule(.stageValue(stage, id: nextStageTimer), at: max(time, now))
         return StageTimer(id: nextStageTimer, value: value)
     }
 
@@ -740,8 +723,8 @@ package final class Pipeline: HostEnvironment {
     /// are kept until one that names them is shown.
     private func countDropped(_ toast: Toast, _ drop: Drop) {
         guard isError(toast) else { return }
-        statisticsCell.value.errorDrops.add(drop.stageLabel)
-        statisticsCell.value.errorRoleDrops.add(toast.role)
+        counts.errorDrops.add(drop.stageLabel)
+        counts.errorRoleDrops.add(toast.role)
         if drop.reason.label == .word(.digested) || drop.reason.label == .word(.rateLimited),
            errorsAwaitingSummary.count < Self.errorsAwaitingLimit {
             errorsAwaitingSummary.insert(toast.id)
@@ -749,12 +732,12 @@ package final class Pipeline: HostEnvironment {
     }
 
     private func countPresented(_ toast: Toast) {
-        if isError(toast) { statisticsCell.value.errorsShown += 1 }
+        if isError(toast) { counts.errorsShown += 1 }
         guard toast.madeBy != nil, case .array(let ids)? = toast.extraValue("ids") else { return }
-        statisticsCell.value.summariesShown += 1
-        statisticsCell.value.stoodFor += ids.count
+        counts.summariesShown += 1
+        counts.stoodFor += ids.count
         for case .string(let id) in ids where errorsAwaitingSummary.remove(id) != nil {
-            statisticsCell.value.errorsStoodFor += 1
+            counts.errorsStoodFor += 1
         }
     }
 
@@ -765,34 +748,34 @@ package final class Pipeline: HostEnvironment {
     /// Whether `toast` has a priority of `errorPriority` or more: its own, else its role's.
     private func isError(_ toast: Toast) -> Bool {
         if let priority = toast.priority { return priority >= Self.errorPriority }
-        return Self.mayBeNamed(toast.role, among: errorRoleLengths.value)
-            && toast.effectivePriority(in: settingsCell.value.roles) >= Self.errorPriority
+        return Self.mayBeNamed(toast.role, among: errorRoleLengths)
+            && toast.effectivePriority(in: settings.roles) >= Self.errorPriority
     }
 
     /// The name lengths of the roles of priority `errorPriority` or more (`isError`).
-    private let errorRoleLengths: UncheckedCell<UInt64>
+    private var errorRoleLengths: UInt64
 
     // MARK: HostEnvironment
 
     package func schedule(_ timer: HostTimer, at time: Microseconds) {
-        timers.value.schedule(.host(timer), at: time)
+        timers.schedule(.host(timer), at: time)
     }
 
     func scheduleHostTimer(_ timer: HostTimer, screen: Int, at time: Microseconds) {
-        timers.value.schedule(.screenHost(timer, screen: screen), at: time)
+        timers.schedule(.screenHost(timer, screen: screen), at: time)
     }
 
     package func write(_ record: consuming Record) {
-        statisticsCell.value.records += 1
+        counts.records += 1
         let hostIndex = stages.count
         switch record {
         case .present(let toast, _, _):
-            statisticsCell.value.stages[hostIndex].presented += 1
+            counts.stages[hostIndex].presented += 1
             countPresented(toast)
         case .dismiss(_, _, let reason, _):
-            statisticsCell.value.stages[hostIndex].dismissedCounts.add(reason)
+            counts.stages[hostIndex].dismissedCounts.add(reason)
         case .drop(let toast, _, let drop):
-            if drop.stageLabel == .word(.host) { statisticsCell.value.stages[hostIndex].droppedCounts.add(drop.reason) }
+            if drop.stageLabel == .word(.host) { counts.stages[hostIndex].droppedCounts.add(drop.reason) }
             countDropped(toast, drop)
         }
         // Only with observers: reading `entryContext` is an access the run-time check guards.

@@ -109,10 +109,9 @@ final class ScreenTable {
     let perScreen: [Bool]
     /// Which stages never change the field `by`, so a toast's screen found before them holds after.
     let keepsScreen: [Bool]
-    /// What changes as screens come and go, in one unchecked cell (`UncheckedCell`): each
-    /// method here reaches it in single steps that call out to nothing that could reach the
-    /// table again, and the pipeline is single-threaded; a class's stored `var`s would pay
-    /// Swift's run-time exclusivity check on every event.
+    /// What changes as screens come and go: each method here reaches it in single steps that
+    /// call out to nothing that could reach the table again, and the pipeline is
+    /// single-threaded.
     private struct State: ~Copyable {
         /// By the bytes of their keys (`ScreenKey.withKeyBytes`): looked up for every toast,
         /// without hashing a `String` through `Hasher`.
@@ -139,29 +138,29 @@ final class ScreenTable {
         var endedByLimit: Int = 0
         var mostAtOnce: Int = 0
     }
-    private let state = UncheckedCell(State())
+    private var state = State()
 
     /// The screens remembered, by serial.
     var bySerial: SerialTable<Screen> {
-        _read { yield state.value.bySerial }
+        _read { yield state.bySerial }
     }
     /// Least recently named first.
-    var leastRecent: Screen? { state.value.leastRecent?.takeUnretainedValue() }
+    var leastRecent: Screen? { state.leastRecent?.takeUnretainedValue() }
     /// Forgotten screens kept for reuse: their hosts are empty and their stages emptied.
     var spare: [Screen] {
-        _read { yield state.value.spare }
-        _modify { yield &state.value.spare }
+        _read { yield state.spare }
+        _modify { yield &state.spare }
     }
     /// Screens made, ended by `limit`, and at most remembered at once.
     var seen: Int {
-        _read { yield state.value.seen }
+        _read { yield state.seen }
     }
     var endedByLimit: Int {
-        _read { yield state.value.endedByLimit }
-        _modify { yield &state.value.endedByLimit }
+        _read { yield state.endedByLimit }
+        _modify { yield &state.endedByLimit }
     }
     var mostAtOnce: Int {
-        _read { yield state.value.mostAtOnce }
+        _read { yield state.mostAtOnce }
     }
 
     static let spareLimit = 256
@@ -173,39 +172,39 @@ final class ScreenTable {
         self.keepsScreen = keepsScreen
     }
 
-    var count: Int { state.value.byKey.count }
+    var count: Int { state.byKey.count }
 
     /// The screen named `key`, if remembered.
     func screen(_ key: ScreenKey) -> Screen? {
-        if let lastFound = state.value.lastFound, lastFound._withUnsafeGuaranteedRef({ $0.key == key }) {
+        if let lastFound = state.lastFound, lastFound._withUnsafeGuaranteedRef({ $0.key == key }) {
             return lastFound.takeUnretainedValue()
         }
         let found: Screen? = key.withKeyBytes { bytes in
-            state.value.byKey.number(of: bytes, hash: ByteKeyTable<Screen>.hash(bytes)).map { state.value.byKey[$0] }
+            state.byKey.number(of: bytes, hash: ByteKeyTable<Screen>.hash(bytes)).map { state.byKey[$0] }
         }
-        if let found { state.value.lastFound = .passUnretained(found) }
+        if let found { state.lastFound = .passUnretained(found) }
         return found
     }
 
     /// The screen of the toast in hand, while no stage that may move it has run since it was
     /// found (`Pipeline.screenInHand`); nil when there is none.
     var inHand: Screen? {
-        get { state.value.inHand?.takeUnretainedValue() }
-        set { state.value.inHand = newValue.map(Unmanaged.passUnretained) }
+        get { state.inHand?.takeUnretainedValue() }
+        set { state.inHand = newValue.map(Unmanaged.passUnretained) }
     }
 
     /// `body` with the screen in hand, lent without a reference count; nil when there is none.
     @inline(__always)
     func withScreenInHand<Result>(_ body: (Screen) -> Result) -> Result? {
-        state.value.inHand?._withUnsafeGuaranteedRef(body)
+        state.inHand?._withUnsafeGuaranteedRef(body)
     }
 
     /// `screen` was used: it is looked at when the next event arrives.
     func touch(_ screen: Screen) {
         guard !screen.isTouched else { return }
         screen.isTouched = true
-        screen.nextTouched = state.value.touched
-        state.value.touched = .passUnretained(screen)
+        screen.nextTouched = state.touched
+        state.touched = .passUnretained(screen)
     }
 
     /// Calls `body` with the screens to look at when an event arrives at `now`: those used
@@ -214,7 +213,7 @@ final class ScreenTable {
     /// and empty than the look itself.
     func lookAtScreens(now: Microseconds, _ body: (Screen) -> Void) {
         takeTouched(body)
-        while let due = state.value.windows.popDue(atOrBefore: now) {
+        while let due = state.windows.popDue(atOrBefore: now) {
             if let screen = bySerial[due.payload] { body(screen) }
         }
     }
@@ -229,17 +228,17 @@ final class ScreenTable {
     var inOrderOfAppearance: [Screen] { bySerial.values.sorted { $0.serial < $1.serial } }
 
     func makeSerial() -> Int {
-        state.value.nextSerial += 1
-        return state.value.nextSerial
+        state.nextSerial += 1
+        return state.nextSerial
     }
 
     func add(_ screen: Screen) {
         screen.entry = screen.key.withKeyBytes { bytes in
-            state.value.byKey.insert(bytes, hash: ByteKeyTable<Screen>.hash(bytes), screen)
+            state.byKey.insert(bytes, hash: ByteKeyTable<Screen>.hash(bytes), screen)
         }
-        state.value.bySerial[screen.serial] = screen
-        state.value.seen += 1
-        state.value.mostAtOnce = max(mostAtOnce, state.value.byKey.count)
+        state.bySerial[screen.serial] = screen
+        state.seen += 1
+        state.mostAtOnce = max(mostAtOnce, state.byKey.count)
         link(screen)
         touch(screen)
     }
@@ -247,13 +246,13 @@ final class ScreenTable {
     func remove(_ screen: Screen) {
         // (A screen's entry number may go to another screen once it is removed.)
         guard screen.isRemembered else { return }
-        state.value.byKey.remove(at: screen.entry)
-        state.value.bySerial[screen.serial] = nil
+        state.byKey.remove(at: screen.entry)
+        state.bySerial[screen.serial] = nil
         screen.isRemembered = false
         let unretained = Unmanaged.passUnretained(screen).toOpaque()
-        if state.value.lastFound?.toOpaque() == unretained { state.value.lastFound = nil }
-        if state.value.inHand?.toOpaque() == unretained { state.value.inHand = nil }
-        if screen.isTouched { state.value.removedWhileTouched.append(screen) }
+        if state.lastFound?.toOpaque() == unretained { state.lastFound = nil }
+        if state.inHand?.toOpaque() == unretained { state.inHand = nil }
+        if screen.isTouched { state.removedWhileTouched.append(screen) }
         unlink(screen)
     }
 
@@ -266,29 +265,29 @@ final class ScreenTable {
 
     /// Look at `screen` again at `time`, when a window that keeps it ends.
     func lookAgain(_ screen: Screen, at time: Microseconds) {
-        state.value.windows.schedule(screen.serial, at: time)
+        state.windows.schedule(screen.serial, at: time)
     }
 
     private func link(_ screen: Screen) {
         let linked = Unmanaged.passUnretained(screen)
-        screen.older = state.value.mostRecent
+        screen.older = state.mostRecent
         screen.newer = nil
-        state.value.mostRecent?._withUnsafeGuaranteedRef { $0.newer = linked }
-        state.value.mostRecent = linked
-        if state.value.leastRecent == nil { state.value.leastRecent = linked }
+        state.mostRecent?._withUnsafeGuaranteedRef { $0.newer = linked }
+        state.mostRecent = linked
+        if state.leastRecent == nil { state.leastRecent = linked }
     }
 
     private func unlink(_ screen: Screen) {
         let (older, newer) = (screen.older, screen.newer)
         if let older {
             older._withUnsafeGuaranteedRef { $0.newer = newer }
-        } else if state.value.leastRecent?.toOpaque() == Unmanaged.passUnretained(screen).toOpaque() {
-            state.value.leastRecent = newer
+        } else if state.leastRecent?.toOpaque() == Unmanaged.passUnretained(screen).toOpaque() {
+            state.leastRecent = newer
         }
         if let newer {
             newer._withUnsafeGuaranteedRef { $0.older = older }
-        } else if state.value.mostRecent?.toOpaque() == Unmanaged.passUnretained(screen).toOpaque() {
-            state.value.mostRecent = older
+        } else if state.mostRecent?.toOpaque() == Unmanaged.passUnretained(screen).toOpaque() {
+            state.mostRecent = older
         }
         screen.older = nil
         screen.newer = nil
@@ -298,18 +297,18 @@ final class ScreenTable {
     /// the tables still hold the screens they lead to.
     func removeAll() {
         takeTouched { _ in }
-        state.value.lastFound = nil
-        state.value.inHand = nil
+        state.lastFound = nil
+        state.inHand = nil
         for screen in bySerial.values { unlink(screen) }
-        state.value.byKey.removeAll()
-        state.value.bySerial.removeAll()
+        state.byKey.removeAll()
+        state.bySerial.removeAll()
     }
 
     /// Empties the list of screens used since the last look and calls `body` with each; then
     /// lets go of the screens the table held for the list.
     private func takeTouched(_ body: (Screen) -> Void) {
-        var next = state.value.touched
-        state.value.touched = nil
+        var next = state.touched
+        state.touched = nil
         while let unretained = next {
             unretained._withUnsafeGuaranteedRef { screen in
                 next = screen.nextTouched
@@ -318,6 +317,6 @@ final class ScreenTable {
                 body(screen)
             }
         }
-        if !state.value.removedWhileTouched.isEmpty { state.value.removedWhileTouched.removeAll() }
+        if !state.removedWhileTouched.isEmpty { state.removedWhileTouched.removeAll() }
     }
 }

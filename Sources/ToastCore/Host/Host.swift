@@ -8,8 +8,8 @@
 package final class Host {
     /// Replaced when the scripts are reloaded (`Pipeline.reload`); what the host holds stays.
     package internal(set) var settings: QueueSettings {
-        get { state.value.settings }
-        set { state.value.settings = newValue }
+        get { state.settings }
+        set { state.settings = newValue }
     }
     /// Where records go and timers are set: the pipeline that owns this host, or whatever a
     /// caller of the public initializer passed. Called without a reference count on every
@@ -22,11 +22,10 @@ package final class Host {
     /// pipeline's own host, which must not hold its owner.
     private let keptEnvironment: (any HostEnvironment)?
 
-    /// What the host holds and counts, in one unchecked cell (`UncheckedCell`; one, because with
-    /// screens on every screen has a host, and each cell is an allocation of its own): read and
-    /// changed through the properties below. The settings are read in every step and written
-    /// only by a reload, between events; a toast is removed from its list and slot before the
-    /// host writes its record or calls out, so no access to the rest overlaps another.
+    /// What the host holds and counts, read and changed through the properties below. The
+    /// settings are read in every step and written only by a reload, between events; a toast is
+    /// removed from its list and slot before the host writes its record or calls out, so no
+    /// access to the rest overlaps another.
     private struct State {
         var settings: QueueSettings
         var slots = HostSlots()
@@ -36,27 +35,27 @@ package final class Host {
         var nextSerial = 0
         var nextArrivalOrder = 0
     }
-    private let state: UncheckedCell<State>
+    private var state: State
 
     /// The toasts the host holds, by slot number.
     private var slots: HostSlots {
-        _read { yield state.value.slots }
-        _modify { yield &state.value.slots }
+        _read { yield state.slots }
+        _modify { yield &state.slots }
     }
     /// Visible toasts, in the order they were presented.
     private var visible: [Int] {
-        _read { yield state.value.visible }
-        _modify { yield &state.value.visible }
+        _read { yield state.visible }
+        _modify { yield &state.visible }
     }
     /// The waiting line: priority descending, then arrival order.
     private var waiting: [Int] {
-        _read { yield state.value.waiting }
-        _modify { yield &state.value.waiting }
+        _read { yield state.waiting }
+        _modify { yield &state.waiting }
     }
     /// Toasts still in their `after` delay, in the order they were admitted.
     private var delayed: [Int] {
-        _read { yield state.value.delayed }
-        _modify { yield &state.value.delayed }
+        _read { yield state.delayed }
+        _modify { yield &state.delayed }
     }
     /// Receives the host's decisions when the run is traced (see `TraceRecord`).
     var trace: ((TraceRecord) -> Void)?
@@ -70,7 +69,7 @@ package final class Host {
 
     /// `keepingEnvironment: false` only for an owner that is itself the environment (the pipeline).
     init(settings: QueueSettings, environment: any HostEnvironment, keepingEnvironment: Bool) {
-        self.state = UncheckedCell(State(settings: settings))
+        self.state = State(settings: settings)
         self.environment = UnretainedEnvironment(environment)
         keptEnvironment = keepingEnvironment ? environment : nil
     }
@@ -90,8 +89,8 @@ package final class Host {
 
     /// Takes a toast that passed every stage: it arrives now, or after its delay.
     package func admit(_ toast: Toast) {
-        let serial = state.value.nextSerial
-        state.value.nextSerial += 1
+        let serial = state.nextSerial
+        state.nextSerial += 1
         let slot = slots.add(toast, HostedToast(serial: serial, priority: toast.priority ?? 0))
         if toast.afterMicros > 0 {
             delayed.append(slot)
@@ -130,8 +129,8 @@ package final class Host {
     /// or placed in the waiting line.
     private func arrive(_ slot: Int) {
         slots[slot].arrivalTime = now
-        slots[slot].arrivalOrder = state.value.nextArrivalOrder
-        state.value.nextArrivalOrder += 1
+        slots[slot].arrivalOrder = state.nextArrivalOrder
+        state.nextArrivalOrder += 1
         let toast = slots.toast(slot)
         if settings.dropRepeats, let newest = newestSlot().map(slots.toast),
            newest.role == toast.role, newest.hasEqualMessage(to: toast) {

@@ -12,7 +12,7 @@ package final class ShowBatch: @unchecked Sendable {
     package let text: TextArena
     /// The fields of each show until its toast is made. In a cell: each access is one append
     /// or one take, which calls out to nothing that could reach the rows again.
-    private let rows: UncheckedCell<RowStore<Toast.Fields>>
+    private var rows: RowStore<Toast.Fields>
 
     /// Bytes of text a batch starts with unless told otherwise.
     package static let textCapacity = 16_384
@@ -20,20 +20,20 @@ package final class ShowBatch: @unchecked Sendable {
     /// `capacity`: bytes of text; `rows`: shows, both as first guesses (each grows as needed).
     package init(capacity: Int = textCapacity, rows: Int = 0) {
         text = TextArena(capacity: capacity)
-        self.rows = UncheckedCell(RowStore(capacity: rows))
+        self.rows = RowStore(capacity: rows)
     }
 
     /// How many shows were kept (taken ones included).
-    package var count: Int { rows.value.count }
+    package var count: Int { rows.count }
 
     /// Keeps `fields` as a new row; returns its number.
     func append(_ fields: consuming Toast.Fields) -> Int {
-        rows.value.append(consume fields)
+        rows.append(consume fields)
     }
 
     /// `body` with the fields of `row`, which it moves out (`RowStore.take`); nil if they were
     /// taken before.
     func take<Result>(_ row: Int, _ body: (UnsafeMutablePointer<Toast.Fields>) -> Result) -> Result? {
-        rows.value.take(row, body)
+        rows.take(row, body)
     }
 }

@@ -3,25 +3,21 @@
 /// The window counts from the last toast that passed, so a steady flood passes once per
 /// window. At most `cache` keys are remembered, the least recently passed forgotten first.
 package final class DedupStage: ToastStage, CalledUnretained {
-    package var settings: DedupSettings { shared.configuration.value.settings }
-    private var fields: [FieldReference] { shared.configuration.value.fields }
+    package var settings: DedupSettings { shared.configuration.settings }
+    private var fields: [FieldReference] { shared.configuration.fields }
 
     /// The settings and the fields they name, and the key buffer, which the instances for every
     /// screen share.
     private let shared: PerScreenShared<(settings: DedupSettings, fields: [FieldReference])>
-    // `cache` is kept in an unchecked cell (`UncheckedCell`): each access is one step of
-    // `process` that calls out to nothing that could reach this stage.
-    private let cacheCell: UncheckedCell<RecencyCache<PassedToast>>
+    // Each access is one step of `process` that calls out to nothing that could reach this
+    // stage: no access to `cache` overlaps another.
+    private var cache: RecencyCache<PassedToast>
 
     /// The keys that passed, least recently passed first to go.
-    private var cache: RecencyCache<PassedToast> {
-        _read { yield cacheCell.value }
-        _modify { yield &cacheCell.value }
-    }
     /// Reused for building each key.
     private var scratch: ByteBuffer {
-        _read { yield shared.scratch.value }
-        _modify { yield &shared.scratch.value }
+        _read { yield shared.scratch }
+        _modify { yield &shared.scratch }
     }
 
     struct PassedToast {
@@ -38,7 +34,7 @@ package final class DedupStage: ToastStage, CalledUnretained {
 
     private init(sharing shared: PerScreenShared<(settings: DedupSettings, fields: [FieldReference])>) {
         self.shared = shared
-        self.cacheCell = UncheckedCell(RecencyCache(capacity: shared.configuration.value.settings.cache))
+        self.cache = RecencyCache(capacity: shared.configuration.settings.cache)
     }
 
     /// New `window` and `fields`; the keys remembered stay, and so does the cache's size (a
@@ -47,7 +43,7 @@ package final class DedupStage: ToastStage, CalledUnretained {
         guard let replacement = replacement as? DedupStage else { return }
         var settings = replacement.settings
         settings.cache = cache.capacity
-        shared.configuration.value = (settings, replacement.fields)
+        shared.configuration = (settings, replacement.fields)
     }
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {

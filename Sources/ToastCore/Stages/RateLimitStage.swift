@@ -3,25 +3,21 @@
 /// "N more" toast, `window` after the run's first drop, that says what it stands for: the role
 /// of the dropped toast with the highest priority, and their count and ids.
 package final class RateLimitStage: ToastStage, CalledUnretained {
-    package var settings: RateLimitSettings { shared.configuration.value.settings }
-    private var key: FieldReference { shared.configuration.value.key }
+    package var settings: RateLimitSettings { shared.configuration.settings }
+    private var key: FieldReference { shared.configuration.key }
 
     /// The settings and the field they group by, and the key buffer, which the instances for
     /// every screen share.
     private let shared: PerScreenShared<(settings: RateLimitSettings, key: FieldReference)>
-    // `groups` is kept in an unchecked cell (`UncheckedCell`): while a group is being changed
-    // the stage reads only `scratch` and sets a timer, which fires later.
-    private let groupsCell = UncheckedCell(ByteKeyTable<GroupState>())
+    // While a group is being changed the stage reads only `scratch` and sets a timer, which
+    // fires later: no access to `groups` overlaps another.
+    private var groups = ByteKeyTable<GroupState>()
 
     /// Groups by the key bytes of their value (see `Toast.appendKey`).
-    private var groups: ByteKeyTable<GroupState> {
-        _read { yield groupsCell.value }
-        _modify { yield &groupsCell.value }
-    }
     /// Reused for building each key.
     private var scratch: ByteBuffer {
-        _read { yield shared.scratch.value }
-        _modify { yield &shared.scratch.value }
+        _read { yield shared.scratch }
+        _modify { yield &shared.scratch }
     }
     /// The key bytes of the group each pending summary is for, by its timer's token.
     fileprivate var summaryGroups: [Int: [UInt8]] = [:]
@@ -67,7 +63,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     /// New settings; the groups' windows and pending summaries stay.
     package func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? RateLimitStage else { return }
-        shared.configuration.value = (replacement.settings, replacement.key)
+        shared.configuration = (replacement.settings, replacement.key)
     }
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {

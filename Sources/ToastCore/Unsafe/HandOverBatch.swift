@@ -7,8 +7,7 @@
 ///
 /// Inlinable, because the modules that fill and empty it are not the one that declares it: a
 /// call into the unspecialized generic class would copy each value through its type's value
-/// witnesses. For the same reason its two counts live behind a pointer, not in class `var`s,
-/// which inlined code in another module would reach through Swift's run-time exclusivity check.
+/// witnesses. Its two counts live behind a pointer, which inlined code reaches directly.
 ///
 /// Safe to use: one thread at a time owns the batch (one thread fills it, then hands it over
 /// under the batch queue's lock, after which only the other thread reads or takes from it, until

@@ -9,26 +9,25 @@
 /// after that the arena is only read. `TextRange`s come from `append`, so every read lies within
 /// what was written.
 package final class TextArena: @unchecked Sendable {
-    /// Appended to and read on one thread at a time (see above), so it needs no run-time
-    /// exclusivity check (`UncheckedCell`).
-    private let buffer: UncheckedCell<ByteBuffer>
+    /// Appended to and read on one thread at a time (see above).
+    private var buffer: ByteBuffer
 
     package init(capacity: Int = 16_384) {
-        buffer = UncheckedCell(ByteBuffer(capacity: capacity))
+        buffer = ByteBuffer(capacity: capacity)
     }
 
-    package var count: Int { buffer.value.count }
+    package var count: Int { buffer.count }
 
     /// Appends `bytes`; returns where they are.
     package func append(_ bytes: UnsafeRawBufferPointer) -> TextRange {
-        let start = buffer.value.count
-        buffer.value.append(bytes)
+        let start = buffer.count
+        buffer.append(bytes)
         return TextRange(start: start, count: bytes.count)
     }
 
     /// The bytes of `range`, for the duration of `body`; nil when `range` is.
     package func withBytes<Result>(_ range: TextRange?, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
         guard let range else { return try body(nil) }
-        return try buffer.value.withBytes { all in try body(UnsafeRawBufferPointer(rebasing: all[range.start..<range.end])) }
+        return try buffer.withBytes { all in try body(UnsafeRawBufferPointer(rebasing: all[range.start..<range.end])) }
     }
 }

@@ -37,27 +37,27 @@ package struct EventDecoder {
     /// The extra members' text of the line being decoded, one JSON object built member by
     /// member (both decode paths build it the same way).
     final class ExtraTextBuffer {
-        private let bytes = UncheckedCell(ByteBuffer(capacity: 512))
+        private var bytes = ByteBuffer(capacity: 512)
 
-        var isEmpty: Bool { bytes.value.isEmpty }
+        var isEmpty: Bool { bytes.isEmpty }
 
         /// Starts over, for the next line.
-        func removeAll() { bytes.value.removeAll() }
+        func removeAll() { bytes.removeAll() }
 
         /// Appends a member as the line wrote it (`"name":value`), after `{` or `,`.
         func appendMember(_ text: UnsafeRawBufferPointer) {
-            let separator = bytes.value.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ",")
-            bytes.value.append(separator)
-            bytes.value.append(text)
+            let separator = bytes.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ",")
+            bytes.append(separator)
+            bytes.append(text)
         }
 
         /// Ends the object, if it has any member.
         func close() {
-            if !bytes.value.isEmpty { bytes.value.append(UInt8(ascii: "}")) }
+            if !bytes.isEmpty { bytes.append(UInt8(ascii: "}")) }
         }
 
         func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-            bytes.value.withBytes(body)
+            bytes.withBytes(body)
         }
     }
     /// The values that repeat from line to line, made into `String`s once.

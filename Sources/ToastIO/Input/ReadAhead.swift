@@ -27,14 +27,8 @@ package final class ReadAhead: @unchecked Sendable {
     package static let maxReady = 4
 
     private let reader: LineReader
-    /// In an unchecked cell (`UncheckedCell`): the reading thread alone uses it, a line at a
-    /// time, and a class's stored `var` would pay Swift's run-time exclusivity check for every
-    /// line.
-    private let decodingCell: UncheckedCell<LineDecoding>
-    private var decoding: LineDecoding {
-        _read { yield decodingCell.value }
-        _modify { yield &decodingCell.value }
-    }
+    /// The reading thread alone uses it, a line at a time.
+    private var decoding: LineDecoding
     private let handOff = ThreadHandOff()
     // Guarded by `handOff`'s lock:
     private var ready: [HandOverBatch<Item>] = []
@@ -44,7 +38,7 @@ package final class ReadAhead: @unchecked Sendable {
 
     package init(reader: LineReader, decoding: LineDecoding) {
         self.reader = reader
-        self.decodingCell = UncheckedCell(decoding)
+        self.decoding = decoding
     }
 
     /// Starts the reading thread; false when the system would not give one.

@@ -4,37 +4,35 @@ import ToastCore
 package final class SinkRecordWriter: RecordOutput {
     package let encoder: any RecordEncoder
     package let sink: any ByteSink
-    /// In an unchecked cell (`UncheckedCell`): the encoder appends to it in one access and
-    /// touches nothing of this writer meanwhile.
-    private let buffer: UncheckedCell<ByteBuffer>
+    /// The encoder appends to it in one access and touches nothing of this writer meanwhile.
+    private var buffer: ByteBuffer
     private let blockSize: Int
     /// Lines written (a format may leave records out).
-    package var linesWritten: Int { linesWrittenCell.value }
     /// Unchecked too: counted after the encoder's access has ended.
-    private let linesWrittenCell = UncheckedCell(0)
+    package private(set) var linesWritten = 0
 
     package init(encoder: any RecordEncoder, sink: any ByteSink, blockSize: Int = 1 << 16) {
         self.encoder = encoder
         self.sink = sink
         self.blockSize = blockSize
-        buffer = UncheckedCell(ByteBuffer(capacity: blockSize + 4096))
+        buffer = ByteBuffer(capacity: blockSize + 4096)
     }
 
     package func write(_ record: consuming Record) {
-        if encoder.encode(record, into: &buffer.value) { linesWrittenCell.value += 1 }
-        if buffer.value.count >= blockSize { flushBuffer() }
+        if encoder.encode(record, into: &buffer) { linesWritten += 1 }
+        if buffer.count >= blockSize { flushBuffer() }
     }
 
     package func write(_ trace: TraceRecord) {
-        if encoder.encode(trace, into: &buffer.value) { linesWrittenCell.value += 1 }
-        if buffer.value.count >= blockSize { flushBuffer() }
+        if encoder.encode(trace, into: &buffer) { linesWritten += 1 }
+        if buffer.count >= blockSize { flushBuffer() }
     }
 
     package var failure: SinkFailure? { sink.failure }
 
     /// Ends the output: the encoder's last words, then everything flushed.
     package func finish() {
-        encoder.finish(into: &buffer.value)
+        encoder.finish(into: &buffer)
         flush()
     }
 
@@ -45,8 +43,8 @@ package final class SinkRecordWriter: RecordOutput {
     }
 
     private func flushBuffer() {
-        guard !buffer.value.isEmpty else { return }
-        buffer.value.withBytes { sink.write($0) }
-        buffer.value.removeAll()
+        guard !buffer.isEmpty else { return }
+        buffer.withBytes { sink.write($0) }
+        buffer.removeAll()
     }
 }

@@ -54,9 +54,8 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     package static let wakeAt = 2
 
     private let target: SinkRecordWriter
-    /// The batch being filled, in an unchecked cell (`UncheckedCell`): the pipeline's thread
-    /// alone uses it, once for every record.
-    private let filling = UncheckedCell(Batch())
+    /// The batch being filled: the pipeline's thread alone uses it, once for every record.
+    private var filling = Batch()
     private let handOff = ThreadHandOff()
     // Guarded by `handOff`'s lock:
     private var ready: [Batch] = []
@@ -77,8 +76,8 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     }
 
     package func write(_ record: consuming Record) {
-        if filling.value.records.room == 0 { handOn() }
-        filling.value.records.append(record)
+        if filling.records.room == 0 { handOn() }
+        filling.records.append(record)
     }
 
     package func write(_ trace: TraceRecord) {
@@ -113,14 +112,14 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     package var failure: SinkFailure? { failureSeen }
 
     private func append(_ item: Between) {
-        let batch = filling.value
+        let batch = filling
         batch.between.append((batch.records.appended, item))
     }
 
     /// Hands the batch being filled to the writing thread (starting it the first time), and
     /// takes back one it has written to fill next.
     private func handOn(flushing: Bool = false) {
-        let batch = filling.value
+        let batch = filling
         guard !batch.isEmpty else { return }
         if thread == nil && !threadFailed {
             thread = SystemThread.start { [self] in writeBatches() }
@@ -137,9 +136,9 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
         }
         if let returned {
             returned.removeAll()
-            filling.value = returned
+            filling = returned
         } else {
-            filling.value = Batch()
+            filling = Batch()
         }
     }
 

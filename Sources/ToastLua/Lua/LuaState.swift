@@ -15,11 +15,7 @@ final class LuaState {
     /// so a key is one of these names exactly when it is this object. Kept alive in the
     /// registry, so the identities never change. A short list: comparing eighteen addresses
     /// is cheaper than hashing one.
-    private var fieldKeys: [(key: UnsafeRawPointer, field: ToastField)] {
-        _read { yield fieldKeysCell.value }
-        _modify { yield &fieldKeysCell.value }
-    }
-    private let fieldKeysCell = UncheckedCell<[(key: UnsafeRawPointer, field: ToastField)]>([])
+    private var fieldKeys: [(key: UnsafeRawPointer, field: ToastField)] = []
     /// The field a key names, given the address of the Lua string.
     func field(forKey key: UnsafeRawPointer) -> ToastField? {
         fieldPosition(forKey: key).map { fieldKeys[$0].field }
@@ -30,15 +26,9 @@ final class LuaState {
         fieldKeys.firstIndex { $0.key == key }
     }
 
-    /// Live toast proxies by their table's address (see `ToastProxy`). This and the other
-    /// properties here kept in unchecked cells (`UncheckedCell`) are read and changed without
-    /// the run-time exclusivity check: no Lua code runs while one is accessed, so a `__gc`
-    /// cannot reach in.
-    var proxies: ProxyTable {
-        _read { yield proxiesCell.value }
-        _modify { yield &proxiesCell.value }
-    }
-    private let proxiesCell = UncheckedCell<ProxyTable>(ProxyTable())
+    /// Live toast proxies by their table's address (see `ToastProxy`). No Lua code runs while
+    /// this or the other state here is accessed, so a `__gc` cannot reach in during an access.
+    var proxies = ProxyTable()
     /// The metatable proxies share, the base library's `next`, and the proxy the last rule
     /// got (see `pushRuleProxy`), in the registry.
     var proxyMetatable: Int32 = LUA_NOREF
@@ -50,11 +40,7 @@ final class LuaState {
     var ruleMetatable: Int32 = LUA_NOREF
     var ruleValues: Int32 = LUA_NOREF
     /// What the C view of the rules' toast holds (see `RuleToastView.swift`).
-    var ruleView: RuleViewSelection {
-        _read { yield ruleViewCell.value }
-        _modify { yield &ruleViewCell.value }
-    }
-    private let ruleViewCell = UncheckedCell<RuleViewSelection>(RuleViewSelection())
+    var ruleView = RuleViewSelection()
     /// Whether a registered rule may keep the table it gets (see `clua_leavesfirstargument`);
     /// until one may, the rules' table is one table for every toast (`pushRuleProxy`).
     var rulesMayKeepTheirTable = false
@@ -64,9 +50,8 @@ final class LuaState {
     /// queues its toast), but the shared table goes to the next toast only when no rule holds
     /// it, whatever may call back into the pipeline.
     var ruleRunsActive = 0
-    /// The Swift side of the proxy at `ruleProxyReference`, with its table's address (an
-    /// unchecked cell, like `proxies`; reached as `ruleProxy.value`).
-    let ruleProxy = UncheckedCell<(proxy: ToastProxy, table: UnsafeRawPointer?)?>(nil)
+    /// The Swift side of the proxy at `ruleProxyReference`, with its table's address.
+    var ruleProxy: (proxy: ToastProxy, table: UnsafeRawPointer?)? = nil
 
     /// A new state whose allocations are capped at `memoryLimit` bytes while scripts run
     /// (0: no cap).

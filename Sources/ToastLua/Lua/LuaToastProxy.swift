@@ -30,10 +30,9 @@ import ToastCore
 ///   costs Lua a table lookup; when the next toast comes, the proxy gets the plain metatable
 ///   back.
 final class ToastProxy {
-    // Read and written through one unchecked cell (`UncheckedCell`): only the proxy callbacks
-    // touch them, one at a time, and no Lua code runs during an access (pushing a value may
-    // collect garbage, whose `__gc` touches only `LuaState.proxies`).
-    private let state: UncheckedCell<State>
+    // Only the proxy callbacks touch it, one at a time, and no Lua code runs during an access
+    // (pushing a value may collect garbage, whose `__gc` touches only `LuaState.proxies`).
+    private var state: State
     /// The roles of the run, for the priority a toast takes from its role.
     let roles: RoleTable
 
@@ -44,25 +43,25 @@ final class ToastProxy {
     }
 
     init(toast: Toast, roles: RoleTable) {
-        self.state = UncheckedCell(State(toast: toast))
+        self.state = State(toast: toast)
         self.roles = roles
     }
 
     /// The toast the table shows.
     var toast: Toast {
-        _read { yield state.value.toast }
-        _modify { yield &state.value.toast }
+        _read { yield state.toast }
+        _modify { yield &state.toast }
     }
     /// Names the script wrote, or table-valued extras it read, in order, with the field each
     /// names (nil for an extra field), found once by the key's identity.
     var touched: [TouchedName] {
-        _read { yield state.value.touched }
-        _modify { yield &state.value.touched }
+        _read { yield state.touched }
+        _modify { yield &state.touched }
     }
     /// A key that is not a string was written (an error when the toast is read back).
     var hasOtherKey: Bool {
-        _read { yield state.value.hasOtherKey }
-        _modify { yield &state.value.hasOtherKey }
+        _read { yield state.hasOtherKey }
+        _modify { yield &state.hasOtherKey }
     }
 
     /// Nothing was written since it was made or reset.
@@ -92,12 +91,12 @@ extension LuaState {
     /// shows this very toast and nothing was written to it since its reset; else a new one.
     /// Returns its Swift side.
     func pushRuleProxy(_ toast: Toast, roles: RoleTable) -> ToastProxy {
-        if let proxy = ruleProxy.value?.proxy, proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) {
+        if let proxy = ruleProxy?.proxy, proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) {
             pushReference(ruleProxyReference)
             if !ruleViewIsCurrent { fillRuleView(proxy) }
             return proxy
         }
-        if let proxy = ruleProxy.value?.proxy, ruleProxyReference != LUA_NOREF, !rulesMayKeepTheirTable, ruleRunsActive == 1 {
+        if let proxy = ruleProxy?.proxy, ruleProxyReference != LUA_NOREF, !rulesMayKeepTheirTable, ruleRunsActive == 1 {
             // No rule can have kept the table, and no rule holds it now: the next toast gets it.
             pushReference(ruleProxyReference)
             reset(proxy, at: -1, showing: toast)
@@ -106,7 +105,7 @@ extension LuaState {
         retireRuleProxy()
         let proxy = pushProxy(toast, roles: roles, metatable: ruleMetatable)
         fillRuleView(proxy)
-        ruleProxy.value = (proxy, pointer(at: -1))
+        ruleProxy = (proxy, pointer(at: -1))
         pushCopy(of: -1)
         if ruleProxyReference == LUA_NOREF {
             ruleProxyReference = makeReference()
@@ -121,7 +120,7 @@ extension LuaState {
     /// that the toast's storage has one owner again and the next stage's change to it is made
     /// in place rather than on a copy.
     func releaseRuleToast() {
-        guard !rulesMayKeepTheirTable, let proxy = ruleProxy.value?.proxy else { return }
+        guard !rulesMayKeepTheirTable, let proxy = ruleProxy?.proxy else { return }
         tableChanged()
         proxy.toast = noToast
     }
@@ -132,13 +131,13 @@ extension LuaState {
         retireRuleProxy()
         release(ruleProxyReference)
         ruleProxyReference = LUA_NOREF
-        ruleProxy.value = nil
+        ruleProxy = nil
     }
 
     /// The current rule proxy (a script may have kept it) gets the plain metatable, and the
     /// values read for it are forgotten.
     private func retireRuleProxy() {
-        guard ruleProxy.value != nil, ruleProxyReference != LUA_NOREF else { return }
+        guard ruleProxy != nil, ruleProxyReference != LUA_NOREF else { return }
         tableChanged()
         pushReference(ruleProxyReference)
         pushReference(proxyMetatable)
@@ -185,12 +184,12 @@ extension LuaState {
         while proxy.touched.popLast() != nil {}
         proxy.hasOtherKey = false
         proxy.toast = toast
-        if proxy === ruleProxy.value?.proxy && !ruleViewIsCurrent { fillRuleView(proxy) }
+        if proxy === ruleProxy?.proxy && !ruleViewIsCurrent { fillRuleView(proxy) }
     }
 
     /// The Swift side of the proxy table at `pointer`, the current rule's looked at first.
     func proxy(forTable pointer: UnsafeRawPointer) -> ToastProxy? {
-        if let cached = ruleProxy.value, cached.table == pointer { return cached.proxy }
+        if let cached = ruleProxy, cached.table == pointer { return cached.proxy }
         return proxies[pointer]
     }
 
@@ -333,7 +332,7 @@ extension LuaRuntime {
     /// or a table (a table-valued extra field is kept in `t` itself, see `pushValue`).
     private func ruleValueIndex() -> Int32 {
         state.setTop(2)
-        guard let proxy = state.ruleProxy.value?.proxy, state.ruleProxyReference != LUA_NOREF else {
+        guard let proxy = state.ruleProxy?.proxy, state.ruleProxyReference != LUA_NOREF else {
             state.pushNil()
             return 1
         }
