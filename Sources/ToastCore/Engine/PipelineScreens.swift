@@ -109,14 +109,11 @@ extension Pipeline {
     /// recently named of all. (The walk stops at the first screen without an error, so it is
     /// long only when most screens hold one.)
     private func screenToEnd(in table: ScreenTable) -> Screen? {
-        var candidate = table.leastRecent
-        while let screen = candidate {
-            if screen.heldErrors == 0 && !screen.host.holdsToast(ofPriorityAtLeast: Self.errorPriority, roles: settings.roles) {
-                return screen
-            }
-            candidate = screen.newer?.takeUnretainedValue()
+        let roles = settings.roles
+        let withoutErrors = table.leastRecent { screen in
+            screen.heldErrors == 0 && !screen.host.holdsToast(ofPriorityAtLeast: Self.errorPriority, roles: roles)
         }
-        return table.leastRecent
+        return withoutErrors ?? table.leastRecent
     }
 
     /// Ends a screen as the end of a run without a drain does, and forgets it: its toasts end

@@ -1,7 +1,7 @@
 /// One screen's part of a run when screens are on (docs/events.md, "Screens"): its host, its
 /// own instance of each stage that keeps state per screen, and where it stands among the
 /// screens (first appearance, last time an event named it).
-final class Screen {
+final class Screen: RecencyListed, TouchListed {
     var key: ScreenKey
     /// Unique for the run: timers carry it, so that a forgotten screen's timers go stale, and
     /// it orders screens by first appearance. A screen object reused for another screen gets
@@ -32,18 +32,13 @@ final class Screen {
     var isRemembered = true
     /// Its entry in the table's screens by key, while remembered.
     var entry = -1
-    /// Whether it is among the screens to look at when the next event arrives: those are a
-    /// list through `nextTouched`, the last used first, each in it once. The links count no
-    /// references (`Unmanaged`): a screen in the list is remembered, spare, or kept by the
-    /// table until the list is looked at (`ScreenTable.remove`).
-    var isTouched = false
-    var nextTouched: Unmanaged<Screen>?
-    /// The list of screens by when an event last named them (`ScreenTable.leastRecent` first).
-    /// A screen is in the list exactly while the table remembers it, and the table holds it
-    /// strongly then: the links count no references (`Unmanaged`), so moving a screen to the
-    /// end of the list, on every event, costs a few stores and no reference counting.
-    var older: Unmanaged<Screen>?
-    var newer: Unmanaged<Screen>?
+    /// Whether it is among the screens to look at when the next event arrives, the list
+    /// (`TouchedList`) the table keeps of them; a screen in it is remembered, spare, or kept
+    /// by the table until the list is looked at (`ScreenTable.remove`).
+    var touchedLink = TouchedLink<Screen>()
+    /// Where it stands in the list of screens by when an event last named them
+    /// (`ScreenTable.leastRecent` first): in it exactly while the table remembers it.
+    var recencyLinks = RecencyLinks<Screen>()
 
     private static func unretained(_ stages: [any ToastStage], _ contexts: [StageContext]) -> [UnretainedStage] {
         zip(stages, contexts).map { UnretainedStage(stage: $0, context: $1) }
@@ -118,19 +113,18 @@ final class ScreenTable {
         var byKey = ByteKeyTable<Screen>()
         var bySerial = SerialTable<Screen>()
         var nextSerial: Int = 0
-        /// The list of screens from the least recently named to the most (see `Screen.older`).
-        var leastRecent: Unmanaged<Screen>? = nil
-        var mostRecent: Unmanaged<Screen>? = nil
-        /// The last screen used since the last look: the first of their list (`Screen.nextTouched`).
-        var touched: Unmanaged<Screen>? = nil
+        /// The screens from the least recently named to the most.
+        var recency = RecencyList<Screen>()
+        /// The screens used since the last look, the last used first.
+        var touched = TouchedList<Screen>()
         /// Screens the table stopped remembering while they were in that list: held until
         /// the list is looked at, so that its links stay valid.
         var removedWhileTouched: [Screen] = []
-        /// The screen found last: the events of a screen often come in a row. Unretained, as
-        /// is the screen in hand: both are remembered screens, and `remove` clears them.
-        var lastFound: Unmanaged<Screen>? = nil
+        /// The screen found last: the events of a screen often come in a row. Both slots hold
+        /// remembered screens, and `remove` clears them.
+        var lastFound = UnownedSlot<Screen>()
         /// The screen of the toast in hand (`Pipeline.screenInHand`).
-        var inHand: Unmanaged<Screen>? = nil
+        var inHand = UnownedSlot<Screen>()
         /// Screens kept only by a time window, to look at again when it ends: (time, serial).
         var windows = TimerQueue<Int>()
         var spare: [Screen] = []
@@ -145,7 +139,9 @@ final class ScreenTable {
         _read { yield state.bySerial }
     }
     /// Least recently named first.
-    var leastRecent: Screen? { state.leastRecent?.takeUnretainedValue() }
+    var leastRecent: Screen? { state.recency.leastRecent }
+    /// The least recently named screen that `predicate` accepts.
+    func leastRecent(where predicate: (Screen) -> Bool) -> Screen? { state.recency.leastRecent(where: predicate) }
     /// Forgotten screens kept for reuse: their hosts are empty and their stages emptied.
     var spare: [Screen] {
         _read { yield state.spare }
@@ -176,35 +172,30 @@ final class ScreenTable {
 
     /// The screen named `key`, if remembered.
     func screen(_ key: ScreenKey) -> Screen? {
-        if let lastFound = state.lastFound, lastFound._withUnsafeGuaranteedRef({ $0.key == key }) {
-            return lastFound.takeUnretainedValue()
-        }
+        if state.lastFound.with({ $0.key == key }) == true { return state.lastFound.value }
         let found: Screen? = key.withKeyBytes { bytes in
             state.byKey.number(of: bytes, hash: ByteKeyTable<Screen>.hash(bytes)).map { state.byKey[$0] }
         }
-        if let found { state.lastFound = .passUnretained(found) }
+        if let found { state.lastFound.value = found }
         return found
     }
 
     /// The screen of the toast in hand, while no stage that may move it has run since it was
     /// found (`Pipeline.screenInHand`); nil when there is none.
     var inHand: Screen? {
-        get { state.inHand?.takeUnretainedValue() }
-        set { state.inHand = newValue.map(Unmanaged.passUnretained) }
+        get { state.inHand.value }
+        set { state.inHand.value = newValue }
     }
 
     /// `body` with the screen in hand, lent without a reference count; nil when there is none.
     @inline(__always)
     func withScreenInHand<Result>(_ body: (Screen) -> Result) -> Result? {
-        state.inHand?._withUnsafeGuaranteedRef(body)
+        state.inHand.with(body)
     }
 
     /// `screen` was used: it is looked at when the next event arrives.
     func touch(_ screen: Screen) {
-        guard !screen.isTouched else { return }
-        screen.isTouched = true
-        screen.nextTouched = state.touched
-        state.touched = .passUnretained(screen)
+        state.touched.add(screen)
     }
 
     /// Calls `body` with the screens to look at when an event arrives at `now`: those used
@@ -239,7 +230,7 @@ final class ScreenTable {
         state.bySerial[screen.serial] = screen
         state.seen += 1
         state.mostAtOnce = max(mostAtOnce, state.byKey.count)
-        link(screen)
+        state.recency.append(screen)
         touch(screen)
     }
 
@@ -249,17 +240,16 @@ final class ScreenTable {
         state.byKey.remove(at: screen.entry)
         state.bySerial[screen.serial] = nil
         screen.isRemembered = false
-        let unretained = Unmanaged.passUnretained(screen).toOpaque()
-        if state.lastFound?.toOpaque() == unretained { state.lastFound = nil }
-        if state.inHand?.toOpaque() == unretained { state.inHand = nil }
-        if screen.isTouched { state.removedWhileTouched.append(screen) }
-        unlink(screen)
+        if state.lastFound.holds(screen) { state.lastFound.value = nil }
+        if state.inHand.holds(screen) { state.inHand.value = nil }
+        if screen.touchedLink.isTouched { state.removedWhileTouched.append(screen) }
+        state.recency.remove(screen)
     }
 
     /// An event named `screen`: it becomes the most recently named.
     func named(_ screen: Screen) {
-        unlink(screen)
-        link(screen)
+        state.recency.remove(screen)
+        state.recency.append(screen)
         touch(screen)
     }
 
@@ -268,38 +258,13 @@ final class ScreenTable {
         state.windows.schedule(screen.serial, at: time)
     }
 
-    private func link(_ screen: Screen) {
-        let linked = Unmanaged.passUnretained(screen)
-        screen.older = state.mostRecent
-        screen.newer = nil
-        state.mostRecent?._withUnsafeGuaranteedRef { $0.newer = linked }
-        state.mostRecent = linked
-        if state.leastRecent == nil { state.leastRecent = linked }
-    }
-
-    private func unlink(_ screen: Screen) {
-        let (older, newer) = (screen.older, screen.newer)
-        if let older {
-            older._withUnsafeGuaranteedRef { $0.newer = newer }
-        } else if state.leastRecent?.toOpaque() == Unmanaged.passUnretained(screen).toOpaque() {
-            state.leastRecent = newer
-        }
-        if let newer {
-            newer._withUnsafeGuaranteedRef { $0.older = older }
-        } else if state.mostRecent?.toOpaque() == Unmanaged.passUnretained(screen).toOpaque() {
-            state.mostRecent = older
-        }
-        screen.older = nil
-        screen.newer = nil
-    }
-
     /// Lets go of every screen, for a pipeline that is done: the unretained links first, while
     /// the tables still hold the screens they lead to.
     func removeAll() {
         takeTouched { _ in }
-        state.lastFound = nil
-        state.inHand = nil
-        for screen in bySerial.values { unlink(screen) }
+        state.lastFound.value = nil
+        state.inHand.value = nil
+        for screen in bySerial.values { state.recency.remove(screen) }
         state.byKey.removeAll()
         state.bySerial.removeAll()
     }
@@ -307,16 +272,10 @@ final class ScreenTable {
     /// Empties the list of screens used since the last look and calls `body` with each; then
     /// lets go of the screens the table held for the list.
     private func takeTouched(_ body: (Screen) -> Void) {
-        var next = state.touched
-        state.touched = nil
-        while let unretained = next {
-            unretained._withUnsafeGuaranteedRef { screen in
-                next = screen.nextTouched
-                screen.nextTouched = nil
-                screen.isTouched = false
-                body(screen)
-            }
-        }
+        // Taken out of the table first: `body` may forget screens, which changes the table.
+        var touched = state.touched
+        state.touched = TouchedList()
+        touched.takeAll(body)
         if !state.removedWhileTouched.isEmpty { state.removedWhileTouched.removeAll() }
     }
 }

@@ -10,6 +10,9 @@ extension JSONText {
     /// levels in all), and no name comes twice in one object (reading merges them). Anything
     /// else (a fraction, an exponent, an object with more than `canonicalMembersChecked`
     /// members) says no, and the record writes the members again.
+    ///
+    /// Safe for any buffer: every index is checked against `text.count` (or an `end` the caller
+    /// took from the checked text) before it is read.
     package static func isCanonicalObject(_ text: UnsafeRawBufferPointer) -> Bool {
         // `{}`: the record leaves `extra` out.
         guard text.count > 2, text[0] == UInt8(ascii: "{") else { return false }

@@ -33,6 +33,10 @@ import Darwin
 /// The line must already be valid UTF-8. Nesting is limited to `maxDepth`, so hostile input
 /// cannot exhaust the stack.
 ///
+/// Safe to use while the line's bytes live (a scanner is made inside the closure that lends
+/// them, and never kept): every read checks `index` against `bytes.count`, and what it hands
+/// out are parts of `bytes`.
+///
 /// Inlinable across modules (docs/performance.md, "Across modules"): the decoder in ToastIO and the
 /// Lua bridge scan every line with it.
 @usableFromInline package struct JSONScanner {

@@ -9,6 +9,9 @@
 /// buckets are used; removal shifts the rest of the probe run back, so there are no tombstones.
 /// An entry keeps its number while it is stored. A forgotten key's bytes stay in `keyBytes`
 /// until they are half of it; then the stored keys are copied together again.
+///
+/// Safe to use: a key is borrowed only for the call that looks it up or copies it in, and every
+/// stored key is a range of `keyBytes` that the table checks before it compares.
 struct ByteKeyTable<Value>: ~Copyable {
     private struct Entry {
         /// Where the key's bytes are in `keyBytes`; for a removed entry, the next removed one's
