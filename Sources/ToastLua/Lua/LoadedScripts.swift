@@ -20,6 +20,10 @@ package struct LoadedScripts {
     package let functions: any ScriptFunctionRunner
     let runtime: LuaRuntime
 
+    /// What the scripts keep in `store`, for the next Lua state (a reload); what cannot be
+    /// kept is reported as a script error naming its key path, and left out.
+    package func keptStore() -> StoredValue { runtime.keptStore() }
+
     /// The scripts' timers and end-of-input hooks, for the pipeline's clock.
     package var clock: any ScriptClock { runtime }
 

@@ -311,9 +311,9 @@ package final class LuaRuntime {
     /// Reports one script error, with the input line of the call it happened in (or what it
     /// ran for, `timer` or `end`); `origin` names what failed (`rule "name"`) when the
     /// message's place alone does not, `source` is how `--stats` counts it.
-    func report(_ message: String, origin: String? = nil, source: String) {
+    func report(_ message: String, origin: String? = nil, source: String, during: String? = nil) {
         reportError(ScriptError(message: message, inputLine: currentCall?.inputLine ?? 0, origin: origin, source: source,
-                                during: currentCall?.during))
+                                during: during ?? currentCall?.during))
     }
 
     /// Runs the hooks for a record (docs/lua.md) in `context`.
@@ -369,6 +369,9 @@ package final class LuaRuntime {
         state.setGlobalFunction("parse_time", { L in LuaRuntime.from(L)?.parseTime() ?? 0 })
         state.setGlobalFunction("__toastscript_log", { L in LuaRuntime.from(L)?.logLine() ?? 0 })
         installJSONLibrary()
+        // `store`: what the scripts keep across a reload (`LuaStore.swift`).
+        state.pushTable(arrayCount: 0, fieldCount: 0)
+        state.setGlobal("store")
         state.pushTable(fieldCount: Int32(options.variables.count))
         for (name, value) in options.variables {
             state.push(value)

@@ -10,6 +10,8 @@ import ToastLua
 /// ends the run with the right records and exit status.
 struct RunLoop {
     let setup: RunSetup
+    /// The scripts the run goes on with: those loaded at the start, or by the last reload.
+    private var scripts: LoadedScripts
     private var decoding: LineDecoding
     private let reader: LineReader
     private var linesRead = 0
@@ -35,6 +37,7 @@ struct RunLoop {
 
     init(setup: RunSetup) {
         self.setup = setup
+        scripts = setup.scripts
         decoding = LineDecoding(decoder: setup.decoder, input: setup.options.input, deadLetter: setup.deadLetter,
                                 parser: setup.parser)
         reader = LineReader(source: setup.input, maxLineBytes: setup.options.maxLineBytes,
@@ -177,21 +180,24 @@ struct RunLoop {
 
     // MARK: Reloading
 
-    /// SIGHUP: every script is loaded again in a new Lua state, and the run goes on with it
-    /// (`Pipeline.reload`); what the stages and the host hold stays. Scripts that do not
-    /// load leave the old ones running. Lines already read ahead on the reading thread (a
-    /// regular file on the stream clock) were checked against the old roles.
+    /// SIGHUP: every script is loaded again in a new Lua state, with the old state's `store`,
+    /// and the run goes on with it (`Pipeline.reload`); what the stages and the host hold
+    /// stays. Scripts that do not load leave the old ones running. Lines already read ahead on
+    /// the reading thread (a regular file on the stream clock) were checked against the old
+    /// roles.
     private mutating func reloadScripts() {
         let scripts: LoadedScripts
         let orderChanged: Bool
         do {
             scripts = try RunSetup.loadScripts(options: setup.options, environment: setup.environment, registry: setup.registry,
-                                               reports: setup.reports, generatedIDs: pipeline.generatedIDs)
+                                               reports: setup.reports, generatedIDs: pipeline.generatedIDs,
+                                               store: self.scripts.keptStore())
             orderChanged = try pipeline.reload(scripts: scripts, registry: setup.registry)
         } catch {
             setup.reports.reloadFailed(error)
             return
         }
+        self.scripts = scripts
         let settings = scripts.settings
         decoding.decoder.roles = settings.roles
         decoding.decoder.defaultPolicy = settings.queue.policy

@@ -134,9 +134,11 @@ struct RunSetup {
     }
 
     /// Runs the script files, then the `-e` chunks, in a new Lua state (at start, and again
-    /// for a reload); `generatedIDs` is the `e<N>` counter they share with the run.
+    /// for a reload, with the `store` the old state kept); `generatedIDs` is the `e<N>` counter
+    /// they share with the run.
     static func loadScripts(options: CommandLineOptions, environment: CommandEnvironment, registry: StageRegistry,
-                            reports: ErrorReports, generatedIDs: GeneratedIDs) throws -> LoadedScripts {
+                            reports: ErrorReports, generatedIDs: GeneratedIDs,
+                            store: StoredValue? = nil) throws -> LoadedScripts {
         let runtime: LuaRuntime
         do {
             // A log line stays one line, whatever a script logs (a toast's message with a newline).
@@ -149,6 +151,7 @@ struct RunSetup {
         } catch {
             throw SetupError(message: "\(error)")
         }
+        if let store { runtime.restoreStore(store) }
         for script in options.scripts {
             do {
                 try runtime.load(scriptAt: script)

@@ -1,0 +1,155 @@
+import CLuaBridge
+import ToastCore
+
+/// What a script keeps in the global `store` (docs/lua.md, "Keeping values"): strings,
+/// numbers, booleans and tables of them, read out of one Lua state and written into the next
+/// when the scripts are loaded again (SIGHUP), so that a count or a list a script keeps is not
+/// lost with the rest of the state.
+package indirect enum StoredValue: Equatable, Sendable {
+    case string(String)
+    case integer(Int64)
+    case number(Double)
+    case boolean(Bool)
+    /// A table's entries, in the order Lua's `next` gave them.
+    case table([StoredEntry])
+}
+
+/// One entry of a kept table: a string or an integer key.
+package struct StoredEntry: Equatable, Sendable {
+    package var key: StoredKey
+    package var value: StoredValue
+
+    package init(_ key: StoredKey, _ value: StoredValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+package enum StoredKey: Equatable, Sendable {
+    case string(String)
+    case integer(Int64)
+}
+
+extension LuaRuntime {
+    /// Tables nested deeper than this are not kept (each level is a Swift call).
+    static let storeNestingLimit = 100
+
+    /// The global `store` as a value, with what could not be kept left out: each such value is
+    /// reported as a script error that names its key path (`store.users["a b"][2]: a function
+    /// cannot be kept`).
+    package func keptStore() -> StoredValue {
+        let top = state.top
+        defer { state.setTop(top) }
+        state.pushGlobal("store")
+        var path = "store"
+        var open: [UnsafeRawPointer] = []
+        switch storedValue(at: state.top, path: &path, open: &open) {
+        case .table(let entries)?: return .table(entries)
+        case nil: return .table([])
+        case let other?:
+            reportStoreProblem("store", "is a \(Self.storedKind(other)), not a table; it is kept as an empty table")
+            return .table([])
+        }
+    }
+
+    /// Sets the global `store` to `value` (a table; anything else gives an empty one).
+    package func restoreStore(_ value: StoredValue) {
+        if case .table = value { push(value) } else { state.pushTable(arrayCount: 0, fieldCount: 0) }
+        state.setGlobal("store")
+    }
+
+    /// The value at `index` as a kept value; nil (after a report) for what cannot be kept.
+    private func storedValue(at index: Int32, path: inout String, open: inout [UnsafeRawPointer]) -> StoredValue? {
+        switch state.type(at: index) {
+        case LUA_TSTRING: return .string(state.string(at: index) ?? "")
+        case LUA_TBOOLEAN: return .boolean(state.isTrue(at: index))
+        case LUA_TNUMBER:
+            return state.isInteger(at: index) ? .integer(state.integer(at: index)) : .number(state.number(at: index))
+        case LUA_TTABLE:
+            guard let table = state.pointer(at: index) else { return nil }
+            if open.contains(table) {
+                reportStoreProblem(path, "holds the table it is in (a cycle), which cannot be kept")
+                return nil
+            }
+            guard open.count < Self.storeNestingLimit, state.reserve(4) else {
+                reportStoreProblem(path, "nests tables deeper than \(Self.storeNestingLimit) levels, which cannot be kept")
+                return nil
+            }
+            open.append(table)
+            defer { open.removeLast() }
+            let index = state.absoluteIndex(index)
+            var entries: [StoredEntry] = []
+            state.pushNil()
+            while state.next(ofTableAt: index) {
+                let key: StoredKey?
+                switch state.type(at: -2) {
+                case LUA_TSTRING: key = .string(state.string(at: -2) ?? "")
+                case LUA_TNUMBER where state.isInteger(at: -2): key = .integer(state.integer(at: -2))
+                default: key = nil
+                }
+                guard let key else {
+                    reportStoreProblem(path, "has a key of type \(state.typeName(at: -2)); keys are strings or integers")
+                    state.pop(1)
+                    continue
+                }
+                let outer = path
+                path += Self.pathStep(key)
+                if let value = storedValue(at: state.top, path: &path, open: &open) {
+                    entries.append(StoredEntry(key, value))
+                }
+                path = outer
+                state.pop(1)
+            }
+            return .table(entries)
+        default:
+            reportStoreProblem(path, "is a \(state.typeName(at: index)), which cannot be kept")
+            return nil
+        }
+    }
+
+    /// Pushes `value` as Lua values.
+    private func push(_ value: StoredValue) {
+        switch value {
+        case .string(let text): state.push(text)
+        case .integer(let integer): state.push(integer)
+        case .number(let number): state.push(number)
+        case .boolean(let flag): state.push(flag)
+        case .table(let entries):
+            guard state.reserve(4) else { return state.pushNil() }
+            state.pushTable(arrayCount: 0, fieldCount: Int32(clamping: entries.count))
+            for entry in entries {
+                switch entry.key {
+                case .string(let name): state.push(name)
+                case .integer(let integer): state.push(integer)
+                }
+                push(entry.value)
+                state.rawSet(tableAt: -3)
+            }
+        }
+    }
+
+    /// `.name` for a key that reads as a Lua name, else `["key"]` or `[3]`.
+    private static func pathStep(_ key: StoredKey) -> String {
+        switch key {
+        case .integer(let integer): return "[\(integer)]"
+        case .string(let name):
+            let isLetter = { (byte: UInt8) in byte == UInt8(ascii: "_") || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) }
+            let isDigit = { (byte: UInt8) in byte >= 0x30 && byte <= 0x39 }
+            let isName = name.utf8.first.map(isLetter) == true && name.utf8.allSatisfy { isLetter($0) || isDigit($0) }
+            return isName ? "." + name : "[" + JSONText.quoted(name) + "]"
+        }
+    }
+
+    private static func storedKind(_ value: StoredValue) -> String {
+        switch value {
+        case .string: "string"
+        case .integer, .number: "number"
+        case .boolean: "boolean"
+        case .table: "table"
+        }
+    }
+
+    private func reportStoreProblem(_ path: String, _ problem: String) {
+        report("\(path) \(problem)", source: "store", during: "reload")
+    }
+}
