@@ -140,7 +140,7 @@ public struct PipelineStatistics: Equatable, Sendable {
 
     /// A toast entered the stages from `start` to `last` and passed all but `last` (which
     /// dropped it, or is the host). Counted once a toast is through: one change to the array,
-    /// not two for every stage.
+    /// not two for every stage (`start..<last` lies within it: both are stage positions).
     mutating func countPasses(from start: Int, upTo last: Int) {
         stages.withUnsafeMutableBufferPointer { stages in
             for index in start..<last {

@@ -38,21 +38,6 @@
         }
     }
 
-    /// `body` with the key as bytes, for a byte-keyed table: a string's UTF-8 bytes, an integer
-    /// as the byte 0xFF and its eight bytes (no UTF-8 text holds 0xFF, so the two never meet).
-    package func withKeyBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        switch self {
-        case .text(let text): return text.withUTF8Bytes(body)
-        case .integer(let integer):
-            var key: (UInt64, UInt64) = (0, 0)
-            return withUnsafeMutableBytes(of: &key) { buffer in
-                buffer[0] = 0xFF
-                buffer.storeBytes(of: integer.littleEndian, toByteOffset: 1, as: Int64.self)
-                return body(UnsafeRawBufferPointer(rebasing: buffer[0..<9]))
-            }
-        }
-    }
-
     /// Why a value names no screen, for the input line that gives it.
     package static func problem(field: String) -> String {
         "field '\(field)' names the screen (screens.by): it must be a string or an integer"

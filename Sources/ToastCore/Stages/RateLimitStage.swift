@@ -104,6 +104,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     }
 
     package func timerFired(token: Int, context: StageContext) {
+        // The key's bytes are lent by its own array, for the lookup and the label alone.
         guard let key = summaryGroups.removeValue(forKey: token),
               let group = key.withUnsafeBytes({ groups.number(of: $0, hash: ByteKeyTable<GroupState>.hash($0)) }),
               let drops = groups[group].pendingDrops else { return }

@@ -16,7 +16,7 @@ extension Toast {
     func appendFieldsIdentity(fields: [FieldReference], roles: RoleTable, to buffer: inout ByteBuffer) {
         buffer.append(UInt8(ascii: "F"))
         // Each field read where it is: a `for` over the array copied each one out (and
-        // destroyed the copy), an extra field's name included.
+        // destroyed the copy), an extra field's name included. Indices stay within the buffer.
         fields.withUnsafeBufferPointer { fields in
             for index in fields.indices {
                 buffer.append(UInt8(ascii: "|"))

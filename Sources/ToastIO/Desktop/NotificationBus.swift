@@ -21,6 +21,8 @@ package final class NotificationBus {
         package var message: String
     }
 
+    /// The libdbus connection, owned: opened by `init`, closed and released by `deinit`, and
+    /// used by this object alone.
     private let connection: OpaquePointer
 
     /// Connects to the session bus and checks that a notification server is on it.

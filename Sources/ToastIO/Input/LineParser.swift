@@ -7,7 +7,8 @@ import ToastCore
 /// as every input line, so they are checked, defaulted and numbered (`t<N>`) alike.
 package protocol LineParser: AnyObject {
     /// The events of one non-blank line: `line` is the text itself (`--input text`), or valid
-    /// UTF-8 holding one JSON object (JSON Lines).
+    /// UTF-8 holding one JSON object (JSON Lines). The line is lent for the call: a parser reads
+    /// it within its bounds and keeps nothing of it but copies.
     func parse(_ line: UnsafeBufferPointer<UInt8>, isText: Bool, number: Int) -> ParsedLine
 }
 

@@ -257,8 +257,8 @@ package struct JSONRecordEncoder: RecordEncoder {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// A string member whose value is the UTF-8 `bytes` (a toast's stored text); returns where
-    /// the escaped value is in `out`.
+    /// A string member whose value is the UTF-8 `bytes` (a toast's stored text, lent for the
+    /// call and copied into `out`); returns where the escaped value is in `out`.
     private func escapedField(_ opening: StaticString, _ bytes: UnsafeRawBufferPointer, _ out: inout ByteBuffer) -> Range<Int> {
         out.appendLiteral(opening)
         let start = out.count

@@ -66,7 +66,7 @@ package final class LuaRuntime {
         self.reportError = reportError
         self.writeLog = writeLog
         self.warn = warn
-        state.owner = Unmanaged.passUnretained(self).toOpaque()
+        state.owner = self
         if options.unsafe { state.openAllLibraries() } else { state.openSandboxedLibraries() }
         installGlobals()
         installProxyMetatable()
@@ -415,11 +415,6 @@ package final class LuaRuntime {
         if state.load(source, name: "=toastscript") == LUA_OK {
             _ = state.call(argumentCount: 0, resultCount: 0, budget: 0, place: "toastscript")
         }
-    }
-
-    static func from(_ L: OpaquePointer?) -> LuaRuntime? {
-        guard let L, let owner = LuaState.owner(of: L) else { return nil }
-        return Unmanaged<LuaRuntime>.fromOpaque(owner).takeUnretainedValue()
     }
 
     /// Leaves `message` for the trampoline to raise with the caller's `FILE:LINE:`.

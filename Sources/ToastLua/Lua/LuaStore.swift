@@ -42,7 +42,7 @@ extension LuaRuntime {
         defer { state.setTop(top) }
         state.pushGlobal("store")
         var path = "store"
-        var open: [UnsafeRawPointer] = []
+        var open: [Int] = []
         switch storedValue(at: state.top, path: &path, open: &open) {
         case .table(let entries)?: return .table(entries)
         case nil: return .table([])
@@ -59,14 +59,15 @@ extension LuaRuntime {
     }
 
     /// The value at `index` as a kept value; nil (after a report) for what cannot be kept.
-    private func storedValue(at index: Int32, path: inout String, open: inout [UnsafeRawPointer]) -> StoredValue? {
+    /// `open`: the tables being read, by their addresses, for finding a cycle.
+    private func storedValue(at index: Int32, path: inout String, open: inout [Int]) -> StoredValue? {
         switch state.type(at: index) {
         case LUA_TSTRING: return .string(state.string(at: index) ?? "")
         case LUA_TBOOLEAN: return .boolean(state.isTrue(at: index))
         case LUA_TNUMBER:
             return state.isInteger(at: index) ? .integer(state.integer(at: index)) : .number(state.number(at: index))
         case LUA_TTABLE:
-            guard let table = state.pointer(at: index) else { return nil }
+            guard let table = state.pointer(at: index).map({ Int(bitPattern: $0) }) else { return nil }
             if open.contains(table) {
                 reportStoreProblem(path, "holds the table it is in (a cycle), which cannot be kept")
                 return nil

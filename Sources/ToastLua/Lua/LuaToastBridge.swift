@@ -1,9 +1,4 @@
 import CLuaBridge
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ToastCore
 
 /// The toast ↔ table bridge: what a rule, hook or `emit` sees and hands back (docs/lua.md).
@@ -109,14 +104,6 @@ extension LuaState {
         text.withUTF8Bytes { stringEquals(at: index, $0) }
     }
 
-    /// Whether the value at `index` is a string with exactly `bytes`.
-    func stringEquals(at index: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard type(at: index) == LUA_TSTRING else { return false }
-        var length = 0
-        guard let pointer = stringBytes(at: index, count: &length), length == bytes.count else { return false }
-        guard let base = bytes.baseAddress else { return true }
-        return memcmp(pointer, base, length) == 0
-    }
 
     /// Reads one field's value, at the top of the stack, into `toast`, checked by the field's
     /// kind. `original` is the toast the script was given (for its role's priority).

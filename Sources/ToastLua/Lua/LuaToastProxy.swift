@@ -187,7 +187,8 @@ extension LuaState {
         if proxy === ruleProxy?.proxy && !ruleViewIsCurrent { fillRuleView(proxy) }
     }
 
-    /// The Swift side of the proxy table at `pointer`, the current rule's looked at first.
+    /// The Swift side of the proxy table at `pointer` (the table's address, as an identity:
+    /// never read through), the current rule's looked at first.
     func proxy(forTable pointer: UnsafeRawPointer) -> ToastProxy? {
         if let cached = ruleProxy, cached.table == pointer { return cached.proxy }
         return proxies[pointer]
@@ -365,12 +366,10 @@ extension LuaRuntime {
             state.pushField(field, of: proxy.toast, roles: proxy.roles)
             return state.type(at: -1) != LUA_TNIL
         }
-        var length = 0
-        guard let bytes = state.stringBytes(at: key, count: &length) else {
+        guard let name = state.stringBytes(at: key) else {
             state.pushNil()
             return false
         }
-        let name = UnsafeRawBufferPointer(start: bytes, count: length)
         if name.elementsEqual(LuaState.madeByName.utf8) {
             // Not a field: the name of the stage that made the toast, read only.
             if let madeBy = proxy.toast.madeBy { state.push(madeBy) } else { state.pushNil() }

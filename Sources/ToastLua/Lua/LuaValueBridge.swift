@@ -160,10 +160,6 @@ extension LuaState {
         text.withUTF8Bytes { push(bytes: $0) }
     }
 
-    /// Pushes a string with these bytes.
-    func push(bytes: UnsafeRawBufferPointer) {
-        push(bytes: bytes.baseAddress, count: bytes.count)
-    }
 }
 
 /// A Lua value that cannot become what Swift needs; the message names the field.

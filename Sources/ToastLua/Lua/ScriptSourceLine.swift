@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ToastCore
+import ToastIO
 
 /// The line of a script that a load error points at, so the message can show it under the
 /// error (`    3 | if t.role = "x" then`): a syntax error is found faster when it is seen.
@@ -19,17 +17,9 @@ enum ScriptSourceLine {
 
     /// Line `number` of the file at `path`; nil when it cannot be read or is that short.
     static func line(_ number: Int, ofFileAt path: String) -> String? {
-        guard number >= 1, let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var buffer: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(buffer) }
-        var current = 0
-        while getline(&buffer, &capacity, file) >= 0 {
-            current += 1
-            if current == number, let buffer { return line(1, of: String(cString: buffer)) }
-        }
-        return nil
+        guard number >= 1, let file = try? FileDescriptorSource.opening(path),
+              let bytes = file.readAll() else { return nil }
+        return line(number, of: String(decoding: bytes, as: UTF8.self))
     }
 
     /// A load error: `message`, with the line it names in `chunkName` (`chunkName:LINE: …`) as

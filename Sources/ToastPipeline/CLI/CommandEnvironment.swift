@@ -61,6 +61,7 @@ public struct CommandEnvironment {
     /// The process's own streams and environment.
     public static func process() -> CommandEnvironment {
         let output = FileDescriptorSink.standardOutput()
+        let standardError = FileDescriptorSink.standardError()
         var variables: [String: String] = [:]
         for name in ["NO_COLOR", "TERM", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"] {
             if let value = getenv(name) { variables[name] = String(cString: value) }
@@ -72,16 +73,9 @@ public struct CommandEnvironment {
             writeError: { line in
                 // Messages quote input and scripts: nothing in them may act on the terminal
                 // (tabs stay: they separate the fields of a script's `log` line).
-                var text = line.split(separator: "\n", omittingEmptySubsequences: false)
+                let text = line.split(separator: "\n", omittingEmptySubsequences: false)
                     .map { TerminalText.escaped(String($0), keepingTabs: true) }.joined(separator: "\n") + "\n"
-                text.withUTF8 { bytes in
-                    var offset = 0
-                    while offset < bytes.count {
-                        let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                        if written <= 0 { if errno == EINTR { continue } else { return } }
-                        offset += written
-                    }
-                }
+                standardError.write(text)
             },
             variables: variables)
         environment.standardErrorIsTerminal = isatty(STDERR_FILENO) == 1

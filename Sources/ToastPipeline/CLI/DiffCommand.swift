@@ -101,15 +101,10 @@ enum DiffCommand {
         var status = stat()
         guard stat(side, &status) == 0 else { throw UsageError("\(quoted(side)) does not exist (a .lua file, a directory, or none)") }
         guard (status.st_mode & S_IFMT) == S_IFDIR else { return [side] }
-        guard let directory = opendir(side) else { throw UsageError("cannot read the directory \(quoted(side))") }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
-            if name.hasSuffix(".lua") && !name.hasPrefix(".") { names.append(name) }
+        guard let entries = DirectoryListing.names(in: side) else {
+            throw UsageError("cannot read the directory \(quoted(side))")
         }
+        let names = entries.filter { $0.hasSuffix(".lua") && !$0.hasPrefix(".") }
         let prefix = side.hasSuffix("/") ? side : side + "/"
         return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { prefix + $0 }
     }
@@ -118,7 +113,7 @@ enum DiffCommand {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let outcome = chunk.withUnsafeMutableBytes { source.read(into: $0) }
+            let outcome = source.read(into: &chunk)
             switch outcome {
             case .bytes(let count): bytes += chunk[..<count]
             case .end: return bytes

@@ -81,8 +81,7 @@ public enum Toastscript {
 
     /// Writes `text` to `sink` and flushes it (help, version, diff's report).
     static func writeText(_ text: String, to sink: any ByteSink) {
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { sink.write(UnsafeRawBufferPointer($0)) }
+        sink.write(text)
         sink.flush()
     }
 }

@@ -7,6 +7,8 @@ import ToastCore
 /// vertical tab, form feed, carriage return and escape, and every byte of an invalid UTF-8
 /// sequence. Text has next to none; executables, images and compressed files have a third or
 /// more (random bytes about half), so the line is drawn at 30 % of the bytes looked at.
+///
+/// Safe for any buffer: every index is checked against its count before it is read.
 package enum BinaryInputCheck {
     /// How much of the input is looked at: the first 64 KiB, or less when that is all there is.
     package static let openingBytes = 1 << 16

@@ -1,4 +1,9 @@
 import CLuaBridge
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The stack operations of Lua's C API and of the bridge's C, one method each, so that this
 /// file and `LuaState.swift` are the only Swift that calls C: the rest of the bridge says
@@ -39,7 +44,29 @@ extension LuaState {
         _ = lua_pushlstring(L, bytes?.assumingMemoryBound(to: CChar.self), count)
     }
 
+    /// Pushes a string with these bytes (Lua copies them).
+    func push(bytes: UnsafeRawBufferPointer) {
+        push(bytes: bytes.baseAddress, count: bytes.count)
+    }
+
     // MARK: Reading values
+
+    /// The bytes of the string at `index`, valid while it is on the stack; nil for anything
+    /// that is not a string or a number.
+    @inline(__always) func stringBytes(at index: Int32) -> UnsafeRawBufferPointer? {
+        var count = 0
+        guard let bytes = clua_tolstring(L, index, &count) else { return nil }
+        return UnsafeRawBufferPointer(start: bytes, count: count)
+    }
+
+    /// Whether the value at `index` is a string with exactly `bytes`.
+    func stringEquals(at index: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard type(at: index) == LUA_TSTRING else { return false }
+        var length = 0
+        guard let pointer = stringBytes(at: index, count: &length), length == bytes.count else { return false }
+        guard let base = bytes.baseAddress else { return true }
+        return memcmp(pointer, base, length) == 0
+    }
 
     /// The address that identifies the table, function or interned string at `index`.
     @inline(__always) func pointer(at index: Int32) -> UnsafeRawPointer? { lua_topointer(L, index) }

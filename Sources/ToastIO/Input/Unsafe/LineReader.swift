@@ -6,6 +6,9 @@ import ToastCore
 /// Line numbers count physical lines from 1. A line longer than `maxLineBytes` is skipped
 /// to its end and reported once, so one huge line cannot take all memory; its bytes go to
 /// `skippedBytes` as they pass (a dead-letter file keeps them without holding them).
+///
+/// Safe to use as long as a line is not kept past the next call to `next()`, which may refill
+/// the buffer the line points into (every caller decodes a line before it asks for the next).
 package final class LineReader {
     package enum Item {
         /// A line without its `\n`; the bytes are valid until the next call.

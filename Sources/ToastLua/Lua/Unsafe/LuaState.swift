@@ -85,14 +85,13 @@ final class LuaState {
     }
 
     /// The object that Swift functions called from Lua find through the state.
-    var owner: UnsafeMutableRawPointer? {
-        get { context.pointee.owner }
-        set { context.pointee.owner = newValue }
+    /// Kept without a reference count: the runtime owns the state, and sets this to nil
+    /// before it goes (the state's `__gc` calls must not reach it then).
+    var owner: LuaRuntime? {
+        get { context.pointee.owner.map { Unmanaged<LuaRuntime>.fromOpaque($0).takeUnretainedValue() } }
+        set { context.pointee.owner = newValue.map { Unmanaged.passUnretained($0).toOpaque() } }
     }
 
-    static func owner(of L: OpaquePointer) -> UnsafeMutableRawPointer? {
-        clua_getcontext(L).pointee.owner
-    }
 
     var top: Int32 { lua_gettop(L) }
 
@@ -376,4 +375,12 @@ enum LuaCallResult: Equatable {
     case success
     /// The error message, with its place where Lua knew one.
     case failure(String)
+}
+
+extension LuaRuntime {
+    /// The runtime whose state `L` is, for a Swift function Lua calls (`clua_SwiftFunction`).
+    static func from(_ L: OpaquePointer?) -> LuaRuntime? {
+        guard let L, let owner = clua_getcontext(L).pointee.owner else { return nil }
+        return Unmanaged<LuaRuntime>.fromOpaque(owner).takeUnretainedValue()
+    }
 }

@@ -1,5 +1,7 @@
 import ToastCore
 
+// Safe to use as `EventDecoder` is: the line is read only through its scanner, inside the
+// call that lends it, and what a show keeps of it is copied into the batch's text.
 extension EventDecoder {
     /// A show line in the shape nearly every line of a real stream has, decoded in one pass
     /// straight into the toast's fields; nil for any other line, which the general path

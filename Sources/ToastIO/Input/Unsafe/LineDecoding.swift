@@ -2,6 +2,9 @@ import ToastCore
 
 /// One input line as the run loop sees it: blank, an event, or a rejection (docs/events.md);
 /// with a `parse` function also skipped, or several events (some perhaps rejected).
+///
+/// (The decoding below reads a line only during the call it is lent to, as `EventDecoder`
+/// does; a repaired line is a copy the call owns.)
 package enum DecodedLine {
     case blank
     case event(Event)

@@ -6,6 +6,9 @@ import Darwin
 import ToastCore
 
 /// Where input bytes come from: a file descriptor (stdin, `--events FILE`) or memory.
+///
+/// Safe to use: a read writes at most `buffer.count` bytes into the buffer it is lent, and
+/// keeps no pointer to it after it returns.
 package protocol ByteSource: AnyObject {
     /// Reads into `buffer`: the count read, 0 at the end, or a failure.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome
@@ -20,6 +23,28 @@ package protocol ByteSource: AnyObject {
     /// Whether the input is live: a pipe, a FIFO, a socket or a terminal, where a read waits
     /// for what is yet to be written (a device such as /dev/null, or memory, is not).
     var isLive: Bool { get }
+}
+
+extension ByteSource {
+    /// Reads into `bytes`, at most its count (what a `.bytes` outcome counts is at its start).
+    package func read(into bytes: inout [UInt8]) -> ReadOutcome {
+        bytes.withUnsafeMutableBytes { read(into: $0) }
+    }
+
+    /// Everything left to read, up to `limit` bytes (more is cut off); nil when a read fails.
+    package func readAll(limit: Int = 1 << 26) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count < limit {
+            switch read(into: &chunk) {
+            case .bytes(let count): bytes += chunk[..<count]
+            case .end: return bytes
+            case .interrupted: continue
+            case .failed: return nil
+            }
+        }
+        return Array(bytes.prefix(limit))
+    }
 }
 
 extension ByteSource {

@@ -4,6 +4,11 @@ import ToastCore
 ///
 /// It checks every field a type owns, fills in defaults, and numbers the shows without an
 /// `id` (`t<N>`, counting rejected shows too). One decoder reads one stream.
+///
+/// It works on a line's bytes as the reader lends them (docs/performance.md, "Decoding").
+/// Safe to use: a line is read only during the call it is passed to, through a `JSONScanner`
+/// that checks every index against the line's count; what an event keeps of the line (text,
+/// extra fields) is copied into the batch's text or a `String` before the call returns.
 package struct EventDecoder {
     /// Roles a show may name: the built-in ones and those the scripts defined.
     package var roles: RoleTable

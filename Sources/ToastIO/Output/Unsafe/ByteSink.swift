@@ -7,6 +7,9 @@ import ToastCore
 
 /// Where encoded records go. Writes that fail are remembered, not thrown, so the pipeline
 /// never unwinds mid-step; the run checks `failure` between events.
+///
+/// Safe to use: a write reads only the `bytes.count` bytes it is lent, and keeps no pointer to
+/// them after it returns.
 package protocol ByteSink: AnyObject {
     func write(_ bytes: UnsafeRawBufferPointer)
     /// Pushes everything written so far to its destination (and to disk, where asked).
@@ -40,6 +43,10 @@ package final class FileDescriptorSink: ByteSink {
 
     package static func standardOutput() -> FileDescriptorSink {
         FileDescriptorSink(fd: STDOUT_FILENO, name: "<stdout>", syncToDisk: false, ownsDescriptor: false)
+    }
+
+    package static func standardError() -> FileDescriptorSink {
+        FileDescriptorSink(fd: STDERR_FILENO, name: "<stderr>", syncToDisk: false, ownsDescriptor: false)
     }
 
     /// Opens `path` for appending (creating it), or throws with the system's reason.
@@ -78,6 +85,13 @@ package final class FileDescriptorSink: ByteSink {
         if fsync(fd) != 0 && errno != EINVAL {
             failure = .writeFailed("\(name): \(String(cString: strerror(errno)))")
         }
+    }
+}
+
+extension ByteSink {
+    /// Writes the UTF-8 bytes of `text`.
+    package func write(_ text: String) {
+        text.withUTF8Bytes { write($0) }
     }
 }
 

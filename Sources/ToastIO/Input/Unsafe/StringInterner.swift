@@ -11,6 +11,9 @@ import ToastCore
 /// comparisons of integers, not a look at the string's bytes and a `memcmp` call. Work and
 /// memory stay bounded whatever the input: a line of values that never repeat costs a
 /// comparison more a value.
+///
+/// Safe for any bytes: the words of a value are read only for values of at most 16 bytes,
+/// within their count, and a kept value is a `String` of its own.
 struct StringInterner {
     private struct Slot {
         /// The value's bytes as `shortTextWords` gives them; `count` is -1 in an empty slot.
