@@ -1,0 +1,69 @@
+import Testing
+@testable import ToastCore
+@testable import ToastIO
+
+/// A toast saved for `--state` and made again from what was saved is the same toast: the same
+/// saved form, and the same bytes in every record it can be in.
+@Suite struct ToastStateTests {
+    /// The records a toast can be in, as JSON Lines bytes.
+    private func recordBytes(_ toast: Toast) -> [UInt8] {
+        var bytes = ByteBuffer()
+        let encoder = JSONRecordEncoder()
+        _ = encoder.encode(.present(toast, at: 5_000_000, waited: 1_500_000), into: &bytes)
+        _ = encoder.encode(.dismiss(toast, at: 8_000_000, reason: .timeout, shown: 3_000_000), into: &bytes)
+        _ = encoder.encode(.drop(toast, at: 9_000_000, Drop(stage: "dedup", reason: .duplicate, of: "t0")), into: &bytes)
+        return bytes.bytes
+    }
+
+    private func decoded(_ line: String, screenField: String? = nil) throws -> Toast {
+        var decoder = EventDecoder()
+        decoder.screenField = screenField
+        let result = Array(line.utf8).withUnsafeBufferPointer { decoder.decodeJSON($0, number: 7) }
+        guard case .success(let event) = result, case .show(let toast) = event.kind else {
+            throw SavedStateError("not a show: \(line)")
+        }
+        return toast
+    }
+
+    @Test(arguments: [
+        #"{"message":"Saved","at":1.5}"#,
+        #"{"id":"x","message":"Süß 😀 \"quoted\"\n","subtitle":"sub","role":"error","source":"net","key":"k","priority":3}"#,
+        #"{"message":"M","duration":null,"after":2,"placement":"bottom","policy":"replace","dismiss_on_tap":false,"swipe":false}"#,
+        #"{"message":"M","level":"debug","n":{"a":[1,2.5,true,null]},"build":"b 1"}"#,
+        #"{"message":"M", "spaced" : 1e3, "user":"u7"}"#,
+        #"{"message":"M","user":42}"#,
+    ])
+    func aDecodedToastComesBackAsItWas(line: String) throws {
+        let toast = try decoded(line, screenField: "user")
+        let restored = try Toast(savedState: toast.savedState)
+        #expect(restored.savedState == toast.savedState)
+        #expect(recordBytes(restored) == recordBytes(toast))
+    }
+
+    @Test func whatTheStagesAddedComesBackToo() throws {
+        var toast = try decoded(#"{"message":"Disk full","subtitle":"/var","role":"warning","n":1}"#)
+        toast.style = AppliedStyle(symbol: "exclamationmark.triangle.fill", glyph: "⚠", color: "orange")
+        toast.madeBy = "digest"
+        toast.priority = 1
+        toast.message = "Disk full (twice)"
+        toast.announce(label: "Warning")
+        let restored = try Toast(savedState: toast.savedState)
+        #expect(restored.savedState == toast.savedState)
+        #expect(recordBytes(restored) == recordBytes(toast))
+        #expect(restored.announcement == "Warning: Disk full (twice), /var")
+        #expect(restored.madeBy == "digest" && restored.atMicros == toast.atMicros && restored.inputLine == 7)
+    }
+
+    @Test func aDamagedSavedToastSaysWhatIsWrong() {
+        #expect(throws: SavedStateError("toast is not an object")) { try Toast(savedState: .string("x")) }
+        #expect(throws: SavedStateError("toast has no fields")) { try Toast(savedState: .object([])) }
+        var saved = Toast(id: "t1", message: "M").savedState
+        if case .object(var members) = saved, case .object(var fields) = members[0].value,
+           let index = fields.firstIndex(where: { $0.name == "duration" }) {
+            fields[index].value = .object([JSONMember("text", .string("3"))])
+            members[0].value = .object(fields)
+            saved = .object(members)
+        }
+        #expect(throws: SavedStateError("toast.fields.duration is not a value this field holds")) { try Toast(savedState: saved) }
+    }
+}
