@@ -426,3 +426,63 @@ package final class Host {
         }
     }
 }
+
+// MARK: Saved state (--state)
+
+extension Host {
+    /// What the host holds, for `--state` (SPEC 11.4): each visible, waiting and delayed toast
+    /// with its bookkeeping, in the order of its line, and the counters. The host's timers are
+    /// the pipeline's, saved with it; the settings come from the scripts of the run that
+    /// restores it.
+    package var savedState: JSONValue {
+        func entries(_ slotsInLine: [Int]) -> JSONValue {
+            .array(slotsInLine.map { slot in
+                let entry = slots[slot]
+                return .object([
+                    JSONMember("serial", .integer(Int64(entry.serial))),
+                    JSONMember("priority", .integer(Int64(entry.priority))),
+                    JSONMember("arrival_time", .integer(entry.arrivalTime)),
+                    JSONMember("arrival_order", .integer(Int64(entry.arrivalOrder))),
+                    JSONMember("presented_at", .integer(entry.presentedAt)),
+                    JSONMember("timeout_generation", .integer(Int64(entry.timeoutGeneration))),
+                    JSONMember("paused", .bool(entry.isPaused)),
+                    JSONMember("toast", slots.toast(slot).savedState),
+                ])
+            })
+        }
+        return .object([
+            JSONMember("visible", entries(visible)),
+            JSONMember("waiting", entries(waiting)),
+            JSONMember("delayed", entries(delayed)),
+            JSONMember("next_serial", .integer(Int64(state.nextSerial))),
+            JSONMember("next_arrival_order", .integer(Int64(state.nextArrivalOrder))),
+        ])
+    }
+
+    /// Makes the host hold what `savedState` gave, in place of what it holds (nothing is
+    /// written). Throws `SavedStateError` naming the part that is wrong, the host unchanged.
+    package func restore(from saved: JSONValue) throws {
+        let object = try SavedObject(saved, path: "host")
+        var restored = State(settings: state.settings)
+        func line(_ name: String) throws -> [Int] {
+            guard case .array(let items) = try object.required(name) else { throw SavedStateError("host.\(name) is not a list") }
+            return try items.enumerated().map { index, item in
+                let path = "host.\(name)[\(index)]"
+                let saved = try SavedObject(item, path: path)
+                var entry = HostedToast(serial: Int(try saved.integer("serial")), priority: Int(try saved.integer("priority")))
+                entry.arrivalTime = try saved.integer("arrival_time")
+                entry.arrivalOrder = Int(try saved.integer("arrival_order"))
+                entry.presentedAt = try saved.integer("presented_at")
+                entry.timeoutGeneration = Int(try saved.integer("timeout_generation"))
+                entry.isPaused = try saved.bool("paused")
+                return restored.slots.add(try Toast(savedState: saved.required("toast")), entry)
+            }
+        }
+        restored.visible = try line("visible")
+        restored.waiting = try line("waiting")
+        restored.delayed = try line("delayed")
+        restored.nextSerial = Int(try object.integer("next_serial"))
+        restored.nextArrivalOrder = Int(try object.integer("next_arrival_order"))
+        state = restored
+    }
+}
