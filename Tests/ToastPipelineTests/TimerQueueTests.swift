@@ -48,3 +48,37 @@ import Testing
         }
     }
 }
+
+/// The timer queue saved for `--state` and made again fires the same timers in the same order.
+@Suite struct TimerQueueStateTests {
+    @Test func aRestoredQueueFiresInTheOrderTheSavedOneWould() throws {
+        var queue = TimerQueue<Int>()
+        for (payload, due) in [(1, 30), (2, 10), (3, 30), (4, 10), (5, 20), (6, 30)] { queue.schedule(payload, at: Microseconds(due)) }
+        _ = queue.popNext()
+        let saved = queue.savedState { .integer(Int64($0)) }
+        var restored = try TimerQueue<Int>(savedState: saved, path: "timers") { value, path in
+            guard case .integer(let payload) = value else { throw SavedStateError("\(path) is not an integer") }
+            return Int(payload)
+        }
+        // Set after the restart: due with the others at 30, it fires after them.
+        restored.schedule(7, at: 30)
+        queue.schedule(7, at: 30)
+        var fromSaved: [Int] = [], fromRestored: [Int] = []
+        while let timer = queue.popNext() { fromSaved.append(timer.payload) }
+        while let timer = restored.popNext() { fromRestored.append(timer.payload) }
+        #expect(fromSaved == [4, 5, 1, 3, 6, 7])
+        #expect(fromRestored == fromSaved)
+    }
+
+    @Test func aDamagedSavedQueueSaysWhere() {
+        let decode: (JSONValue, String) throws -> Int = { _, _ in 0 }
+        #expect(throws: SavedStateError("timers is not a list")) { try TimerQueue<Int>(savedState: .null, path: "timers", decode) }
+        let outOfOrder = JSONValue.array([
+            .object([JSONMember("due", .integer(5)), JSONMember("timer", .null)]),
+            .object([JSONMember("due", .integer(4)), JSONMember("timer", .null)]),
+        ])
+        #expect(throws: SavedStateError("timers[1] is due before the timer above it")) {
+            try TimerQueue<Int>(savedState: outOfOrder, path: "timers", decode)
+        }
+    }
+}

@@ -78,3 +78,32 @@ package struct TimerQueue<Payload> {
         heap[parent] = timer
     }
 }
+
+// MARK: Saved state (--state)
+
+extension TimerQueue {
+    /// The timers in the order they fire, each `{"due": µs, "timer": PAYLOAD}` with its payload
+    /// as `save` writes it, for `--state` (SPEC 11.4).
+    package func savedState(_ save: (Payload) -> JSONValue) -> JSONValue {
+        .array(heap.sorted { $0.firesBefore($1) }.map { timer in
+            .object([JSONMember("due", .integer(timer.due)), JSONMember("timer", save(timer.payload))])
+        })
+    }
+
+    /// The timers `savedState` gave, set again in the order they fire, so that timers due at
+    /// the same time keep their order (and come before any set after). Throws
+    /// `SavedStateError` naming the part that is wrong (`path`, or what `restore` throws).
+    package init(savedState: JSONValue, path: String, _ restore: (JSONValue, String) throws -> Payload) throws {
+        self.init()
+        guard case .array(let items) = savedState else { throw SavedStateError("\(path) is not a list") }
+        var last: Microseconds = .min
+        for (index, item) in items.enumerated() {
+            let itemPath = "\(path)[\(index)]"
+            let saved = try SavedObject(item, path: itemPath)
+            let due = try saved.integer("due")
+            guard due >= last else { throw SavedStateError("\(itemPath) is due before the timer above it") }
+            last = due
+            schedule(try restore(try saved.required("timer"), "\(itemPath).timer"), at: due)
+        }
+    }
+}
