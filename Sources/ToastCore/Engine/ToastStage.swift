@@ -96,3 +96,14 @@ public struct StageTimer: Sendable {
 public struct HoldHandle: Hashable, Sendable {
     let serial: Int
 }
+
+/// A built-in stage that keeps state between toasts (keys, windows, held toasts), saved and
+/// restored with the run by `--state` (SPEC 11.4). A stage's timers are the pipeline's, saved
+/// with it; a restored stage must go on as if it had never stopped.
+package protocol StageWithSavedState: ToastStage {
+    /// What the stage keeps, as JSON.
+    var savedState: JSONValue { get }
+    /// Takes back what `savedState` gave, in place of what the stage keeps; throws
+    /// `SavedStateError` naming the part that is wrong (under `path`), the stage unchanged.
+    func restore(from saved: JSONValue, path: String) throws
+}

@@ -103,6 +103,38 @@ package final class DedupStage: ToastStage, CalledUnretained {
     }
 }
 
+extension DedupStage: StageWithSavedState {
+    /// The keys that passed, the least recently passed first, each with when and which toast.
+    package var savedState: JSONValue {
+        .object([
+            JSONMember("keys", .array(cache.entriesOldestFirst().map { entry in
+                .object([JSONMember("key", .string(SavedBytes.text(entry.key))),
+                         JSONMember("time", .integer(entry.value.time)), JSONMember("id", .string(entry.value.id))])
+            })),
+            JSONMember("last_pass", lastPass.map { .integer($0) } ?? .null),
+        ])
+    }
+
+    package func restore(from saved: JSONValue, path: String) throws {
+        let object = try SavedObject(saved, path: path)
+        guard case .array(let keys) = try object.required("keys") else { throw SavedStateError("\(path).keys is not a list") }
+        var restored = RecencyCache<PassedToast>(capacity: cache.capacity)
+        for (index, item) in keys.enumerated() {
+            let entry = try SavedObject(item, path: "\(path).keys[\(index)]")
+            restored.insert(try SavedBytes.bytes(try entry.required("key"), path: "\(path).keys[\(index)].key"),
+                            PassedToast(time: try entry.integer("time"), id: try entry.string("id")))
+        }
+        let lastPass: Microseconds?
+        switch try object.required("last_pass") {
+        case .null: lastPass = nil
+        case .integer(let time): lastPass = time
+        default: throw SavedStateError("\(path).last_pass is not a time")
+        }
+        cache = restored
+        self.lastPass = lastPass
+    }
+}
+
 extension DedupStage: ScreenState {
     /// A key keeps its screen for `window` after it passed; with `window = 0` no key does (a
     /// repeat on a screen that came back is no repeat).

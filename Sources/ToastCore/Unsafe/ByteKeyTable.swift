@@ -88,6 +88,12 @@ struct ByteKeyTable<Value>: ~Copyable {
         return number
     }
 
+    /// The key bytes of entry `number`, which is stored (a copy).
+    func key(at number: Int) -> [UInt8] {
+        let (start, count) = (entries[number].keyStart, entries[number].keyCount)
+        return keyBytes.withBytes { Array($0[start..<start + count]) }
+    }
+
     /// The value of entry `number`, which is stored.
     subscript(number: Int) -> Value {
         get { entries[number].value }

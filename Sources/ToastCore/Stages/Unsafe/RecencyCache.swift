@@ -62,6 +62,22 @@ struct RecencyCache<Value>: ~Copyable {
         linkAsNewest(slot)
     }
 
+    /// Every key and value, the least recently used first (for `--state`).
+    func entriesOldestFirst() -> [(key: [UInt8], value: Value)] {
+        var entries: [(key: [UInt8], value: Value)] = []
+        var slot = oldest
+        while slot >= 0 {
+            entries.append((table.key(at: slot), table[slot].value))
+            slot = table[slot].newer
+        }
+        return entries
+    }
+
+    /// Stores `key` as the most recently used (a key not stored yet; for `--state`).
+    mutating func insert(_ key: [UInt8], _ value: Value) {
+        key.withUnsafeBytes { insert($0, hash: Self.hash($0), value) }
+    }
+
     private mutating func unlink(_ slot: Int) {
         let newer = table[slot].newer
         let older = table[slot].older
