@@ -42,6 +42,10 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
             (ids, role, priority) = ([toast.id], toast.role, toast.effectivePriority(in: roles))
         }
 
+        init(ids: [String], role: String, priority: Int) {
+            (self.ids, self.role, self.priority) = (ids, role, priority)
+        }
+
         mutating func add(_ toast: Toast, roles: RoleTable) {
             ids.append(toast.id)
             let priority = toast.effectivePriority(in: roles)
@@ -169,6 +173,9 @@ struct TimeWindow {
 
     var count: Int { single == nil ? times.count - start : 1 }
 
+    /// The times in the window, oldest first.
+    var all: [Microseconds] { single.map { [$0] } ?? Array(times[start...]) }
+
     mutating func append(_ time: Microseconds) {
         if let first = single {
             single = nil
@@ -195,6 +202,76 @@ struct TimeWindow {
             times.removeFirst(start)
             start = 0
         }
+    }
+}
+
+extension RateLimitStage: StageWithSavedState {
+    /// Each group's key (hexadecimal bytes) with the times of its passes in the window and the
+    /// drops its pending summary stands for; the summaries' timers by token, and the counters.
+    package var savedState: JSONValue {
+        .object([
+            JSONMember("groups", .array(groups.storedEntries().map { entry in
+                var members = [JSONMember("key", .string(SavedBytes.text(entry.key))),
+                               JSONMember("passes", .array(entry.value.passes.all.map { .integer($0) }))]
+                if let drops = entry.value.pendingDrops {
+                    members.append(JSONMember("pending", .object([
+                        JSONMember("ids", .array(drops.ids.map(JSONValue.string))), JSONMember("role", .string(drops.role)),
+                        JSONMember("priority", .integer(Int64(drops.priority))),
+                    ])))
+                }
+                return .object(members)
+            })),
+            JSONMember("summaries", .array(summaryGroups.sorted { $0.key < $1.key }.map { token, key in
+                .object([JSONMember("token", .integer(Int64(token))), JSONMember("key", .string(SavedBytes.text(key)))])
+            })),
+            JSONMember("next_token", .integer(Int64(nextToken))),
+            JSONMember("groups_after_sweep", .integer(Int64(groupCountAfterLastSweep))),
+            JSONMember("last_pass", lastPass.map { .integer($0) } ?? .null),
+        ])
+    }
+
+    package func restore(from saved: JSONValue, path: String) throws {
+        let object = try SavedObject(saved, path: path)
+        guard case .array(let savedGroups) = try object.required("groups") else { throw SavedStateError("\(path).groups is not a list") }
+        var restoredGroups = ByteKeyTable<GroupState>()
+        for (index, item) in savedGroups.enumerated() {
+            let itemPath = "\(path).groups[\(index)]"
+            let group = try SavedObject(item, path: itemPath)
+            let key = try SavedBytes.bytes(try group.required("key"), path: "\(itemPath).key")
+            var state = GroupState()
+            guard case .array(let passes) = try group.required("passes") else { throw SavedStateError("\(itemPath).passes is not a list") }
+            for pass in passes {
+                guard case .integer(let time) = pass else { throw SavedStateError("\(itemPath).passes holds something but times") }
+                state.passes.append(time)
+            }
+            if let pending = group.optional("pending") {
+                let drops = try SavedObject(pending, path: "\(itemPath).pending")
+                guard case .array(let ids) = try drops.required("ids") else { throw SavedStateError("\(itemPath).pending.ids is not a list") }
+                state.pendingDrops = SummaryDrops(ids: try ids.map { id in
+                    guard case .string(let id) = id else { throw SavedStateError("\(itemPath).pending.ids holds something but ids") }
+                    return id
+                }, role: try drops.string("role"), priority: Int(try drops.integer("priority")))
+            }
+            _ = key.withUnsafeBytes { restoredGroups.insert($0, hash: ByteKeyTable<GroupState>.hash($0), state) }
+        }
+        guard case .array(let savedSummaries) = try object.required("summaries") else { throw SavedStateError("\(path).summaries is not a list") }
+        var restoredSummaries: [Int: [UInt8]] = [:]
+        for (index, item) in savedSummaries.enumerated() {
+            let summary = try SavedObject(item, path: "\(path).summaries[\(index)]")
+            restoredSummaries[Int(try summary.integer("token"))] = try SavedBytes.bytes(try summary.required("key"),
+                                                                                         path: "\(path).summaries[\(index)].key")
+        }
+        let lastPass: Microseconds?
+        switch try object.required("last_pass") {
+        case .null: lastPass = nil
+        case .integer(let time): lastPass = time
+        default: throw SavedStateError("\(path).last_pass is not a time")
+        }
+        let counters = (Int(try object.integer("next_token")), Int(try object.integer("groups_after_sweep")))
+        (nextToken, groupCountAfterLastSweep) = counters
+        groups = restoredGroups
+        summaryGroups = restoredSummaries
+        self.lastPass = lastPass
     }
 }
 

@@ -154,6 +154,11 @@ struct ByteKeyTable<Value>: ~Copyable {
         count = 0
     }
 
+    /// Every stored key and value, in the order of their entry numbers (for `--state`).
+    func storedEntries() -> [(key: [UInt8], value: Value)] {
+        entries.indices.filter { entries[$0].isStored }.map { (key(at: $0), entries[$0].value) }
+    }
+
     /// Forgets every entry whose value `shouldRemove` says to.
     mutating func removeAll(where shouldRemove: (Value) -> Bool) {
         for number in entries.indices where entries[number].isStored && shouldRemove(entries[number].value) {
