@@ -5,6 +5,11 @@ package final class GeneratedIDs {
 
     package init() {}
 
+    /// Goes on from `count` ids given (a restored run, `--state`).
+    package func restore(count: Int) {
+        self.count = count
+    }
+
     package func next() -> String {
         count += 1
         return "e\(count)"

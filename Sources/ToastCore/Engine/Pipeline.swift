@@ -33,7 +33,7 @@ package final class Pipeline: HostEnvironment {
     /// The run's settings; replaced by `reload` (between events), all but the stages' order.
     package private(set) var settings: PipelineSettings
     package let stageNames: [String]
-    private let stages: [any ToastStage]
+    let stages: [any ToastStage]
     /// The stages as placed (with screens on, those every screen shares, and the model of
     /// each screen's own).
     var stageInstances: [any ToastStage] { stages }
@@ -58,13 +58,13 @@ package final class Pipeline: HostEnvironment {
     // Each access to the state below is one step that calls out to no stage, host or writer
     // while it lasts (a timer is popped, then fired; a pending toast is copied out, then run),
     // so no two accesses overlap.
-    private var timers = TimerQueue<PipelineTimer>()
+    var timers = TimerQueue<PipelineTimer>()
     /// Toasts brought in during a step, with the stage each enters at; `isNew` is false for
     /// a held toast that a stage released (it came in before).
     private var pending: [(toast: Toast, stage: Int, isNew: Bool)] = []
     /// Toasts the stages hold, by serial (the order they were held), with their stage, when
     /// they were held and, with screens on, the serial of their screen (0: none).
-    private var held: [Int: HeldToast] = [:]
+    private(set) var held: [Int: HeldToast] = [:]
     /// With screens on, every screen's host and stages; nil: one host for every toast.
     let screenTable: ScreenTable?
     private var nextHoldSerial = 0
@@ -84,7 +84,7 @@ package final class Pipeline: HostEnvironment {
     package var timeDisplay = TimeDisplay()
 
     /// The stream clock.
-    package private(set) var now: Microseconds = 0
+    package internal(set) var now: Microseconds = 0
     /// The input line being handled, for toasts brought in while handling it.
     package private(set) var currentLine = 0
     /// What the run has counted so far.
@@ -649,7 +649,7 @@ package final class Pipeline: HostEnvironment {
 
     /// A toast a stage holds: its stage, since when, the serial of its screen (0: none), and
     /// whether its screen counts it among its held errors (`Screen.heldErrors`).
-    private struct HeldToast {
+    struct HeldToast {
         var toast: Toast
         let stage: Int
         let since: Microseconds
@@ -696,7 +696,7 @@ package final class Pipeline: HostEnvironment {
 
     /// The values of the timers stages set with a value, by id, until they fire or are
     /// cancelled, with the serial of the screen whose stage set them (0: none).
-    private var stageTimerValues: [Int: (value: any Sendable, screen: Int)] = [:]
+    private(set) var stageTimerValues: [Int: (value: any Sendable, screen: Int)] = [:]
     /// Ids of errors dropped into a summary or digest (or rate-limited, which a summary may
     /// stand for), until one that names them is shown (`countPresented`). Bounded: past
     /// `errorsAwaitingLimit` ids (a flood of rate-limited errors with no summary) more are not

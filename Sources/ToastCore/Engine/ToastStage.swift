@@ -107,3 +107,7 @@ package protocol StageWithSavedState: ToastStage {
     /// `SavedStateError` naming the part that is wrong (under `path`), the stage unchanged.
     func restore(from saved: JSONValue, path: String) throws
 }
+
+/// A built-in stage that keeps nothing between toasts, so `--state` has nothing of it to save
+/// (the rules stage's scripts keep theirs in Lua's `store`, which the scripts' side saves).
+package protocol StatelessStage: ToastStage {}

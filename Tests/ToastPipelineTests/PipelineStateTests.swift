@@ -1,0 +1,88 @@
+import Testing
+@testable import ToastCore
+@testable import ToastPipelineTesting
+
+/// The law of `--state` (SPEC 11.4), in one process: a run saved at any event, and restored
+/// into a new pipeline of the same stages, writes from there on the records of the run that
+/// never stopped.
+@Suite struct PipelineStateTests {
+    typealias Generator = InvariantTests.SeededGenerator
+
+    private func makePipeline(_ log: RecordLog) -> Pipeline {
+        var dedup = DedupSettings()
+        dedup.cache = 8
+        dedup.window = 4_000_000
+        var rateLimit = RateLimitSettings()
+        rateLimit.limit = 2
+        rateLimit.window = 3_000_000
+        rateLimit.summary = true
+        var settings = PipelineSettings()
+        settings.queue.limit = 2
+        return Pipeline(settings: settings, stages: [
+            ("dedup", DedupStage(settings: dedup)), ("rate_limit", RateLimitStage(settings: rateLimit)),
+            ("priority", PriorityStage()), ("style", StyleStage()), ("announce", AnnounceStage()),
+        ], output: log)
+    }
+
+    /// A random stream: shows from a few sources with a few messages and roles, taps, dismisses.
+    private func events(seed: UInt64, count: Int) -> [Event] {
+        var random = Generator(state: seed)
+        var time: Microseconds = 0
+        return (0..<count).map { index in
+            time += Microseconds.random(in: 0...900_000, using: &random)
+            switch Int.random(in: 0..<12, using: &random) {
+            case 0: return Event(.tap(target: nil), at: time, line: index + 1)
+            case 1: return Event(.dismiss(target: "t\(Int.random(in: 0...index, using: &random))"), at: time, line: index + 1)
+            default:
+                var toast = Toast(id: "t\(index)", message: "m\(Int.random(in: 0..<5, using: &random))",
+                                  role: ["info", "info", "warning", "error"].randomElement(using: &random) ?? "info")
+                toast.source = "s\(Int.random(in: 0..<3, using: &random))"
+                if Int.random(in: 0..<6, using: &random) == 0 { toast.durationMicros = nil }
+                toast.inputLine = index + 1
+                return Event(.show(toast), at: time, line: index + 1)
+            }
+        }
+    }
+
+    @Test(arguments: 0..<12)
+    func aRestoredRunWritesTheRecordsOfTheRunThatNeverStopped(seed: UInt64) throws {
+        let stream = events(seed: seed, count: 120)
+        var random = Generator(state: seed &+ 500)
+        let stopAfter = Int.random(in: 1..<stream.count, using: &random)
+
+        let wholeLog = RecordLog()
+        let whole = makePipeline(wholeLog)
+        for event in stream { whole.handle(event) }
+        whole.finish(drain: true)
+
+        let firstLog = RecordLog()
+        let first = makePipeline(firstLog)
+        for event in stream[..<stopAfter] { first.handle(event) }
+        let saved = try first.savedState()
+        let secondLog = RecordLog()
+        let second = makePipeline(secondLog)
+        try second.restore(from: saved)
+        #expect(try second.savedState() == saved)
+        for event in stream[stopAfter...] { second.handle(event) }
+        second.finish(drain: true)
+
+        #expect(firstLog.jsonLines + secondLog.jsonLines == wholeLog.jsonLines, "stopped after event \(stopAfter)")
+        #expect(wholeLog.jsonLines.contains { $0.contains(#""stage":"rate_limit""#) })
+        #expect(wholeLog.jsonLines.contains { $0.contains(#""stage":"dedup""#) })
+    }
+
+    @Test func whatCannotBeSavedYetIsRefusedByName() throws {
+        let pipeline = Pipeline(settings: PipelineSettings(), stages: [("debounce", DebounceStage(settings: DebounceSettings()))],
+                                output: RecordLog())
+        #expect(throws: SavedStateError("stage debounce keeps state that cannot be saved yet")) { try pipeline.savedState() }
+    }
+
+    @Test func aSavedRunForOtherStagesIsRefused() throws {
+        let saved = try makePipeline(RecordLog()).savedState()
+        let other = Pipeline(settings: PipelineSettings(), stages: [("dedup", DedupStage(settings: DedupSettings()))],
+                             output: RecordLog())
+        #expect(throws: SavedStateError("pipeline.stages[1] is for a stage rate_limit this run does not have")) {
+            try other.restore(from: saved)
+        }
+    }
+}
