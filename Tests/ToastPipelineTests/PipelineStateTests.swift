@@ -8,6 +8,28 @@ import Testing
 @Suite struct PipelineStateTests {
     typealias Generator = InvariantTests.SeededGenerator
 
+    /// The stages of a run that holds toasts too: debounce and digest before the others.
+    private func makeHoldingPipeline(_ log: RecordLog) -> Pipeline {
+        var debounce = DebounceSettings()
+        debounce.fields = ["source"]
+        debounce.window = 1_500_000
+        debounce.maxWait = 4_000_000
+        var digest = DigestSettings()
+        digest.window = 3_000_000
+        digest.leading = false
+        var rateLimit = RateLimitSettings()
+        rateLimit.limit = 3
+        rateLimit.window = 2_000_000
+        rateLimit.summary = true
+        var settings = PipelineSettings()
+        settings.queue.limit = 2
+        return Pipeline(settings: settings, stages: [
+            ("debounce", DebounceStage(settings: debounce)), ("dedup", DedupStage(settings: DedupSettings())),
+            ("digest", DigestStage(settings: digest)), ("rate_limit", RateLimitStage(settings: rateLimit)),
+            ("priority", PriorityStage()), ("style", StyleStage()), ("announce", AnnounceStage()),
+        ], output: log)
+    }
+
     private func makePipeline(_ log: RecordLog) -> Pipeline {
         var dedup = DedupSettings()
         dedup.cache = 8
@@ -71,10 +93,42 @@ import Testing
         #expect(wholeLog.jsonLines.contains { $0.contains(#""stage":"dedup""#) })
     }
 
-    @Test func whatCannotBeSavedYetIsRefusedByName() throws {
-        let pipeline = Pipeline(settings: PipelineSettings(), stages: [("debounce", DebounceStage(settings: DebounceSettings()))],
-                                output: RecordLog())
-        #expect(throws: SavedStateError("stage debounce keeps state that cannot be saved yet")) { try pipeline.savedState() }
+    @Test(arguments: 0..<12)
+    func aRestoredRunThatHoldsToastsWritesTheRecordsOfTheRunThatNeverStopped(seed: UInt64) throws {
+        let stream = events(seed: seed &+ 77, count: 120)
+        var random = Generator(state: seed &+ 900)
+        let stopAfter = Int.random(in: 1..<stream.count, using: &random)
+
+        let wholeLog = RecordLog()
+        let whole = makeHoldingPipeline(wholeLog)
+        for event in stream { whole.handle(event) }
+        whole.finish(drain: true)
+
+        let firstLog = RecordLog()
+        let first = makeHoldingPipeline(firstLog)
+        for event in stream[..<stopAfter] { first.handle(event) }
+        let saved = try first.savedState()
+        let secondLog = RecordLog()
+        let second = makeHoldingPipeline(secondLog)
+        try second.restore(from: saved)
+        #expect(try second.savedState() == saved)
+        for event in stream[stopAfter...] { second.handle(event) }
+        second.finish(drain: true)
+
+        #expect(firstLog.jsonLines + secondLog.jsonLines == wholeLog.jsonLines, "stopped after event \(stopAfter)")
+        for reason in ["debounced", "digested"] {
+            #expect(wholeLog.jsonLines.contains { $0.contains(#""reason":"\#(reason)""#) }, "no \(reason) drop")
+        }
+    }
+
+    /// A stage of one's own that says nothing of what it keeps.
+    private final class Silent: ToastStage {
+        func process(_ toast: inout Toast, context: StageContext) -> StageVerdict { .pass }
+    }
+
+    @Test func aStageThatCannotSayWhatItKeepsIsRefusedByName() throws {
+        let pipeline = Pipeline(settings: PipelineSettings(), stages: [("silent", Silent())], output: RecordLog())
+        #expect(throws: SavedStateError("stage silent keeps state that cannot be saved yet")) { try pipeline.savedState() }
     }
 
     @Test func aSavedRunForOtherStagesIsRefused() throws {

@@ -64,10 +64,10 @@ package final class Pipeline: HostEnvironment {
     private var pending: [(toast: Toast, stage: Int, isNew: Bool)] = []
     /// Toasts the stages hold, by serial (the order they were held), with their stage, when
     /// they were held and, with screens on, the serial of their screen (0: none).
-    private(set) var held: [Int: HeldToast] = [:]
+    var held: [Int: HeldToast] = [:]
     /// With screens on, every screen's host and stages; nil: one host for every toast.
     let screenTable: ScreenTable?
-    private var nextHoldSerial = 0
+    var nextHoldSerial = 0
     private var pendingStart = 0
     private var isRunningPending = false
     /// How deep inside `handle`, a timer or `finish` we are: toasts emitted there wait.

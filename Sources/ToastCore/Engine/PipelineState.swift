@@ -1,14 +1,13 @@
 /// The pipeline's saved form for `--state` (SPEC 11.4): the clock, the `e<N>` counter, the
 /// timers, the host and every stage that keeps state, by the stage's name. A run restored from
 /// it goes on as the one that never stopped. Lua's `after` timers are closures and are not
-/// kept (`droppedScriptTimers` says how many were pending); screens, held toasts and stages
-/// that cannot say what they keep are refused by name.
+/// kept (`pendingScriptTimers` says how many were pending); screens and stages that cannot say
+/// what they keep are refused by name.
 extension Pipeline {
     /// The pipeline as a JSON value that `restore(from:)` reads back; throws `SavedStateError`
     /// for what cannot be saved.
     package func savedState() throws -> JSONValue {
         guard screenTable == nil else { throw SavedStateError("screens cannot be saved yet") }
-        guard held.isEmpty else { throw SavedStateError("held toasts cannot be saved yet") }
         var stageStates: [JSONValue] = []
         for (name, stage) in zip(stageNames, stages) {
             if stage is any StatelessStage { continue }
@@ -23,6 +22,12 @@ extension Pipeline {
             JSONMember("emitted", .integer(Int64(generatedIDs.count))),
             JSONMember("timers", timers),
             JSONMember("host", host.savedState),
+            JSONMember("held", .array(held.sorted { $0.key < $1.key }.map { serial, entry in
+                .object([JSONMember("serial", .integer(Int64(serial))), JSONMember("stage", .string(stageNames[entry.stage])),
+                         JSONMember("since", .integer(entry.since)), JSONMember("error", .bool(entry.isError)),
+                         JSONMember("toast", entry.toast.savedState)])
+            })),
+            JSONMember("hold_serial", .integer(Int64(nextHoldSerial))),
             JSONMember("stages", .array(stageStates)),
         ])
     }
@@ -56,11 +61,27 @@ extension Pipeline {
         let restoredTimers = try TimerQueue<PipelineTimer>(savedState: try object.required("timers"), path: "pipeline.timers") {
             try self.timer(from: $0, path: $1)
         }
+        guard case .array(let savedHeld) = try object.required("held") else { throw SavedStateError("pipeline.held is not a list") }
+        var restoredHeld: [Int: HeldToast] = [:]
+        for (index, item) in savedHeld.enumerated() {
+            let itemPath = "pipeline.held[\(index)]"
+            let entry = try SavedObject(item, path: itemPath)
+            let name = try entry.string("stage")
+            guard let stage = stageNames.firstIndex(of: name) else {
+                throw SavedStateError("\(itemPath) is held by a stage \(name) this run does not have")
+            }
+            restoredHeld[Int(try entry.integer("serial"))] = HeldToast(
+                toast: try Toast(savedState: try entry.required("toast")), stage: stage, since: try entry.integer("since"),
+                screen: 0, isError: try entry.bool("error"))
+        }
+        let holdSerial = Int(try object.integer("hold_serial"))
         let savedNow = try object.integer("now")
         let emitted = Int(try object.integer("emitted"))
         try host.restore(from: try object.required("host"))
         for restore in restores { try restore.stage.restore(from: restore.state, path: restore.path) }
         timers = restoredTimers
+        held = restoredHeld
+        nextHoldSerial = holdSerial
         now = savedNow
         generatedIDs.restore(count: emitted)
     }

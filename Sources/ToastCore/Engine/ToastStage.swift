@@ -97,6 +97,16 @@ public struct HoldHandle: Hashable, Sendable {
     let serial: Int
 }
 
+extension HoldHandle {
+    /// A held toast's handle in a saved state: the serial the pipeline's held table keeps it by.
+    var savedState: JSONValue { .integer(Int64(serial)) }
+
+    init(savedState: JSONValue, path: String) throws {
+        guard case .integer(let serial) = savedState else { throw SavedStateError("\(path) is not a held toast's serial") }
+        self.serial = Int(serial)
+    }
+}
+
 /// A built-in stage that keeps state between toasts (keys, windows, held toasts), saved and
 /// restored with the run by `--state` (SPEC 11.4). A stage's timers are the pipeline's, saved
 /// with it; a restored stage must go on as if it had never stopped.

@@ -74,6 +74,45 @@ package final class DebounceStage: ToastStage, CalledUnretained {
     }
 }
 
+extension DebounceStage: StageWithSavedState {
+    /// Each burst's key (hexadecimal bytes) with its held toast, its start and its timer; the
+    /// timers' keys by token, and the token counter.
+    package var savedState: JSONValue {
+        .object([
+            JSONMember("bursts", .array(bursts.sorted { $0.value.timer < $1.value.timer }.map { key, burst in
+                .object([JSONMember("key", .string(SavedBytes.text(key))), JSONMember("held", burst.held.savedState),
+                         JSONMember("first", .integer(burst.first)), JSONMember("timer", .integer(Int64(burst.timer)))])
+            })),
+            JSONMember("timers", .array(timerKeys.sorted { $0.key < $1.key }.map { token, key in
+                .object([JSONMember("token", .integer(Int64(token))), JSONMember("key", .string(SavedBytes.text(key)))])
+            })),
+            JSONMember("next_token", .integer(Int64(nextToken))),
+        ])
+    }
+
+    package func restore(from saved: JSONValue, path: String) throws {
+        let object = try SavedObject(saved, path: path)
+        var restoredBursts: [[UInt8]: Burst] = [:]
+        guard case .array(let savedBursts) = try object.required("bursts") else { throw SavedStateError("\(path).bursts is not a list") }
+        for (index, item) in savedBursts.enumerated() {
+            let itemPath = "\(path).bursts[\(index)]"
+            let burst = try SavedObject(item, path: itemPath)
+            restoredBursts[try SavedBytes.bytes(try burst.required("key"), path: "\(itemPath).key")] = Burst(
+                held: try HoldHandle(savedState: try burst.required("held"), path: "\(itemPath).held"),
+                first: try burst.integer("first"), timer: Int(try burst.integer("timer")))
+        }
+        var restoredTimers: [Int: [UInt8]] = [:]
+        guard case .array(let savedTimers) = try object.required("timers") else { throw SavedStateError("\(path).timers is not a list") }
+        for (index, item) in savedTimers.enumerated() {
+            let timer = try SavedObject(item, path: "\(path).timers[\(index)]")
+            restoredTimers[Int(try timer.integer("token"))] = try SavedBytes.bytes(try timer.required("key"),
+                                                                                  path: "\(path).timers[\(index)].key")
+        }
+        let token = Int(try object.integer("next_token"))
+        (bursts, timerKeys, nextToken) = (restoredBursts, restoredTimers, token)
+    }
+}
+
 extension DebounceStage: ScreenState {
     /// A burst keeps its screen until its release timer fires, while its toast is held: a
     /// burst whose toast was cancelled (a `dismiss`) holds nothing.

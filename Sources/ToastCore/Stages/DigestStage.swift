@@ -141,6 +141,41 @@ package final class DigestStage: ToastStage, CalledUnretained {
 
 }
 
+extension DigestStage: StageWithSavedState {
+    /// Each open window's group key (hexadecimal bytes) with its value, its timer and the
+    /// toasts held in it in arrival order; the token counter.
+    package var savedState: JSONValue {
+        .object([
+            JSONMember("windows", .array(windows.sorted { $0.value.timer < $1.value.timer }.map { key, window in
+                .object([JSONMember("key", .string(SavedBytes.text(key))), JSONMember("value", window.value ?? .null),
+                         JSONMember("has_value", .bool(window.value != nil)),
+                         JSONMember("timer", .integer(Int64(window.timer))),
+                         JSONMember("held", .array(window.held.map(\.savedState)))])
+            })),
+            JSONMember("next_token", .integer(Int64(nextToken))),
+        ])
+    }
+
+    package func restore(from saved: JSONValue, path: String) throws {
+        let object = try SavedObject(saved, path: path)
+        var restoredWindows: [[UInt8]: Window] = [:]
+        var restoredTimers: [Int: [UInt8]] = [:]
+        guard case .array(let savedWindows) = try object.required("windows") else { throw SavedStateError("\(path).windows is not a list") }
+        for (index, item) in savedWindows.enumerated() {
+            let itemPath = "\(path).windows[\(index)]"
+            let window = try SavedObject(item, path: itemPath)
+            let key = try SavedBytes.bytes(try window.required("key"), path: "\(itemPath).key")
+            guard case .array(let held) = try window.required("held") else { throw SavedStateError("\(itemPath).held is not a list") }
+            let timer = Int(try window.integer("timer"))
+            restoredWindows[key] = Window(value: try window.bool("has_value") ? try window.required("value") : nil, timer: timer,
+                                          held: try held.enumerated().map { try HoldHandle(savedState: $1, path: "\(itemPath).held[\($0)]") })
+            restoredTimers[timer] = key
+        }
+        let token = Int(try object.integer("next_token"))
+        (windows, timerKeys, nextToken) = (restoredWindows, restoredTimers, token)
+    }
+}
+
 extension DigestStage: ScreenState {
     /// An open window, even an empty one, keeps its screen until it ends.
     func stateEnds(now: Microseconds, isHeld: (HoldHandle) -> Bool) -> ScreenStateEnd {
