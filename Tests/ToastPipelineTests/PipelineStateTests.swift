@@ -66,58 +66,44 @@ import Testing
         }
     }
 
-    @Test(arguments: 0..<12)
-    func aRestoredRunWritesTheRecordsOfTheRunThatNeverStopped(seed: UInt64) throws {
-        let stream = events(seed: seed, count: 120)
-        var random = Generator(state: seed &+ 500)
+    /// Runs `stream` through a pipeline `make` builds, whole; then again, saved after a random
+    /// event and restored into a new one that takes the rest. Returns the records of both runs.
+    private func wholeAndRestored(_ make: (RecordLog) -> Pipeline, _ stream: [Event], seed: UInt64) throws
+        -> (whole: [String], restored: [String], stopAfter: Int) {
+        var random = Generator(state: seed)
         let stopAfter = Int.random(in: 1..<stream.count, using: &random)
-
         let wholeLog = RecordLog()
-        let whole = makePipeline(wholeLog)
+        let whole = make(wholeLog)
         for event in stream { whole.handle(event) }
         whole.finish(drain: true)
 
         let firstLog = RecordLog()
-        let first = makePipeline(firstLog)
+        let first = make(firstLog)
         for event in stream[..<stopAfter] { first.handle(event) }
         let saved = try first.savedState()
         let secondLog = RecordLog()
-        let second = makePipeline(secondLog)
+        let second = make(secondLog)
         try second.restore(from: saved)
         #expect(try second.savedState() == saved)
         for event in stream[stopAfter...] { second.handle(event) }
         second.finish(drain: true)
+        return (wholeLog.jsonLines, firstLog.jsonLines + secondLog.jsonLines, stopAfter)
+    }
 
-        #expect(firstLog.jsonLines + secondLog.jsonLines == wholeLog.jsonLines, "stopped after event \(stopAfter)")
-        #expect(wholeLog.jsonLines.contains { $0.contains(#""stage":"rate_limit""#) })
-        #expect(wholeLog.jsonLines.contains { $0.contains(#""stage":"dedup""#) })
+    @Test(arguments: 0..<12)
+    func aRestoredRunWritesTheRecordsOfTheRunThatNeverStopped(seed: UInt64) throws {
+        let run = try wholeAndRestored(makePipeline, events(seed: seed, count: 120), seed: seed &+ 500)
+        #expect(run.restored == run.whole, "stopped after event \(run.stopAfter)")
+        #expect(run.whole.contains { $0.contains(#""stage":"rate_limit""#) })
+        #expect(run.whole.contains { $0.contains(#""stage":"dedup""#) })
     }
 
     @Test(arguments: 0..<12)
     func aRestoredRunThatHoldsToastsWritesTheRecordsOfTheRunThatNeverStopped(seed: UInt64) throws {
-        let stream = events(seed: seed &+ 77, count: 120)
-        var random = Generator(state: seed &+ 900)
-        let stopAfter = Int.random(in: 1..<stream.count, using: &random)
-
-        let wholeLog = RecordLog()
-        let whole = makeHoldingPipeline(wholeLog)
-        for event in stream { whole.handle(event) }
-        whole.finish(drain: true)
-
-        let firstLog = RecordLog()
-        let first = makeHoldingPipeline(firstLog)
-        for event in stream[..<stopAfter] { first.handle(event) }
-        let saved = try first.savedState()
-        let secondLog = RecordLog()
-        let second = makeHoldingPipeline(secondLog)
-        try second.restore(from: saved)
-        #expect(try second.savedState() == saved)
-        for event in stream[stopAfter...] { second.handle(event) }
-        second.finish(drain: true)
-
-        #expect(firstLog.jsonLines + secondLog.jsonLines == wholeLog.jsonLines, "stopped after event \(stopAfter)")
+        let run = try wholeAndRestored(makeHoldingPipeline, events(seed: seed &+ 77, count: 120), seed: seed &+ 900)
+        #expect(run.restored == run.whole, "stopped after event \(run.stopAfter)")
         for reason in ["debounced", "digested"] {
-            #expect(wholeLog.jsonLines.contains { $0.contains(#""reason":"\#(reason)""#) }, "no \(reason) drop")
+            #expect(run.whole.contains { $0.contains(#""reason":"\#(reason)""#) }, "no \(reason) drop")
         }
     }
 

@@ -9,7 +9,7 @@ import Testing
 
     /// The dedup drops of toasts `range` of a random stream (`message` from a few texts), sent to
     /// `harness` at their times.
-    private func dedupDrops(_ harness: StageHarness, _ range: Range<Int>, seed: UInt64) -> [String] {
+    private func dedupDrops(_ harness: StageHarness, _ range: Range<Int>, _ seed: UInt64) -> [String] {
         var random = Generator(state: seed)
         var times: [Duration] = []
         var messages: [String] = []
@@ -23,27 +23,32 @@ import Testing
         return harness.lines.filter { $0.contains("stage=dedup") }
     }
 
+    /// The drops of 80 toasts through a stage `make` builds, whole; then through one stopped
+    /// at a random toast and another restored from its saved form.
+    private func wholeAndRestored<Stage: StageWithSavedState>(
+        name: String, make: () -> Stage, drops: (StageHarness, Range<Int>, UInt64) -> [String], seed: UInt64, stopSeed: UInt64
+    ) throws -> (whole: [String], restored: [String], stopAt: Int) {
+        let count = 80
+        var random = Generator(state: stopSeed)
+        let stopAt = Int.random(in: 1..<count, using: &random)
+        let whole = drops(StageHarness(stages: [(name, make())]), 0..<count, seed)
+        let first = make()
+        let before = drops(StageHarness(stages: [(name, first)]), 0..<stopAt, seed)
+        let second = make()
+        try second.restore(from: first.savedState, path: name)
+        #expect(second.savedState == first.savedState)
+        return (whole, before + drops(StageHarness(stages: [(name, second)]), stopAt..<count, seed), stopAt)
+    }
+
     @Test(arguments: 0..<6)
     func aRestoredDedupDropsWhatTheOneThatNeverStoppedDrops(seed: UInt64) throws {
         var settings = DedupSettings()
         settings.cache = 4
         settings.window = 3_000_000
-        let count = 80
-        var random = Generator(state: seed &+ 99)
-        let stopAt = Int.random(in: 1..<count, using: &random)
-
-        let whole = StageHarness(stages: [("dedup", DedupStage(settings: settings))])
-        let all = dedupDrops(whole, 0..<count, seed: seed)
-
-        let first = DedupStage(settings: settings)
-        let before = dedupDrops(StageHarness(stages: [("dedup", first)]), 0..<stopAt, seed: seed)
-        let second = DedupStage(settings: settings)
-        try second.restore(from: first.savedState, path: "dedup")
-        #expect(second.savedState == first.savedState)
-        let after = dedupDrops(StageHarness(stages: [("dedup", second)]), stopAt..<count, seed: seed)
-
-        #expect(before + after == all, "stopped after toast \(stopAt)")
-        #expect(all.count > 10)
+        let run = try wholeAndRestored(name: "dedup", make: { DedupStage(settings: settings) }, drops: dedupDrops,
+                                       seed: seed, stopSeed: seed &+ 99)
+        #expect(run.restored == run.whole, "stopped after toast \(run.stopAt)")
+        #expect(run.whole.count > 10)
     }
 
     @Test func aDamagedSavedDedupSaysWhereAndKeepsWhatItHad() {
@@ -62,7 +67,7 @@ import Testing
     }
 
     /// The rate limit's drops of toasts `range` of a random stream from a few sources.
-    private func rateLimitDrops(_ harness: StageHarness, _ range: Range<Int>, seed: UInt64) -> [String] {
+    private func rateLimitDrops(_ harness: StageHarness, _ range: Range<Int>, _ seed: UInt64) -> [String] {
         var random = Generator(state: seed)
         var toasts: [(Duration, String)] = []
         var time = Duration.zero
@@ -84,20 +89,10 @@ import Testing
         settings.limit = 2
         settings.window = 2_000_000
         settings.summary = false
-        let count = 80
-        var random = Generator(state: seed &+ 7)
-        let stopAt = Int.random(in: 1..<count, using: &random)
-
-        let all = rateLimitDrops(StageHarness(stages: [("rate_limit", RateLimitStage(settings: settings))]), 0..<count, seed: seed)
-        let first = RateLimitStage(settings: settings)
-        let before = rateLimitDrops(StageHarness(stages: [("rate_limit", first)]), 0..<stopAt, seed: seed)
-        let second = RateLimitStage(settings: settings)
-        try second.restore(from: first.savedState, path: "rate_limit")
-        #expect(second.savedState == first.savedState)
-        let after = rateLimitDrops(StageHarness(stages: [("rate_limit", second)]), stopAt..<count, seed: seed)
-
-        #expect(before + after == all, "stopped after toast \(stopAt)")
-        #expect(all.count > 10)
+        let run = try wholeAndRestored(name: "rate_limit", make: { RateLimitStage(settings: settings) }, drops: rateLimitDrops,
+                                       seed: seed, stopSeed: seed &+ 7)
+        #expect(run.restored == run.whole, "stopped after toast \(run.stopAt)")
+        #expect(run.whole.count > 10)
     }
 
     /// With summaries pending, the saved form comes back whole (their timers are the
