@@ -107,6 +107,51 @@ import Testing
         }
     }
 
+    /// The holding run with screens on, by `user`, at most four at once (so the limit ends some).
+    private func makeScreensPipeline(_ log: RecordLog) -> Pipeline {
+        let template = makeHoldingPipeline(RecordLog())
+        var settings = template.settings
+        var screens = ScreenSettings(by: "user")
+        screens.limit = 4
+        settings.screens = screens
+        var debounce = DebounceSettings()
+        debounce.fields = ["source"]
+        var digest = DigestSettings()
+        digest.window = 3_000_000
+        var rateLimit = RateLimitSettings()
+        rateLimit.limit = 2
+        rateLimit.window = 2_000_000
+        rateLimit.summary = true
+        return Pipeline(settings: settings, stages: [
+            ("debounce", DebounceStage(settings: debounce)), ("dedup", DedupStage(settings: DedupSettings())),
+            ("digest", DigestStage(settings: digest)), ("rate_limit", RateLimitStage(settings: rateLimit)),
+            ("priority", PriorityStage()), ("style", StyleStage()), ("announce", AnnounceStage()),
+        ], output: log)
+    }
+
+    /// `events`, each show and tap on one of six users' screens.
+    private func screenEvents(seed: UInt64, count: Int) -> [Event] {
+        var random = Generator(state: seed &+ 31)
+        return events(seed: seed, count: count).map { event in
+            var event = event
+            let user = "u\(Int.random(in: 0..<6, using: &random))"
+            if case .show(var toast) = event.kind {
+                toast.extra = [JSONMember("user", .string(user))]
+                event.kind = .show(toast)
+            } else {
+                event.screen = .text(user)
+            }
+            return event
+        }
+    }
+
+    @Test(arguments: 0..<12)
+    func aRestoredRunWithScreensWritesTheRecordsOfTheRunThatNeverStopped(seed: UInt64) throws {
+        let run = try wholeAndRestored(makeScreensPipeline, screenEvents(seed: seed, count: 150), seed: seed &+ 300)
+        #expect(run.restored == run.whole, "stopped after event \(run.stopAfter)")
+        #expect(run.whole.contains { $0.contains(#""reason":"screen_limit""#) })
+    }
+
     /// A stage of one's own that says nothing of what it keeps.
     private final class Silent: ToastStage {
         func process(_ toast: inout Toast, context: StageContext) -> StageVerdict { .pass }

@@ -74,6 +74,12 @@ extension Pipeline {
             table.add(screen)
             return screen
         }
+        return addNewScreen(key, serial: serial, in: table)
+    }
+
+    /// A new screen object with `key` and `serial` (a new screen's, or a saved run's, whose host
+    /// and stages are restored after), added to the table as the most recently named.
+    func addNewScreen(_ key: ScreenKey, serial: Int, in table: ScreenTable) -> Screen {
         let environment = ScreenHostEnvironment(pipeline: self, screen: serial)
         let host = Host(settings: settings.queue, environment: environment)
         if tracer != nil { host.trace = { [unowned self] in self.trace($0) } }

@@ -1,13 +1,13 @@
 /// The pipeline's saved form for `--state` (SPEC 11.4): the clock, the `e<N>` counter, the
 /// timers, the host and every stage that keeps state, by the stage's name. A run restored from
 /// it goes on as the one that never stopped. Lua's `after` timers are closures and are not
-/// kept (`pendingScriptTimers` says how many were pending); screens and stages that cannot say
-/// what they keep are refused by name.
+/// kept (`pendingScriptTimers` says how many were pending); stages that cannot say what they
+/// keep are refused by name. With screens on, each screen is saved with its key, serial, host
+/// and own stages, in order of recency.
 extension Pipeline {
     /// The pipeline as a JSON value that `restore(from:)` reads back; throws `SavedStateError`
     /// for what cannot be saved.
     package func savedState() throws -> JSONValue {
-        guard screenTable == nil else { throw SavedStateError("screens cannot be saved yet") }
         var stageStates: [JSONValue] = []
         for (name, stage) in zip(stageNames, stages) {
             if stage is any StatelessStage { continue }
@@ -25,9 +25,11 @@ extension Pipeline {
             JSONMember("held", .array(held.sorted { $0.key < $1.key }.map { serial, entry in
                 .object([JSONMember("serial", .integer(Int64(serial))), JSONMember("stage", .string(stageNames[entry.stage])),
                          JSONMember("since", .integer(entry.since)), JSONMember("error", .bool(entry.isError)),
+                         JSONMember("screen", .integer(Int64(entry.screen))),
                          JSONMember("toast", entry.toast.savedState)])
             })),
             JSONMember("hold_serial", .integer(Int64(nextHoldSerial))),
+            JSONMember("screens", try screensState()),
             JSONMember("stages", .array(stageStates)),
         ])
     }
@@ -72,12 +74,13 @@ extension Pipeline {
             }
             restoredHeld[Int(try entry.integer("serial"))] = HeldToast(
                 toast: try Toast(savedState: try entry.required("toast")), stage: stage, since: try entry.integer("since"),
-                screen: 0, isError: try entry.bool("error"))
+                screen: Int(try entry.integer("screen")), isError: try entry.bool("error"))
         }
         let holdSerial = Int(try object.integer("hold_serial"))
         let savedNow = try object.integer("now")
         let emitted = Int(try object.integer("emitted"))
         try host.restore(from: try object.required("host"))
+        try restoreScreens(from: try object.required("screens"))
         for restore in restores { try restore.stage.restore(from: restore.state, path: restore.path) }
         timers = restoredTimers
         held = restoredHeld
@@ -95,12 +98,19 @@ extension Pipeline {
             case .host(.timeout(let serial, let generation)):
                 return .object([JSONMember("host", .string("timeout")), JSONMember("serial", .integer(Int64(serial))),
                                 JSONMember("generation", .integer(Int64(generation)))])
-            case .stage(let index, let token, _):
-                return .object([JSONMember("stage", .string(stageNames[index])), JSONMember("token", .integer(Int64(token)))])
+            case .stage(let index, let token, let screen):
+                return .object([JSONMember("stage", .string(stageNames[index])), JSONMember("token", .integer(Int64(token))),
+                                JSONMember("screen", .integer(Int64(screen)))])
+            case .screenHost(.arrival(let serial), let screen):
+                return .object([JSONMember("host", .string("arrival")), JSONMember("serial", .integer(Int64(serial))),
+                                JSONMember("screen", .integer(Int64(screen)))])
+            case .screenHost(.timeout(let serial, let generation), let screen):
+                return .object([JSONMember("host", .string("timeout")), JSONMember("serial", .integer(Int64(serial))),
+                                JSONMember("generation", .integer(Int64(generation))), JSONMember("screen", .integer(Int64(screen)))])
             case .script:
                 return .null
-            case .screenHost, .stageValue:
-                unsaved = "a timer of a screen or with a value cannot be saved yet"
+            case .stageValue:
+                unsaved = "a timer with a value cannot be saved yet"
                 return .null
             }
         }
@@ -115,18 +125,105 @@ extension Pipeline {
 
     private func timer(from saved: JSONValue, path: String) throws -> PipelineTimer {
         let object = try SavedObject(saved, path: path)
+        let screen = object.optional("screen") == nil ? nil : Int(try object.integer("screen"))
         if let kind = object.optional("host") {
             let serial = Int(try object.integer("serial"))
+            let hostTimer: HostTimer
             switch kind {
-            case .string("arrival"): return .host(.arrival(serial: serial))
-            case .string("timeout"): return .host(.timeout(serial: serial, generation: Int(try object.integer("generation"))))
+            case .string("arrival"): hostTimer = .arrival(serial: serial)
+            case .string("timeout"): hostTimer = .timeout(serial: serial, generation: Int(try object.integer("generation")))
             default: throw SavedStateError("\(path).host is neither arrival nor timeout")
             }
+            return screen.map { .screenHost(hostTimer, screen: $0) } ?? .host(hostTimer)
         }
         let name = try object.string("stage")
         guard let index = stageNames.firstIndex(of: name) else {
             throw SavedStateError("\(path) is for a stage \(name) this run does not have")
         }
-        return .stage(index, token: Int(try object.integer("token")), screen: 0)
+        return .stage(index, token: Int(try object.integer("token")), screen: screen ?? 0)
+    }
+
+    private func screensState() throws -> JSONValue {
+        guard let table = screenTable else { return .null }
+        var screens: [JSONValue] = []
+        for screen in table.byRecency {
+            var stageStates: [JSONValue] = []
+            for index in stageNames.indices where table.perScreen[index] {
+                let stage = screen.stages[index]
+                if stage is any StatelessStage { continue }
+                guard let saved = stage as? any StageWithSavedState else {
+                    throw SavedStateError("stage \(stageNames[index]) keeps state that cannot be saved yet")
+                }
+                stageStates.append(.object([JSONMember("name", .string(stageNames[index])), JSONMember("state", saved.savedState)]))
+            }
+            let key: JSONValue = switch screen.key {
+            case .text(let text): .string(text)
+            case .integer(let integer): .integer(integer)
+            }
+            screens.append(.object([
+                JSONMember("key", key), JSONMember("serial", .integer(Int64(screen.serial))),
+                JSONMember("held", .integer(Int64(screen.held))), JSONMember("held_errors", .integer(Int64(screen.heldErrors))),
+                JSONMember("host", screen.host.savedState), JSONMember("stages", .array(stageStates)),
+            ]))
+        }
+        return .object([
+            JSONMember("list", .array(screens)),
+            JSONMember("touched", .array(table.touchedScreens.map { .integer(Int64($0.serial)) })),
+            JSONMember("windows", table.windowsState),
+            JSONMember("last_serial", .integer(Int64(table.lastSerial))),
+            JSONMember("seen", .integer(Int64(table.seen))),
+            JSONMember("ended_by_limit", .integer(Int64(table.endedByLimit))),
+            JSONMember("most_at_once", .integer(Int64(table.mostAtOnce))),
+        ])
+    }
+
+    private func restoreScreens(from saved: JSONValue) throws {
+        guard let table = screenTable else {
+            guard saved == .null else { throw SavedStateError("pipeline.screens: the saved run had screens, this one has none") }
+            return
+        }
+        let object = try SavedObject(saved, path: "pipeline.screens")
+        guard case .array(let list) = try object.required("list") else { throw SavedStateError("pipeline.screens.list is not a list") }
+        var bySerial: [Int: Screen] = [:]
+        for (index, item) in list.enumerated() {
+            let path = "pipeline.screens.list[\(index)]"
+            let entry = try SavedObject(item, path: path)
+            let key: ScreenKey
+            switch try entry.required("key") {
+            case .string(let text): key = .text(text)
+            case .integer(let integer): key = .integer(integer)
+            default: throw SavedStateError("\(path).key is neither a string nor an integer")
+            }
+            let serial = Int(try entry.integer("serial"))
+            let screen = addNewScreen(key, serial: serial, in: table)
+            screen.held = Int(try entry.integer("held"))
+            screen.heldErrors = Int(try entry.integer("held_errors"))
+            try screen.host.restore(from: try entry.required("host"))
+            guard case .array(let stages) = try entry.required("stages") else { throw SavedStateError("\(path).stages is not a list") }
+            for (stageIndex, stageItem) in stages.enumerated() {
+                let stageEntry = try SavedObject(stageItem, path: "\(path).stages[\(stageIndex)]")
+                let name = try stageEntry.string("name")
+                guard let position = stageNames.firstIndex(of: name), table.perScreen[position],
+                      let stage = screen.stages[position] as? any StageWithSavedState else {
+                    throw SavedStateError("\(path).stages[\(stageIndex)] is for a stage \(name) this run does not have per screen")
+                }
+                try stage.restore(from: try stageEntry.required("state"), path: "screen \(serial) stage \(name)")
+            }
+            bySerial[serial] = screen
+        }
+        guard case .array(let touched) = try object.required("touched") else { throw SavedStateError("pipeline.screens.touched is not a list") }
+        let touchedScreens = try touched.map { item -> Screen in
+            guard case .integer(let serial) = item, let screen = bySerial[Int(serial)] else {
+                throw SavedStateError("pipeline.screens.touched names a screen that is not saved")
+            }
+            return screen
+        }
+        let windows = try TimerQueue<Int>(savedState: try object.required("windows"), path: "pipeline.screens.windows") { value, path in
+            guard case .integer(let serial) = value else { throw SavedStateError("\(path) is not a screen's serial") }
+            return Int(serial)
+        }
+        table.restore(touched: touchedScreens, windows: windows, nextSerial: Int(try object.integer("last_serial")),
+                      seen: Int(try object.integer("seen")), endedByLimit: Int(try object.integer("ended_by_limit")),
+                      mostAtOnce: Int(try object.integer("most_at_once")))
     }
 }

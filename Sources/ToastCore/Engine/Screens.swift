@@ -218,6 +218,37 @@ final class ScreenTable {
     /// Every screen, in the order they first appeared.
     var inOrderOfAppearance: [Screen] { bySerial.values.sorted { $0.serial < $1.serial } }
 
+    // MARK: Saved state (--state)
+
+    /// The screens from the least recently named to the most.
+    var byRecency: [Screen] {
+        var screens: [Screen] = []
+        _ = state.recency.leastRecent { screens.append($0); return false }
+        return screens
+    }
+
+    /// The screens used since the last look, the last used first.
+    var touchedScreens: [Screen] { state.touched.inOrder() }
+
+    /// The windows' times to look at screens again, saved as `TimerQueue` saves (payload: the
+    /// screen's serial).
+    var windowsState: JSONValue { state.windows.savedState { .integer(Int64($0)) } }
+
+    /// Takes back what a saved run held, after its screens were added again (`add`) in order
+    /// of recency: the touched list (last used first), the windows and the counters.
+    func restore(touched: [Screen], windows: TimerQueue<Int>, nextSerial: Int, seen: Int, endedByLimit: Int, mostAtOnce: Int) {
+        takeTouched { _ in }
+        for screen in touched.reversed() { touch(screen) }
+        state.windows = windows
+        state.nextSerial = nextSerial
+        state.seen = seen
+        state.endedByLimit = endedByLimit
+        state.mostAtOnce = mostAtOnce
+    }
+
+    /// The last serial given (the next screen gets the one after).
+    var lastSerial: Int { state.nextSerial }
+
     func makeSerial() -> Int {
         state.nextSerial += 1
         return state.nextSerial

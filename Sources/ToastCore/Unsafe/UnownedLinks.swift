@@ -96,6 +96,18 @@ struct TouchedList<Node: TouchListed> {
         first = .passUnretained(node)
     }
 
+    /// The objects in the list, the last added first (the list stays as it is).
+    func inOrder() -> [Node] {
+        var nodes: [Node] = []
+        var next = first
+        while let unretained = next {
+            let node = unretained.takeUnretainedValue()
+            nodes.append(node)
+            next = node.touchedLink.next
+        }
+        return nodes
+    }
+
     /// Empties the list, calling `body` with each object, the last added first.
     mutating func takeAll(_ body: (Node) -> Void) {
         var next = first
