@@ -6,7 +6,7 @@ import Darwin
 
 extension UnsafeRawBufferPointer {
     /// Whether the two hold the same bytes: one `memcmp` (a generic `elementsEqual` goes byte
-    /// by byte, ten times slower on a dedup key). Safe for any two buffers, empty ones included.
+    /// by byte). Safe for any two buffers, empty ones included.
     @inlinable
     package func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
         guard count == other.count else { return false }

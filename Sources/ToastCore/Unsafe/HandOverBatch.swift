@@ -2,8 +2,8 @@
 /// once and moved out once (or read in place, and the batch handed back to be emptied). The
 /// reading thread hands decoded lines to the pipeline this way, and the pipeline its records to
 /// the writing thread (`WriteBehind`); an
-/// `Array` would have to be reversed first (to be emptied from its end without shifting), and
-/// reversing a thousand large values cost the reading thread about a tenth of its work.
+/// `Array` would have to be reversed first (to be emptied from its end without shifting), a
+/// pass over every large value that this moves in and out once instead.
 ///
 /// Inlinable, because the modules that fill and empty it are not the one that declares it: a
 /// call into the unspecialized generic class would copy each value through its type's value

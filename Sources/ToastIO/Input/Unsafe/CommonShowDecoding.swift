@@ -18,8 +18,8 @@ extension EventDecoder {
     /// wrong value, a new name) is left to the general path, which also words the errors.
     ///
     /// Why a second path: the general one keeps each member as a `JSONValue` and checks the
-    /// fields in a second pass, which cost more than half of what the reading thread spent on a
-    /// line (docs/performance.md, "Why: one event, start to end").
+    /// fields in a second pass, the larger part of the reading thread's work on a line
+    /// (docs/performance.md, "Why: one event, start to end").
     mutating func decodeCommonShow(_ line: UnsafeBufferPointer<UInt8>, number: Int, batch: ShowBatch) -> DecodedShow? {
         guard screenShowField == nil else { return nil }
         var scanner = JSONScanner(line)

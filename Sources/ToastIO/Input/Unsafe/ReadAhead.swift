@@ -1,7 +1,7 @@
 import ToastCore
 
 /// Reads and decodes input on a second thread, a few batches ahead of the pipeline, so a
-/// recorded log keeps both cores busy: decoding is about a third of the work for a line.
+/// recorded log keeps both cores busy: decoding is a large share of the work for a line.
 ///
 /// Only for input from a regular file on the stream clock without `--strict`: reading such a
 /// file never waits, so there is nothing to flush while waiting, no wall clock to stamp, and

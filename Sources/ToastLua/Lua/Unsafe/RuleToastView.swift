@@ -14,8 +14,8 @@ import ToastCore
 /// extra fields that are not stored text, a value that is not a plain string or a boolean)
 /// C hands to the Swift reader. Which fields the view holds is looked at again every few
 /// hundred toasts, from the reads each side answered: a field goes in when it was read for
-/// one toast in sixteen (copying it costs about a twentieth of what a read through Swift
-/// costs more than one from the view).
+/// one toast in sixteen, since copying a field into the view costs far less than one read
+/// answered through Swift instead of the view (docs/performance.md has the figures).
 ///
 /// The view answers only at the generation it was filled at (`LuaState.tableChanged` says
 /// when that moves), and it is filled again when the rules' table is set up for the next rule.
