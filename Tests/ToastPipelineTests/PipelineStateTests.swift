@@ -9,6 +9,21 @@ import Testing
     typealias Generator = InvariantTests.SeededGenerator
 
     /// The stages of a run that holds toasts too: debounce and digest before the others.
+    private func holdingStages(_ debounce: DebounceSettings, _ digest: DigestSettings,
+                               _ rateLimit: RateLimitSettings) -> [(name: String, stage: any ToastStage)] {
+        [("debounce", DebounceStage(settings: debounce)), ("dedup", DedupStage(settings: DedupSettings())),
+         ("digest", DigestStage(settings: digest)), ("rate_limit", RateLimitStage(settings: rateLimit)),
+         ("priority", PriorityStage()), ("style", StyleStage()), ("announce", AnnounceStage())]
+    }
+
+    /// A waiting line of two, and `screens`.
+    private func settings(screens: ScreenSettings? = nil) -> PipelineSettings {
+        var settings = PipelineSettings()
+        settings.queue.limit = 2
+        settings.screens = screens
+        return settings
+    }
+
     private func makeHoldingPipeline(_ log: RecordLog) -> Pipeline {
         var debounce = DebounceSettings()
         debounce.fields = ["source"]
@@ -21,13 +36,7 @@ import Testing
         rateLimit.limit = 3
         rateLimit.window = 2_000_000
         rateLimit.summary = true
-        var settings = PipelineSettings()
-        settings.queue.limit = 2
-        return Pipeline(settings: settings, stages: [
-            ("debounce", DebounceStage(settings: debounce)), ("dedup", DedupStage(settings: DedupSettings())),
-            ("digest", DigestStage(settings: digest)), ("rate_limit", RateLimitStage(settings: rateLimit)),
-            ("priority", PriorityStage()), ("style", StyleStage()), ("announce", AnnounceStage()),
-        ], output: log)
+        return Pipeline(settings: settings(), stages: holdingStages(debounce, digest, rateLimit), output: log)
     }
 
     private func makePipeline(_ log: RecordLog) -> Pipeline {
@@ -38,9 +47,7 @@ import Testing
         rateLimit.limit = 2
         rateLimit.window = 3_000_000
         rateLimit.summary = true
-        var settings = PipelineSettings()
-        settings.queue.limit = 2
-        return Pipeline(settings: settings, stages: [
+        return Pipeline(settings: settings(), stages: [
             ("dedup", DedupStage(settings: dedup)), ("rate_limit", RateLimitStage(settings: rateLimit)),
             ("priority", PriorityStage()), ("style", StyleStage()), ("announce", AnnounceStage()),
         ], output: log)
@@ -109,11 +116,8 @@ import Testing
 
     /// The holding run with screens on, by `user`, at most four at once (so the limit ends some).
     private func makeScreensPipeline(_ log: RecordLog) -> Pipeline {
-        let template = makeHoldingPipeline(RecordLog())
-        var settings = template.settings
         var screens = ScreenSettings(by: "user")
         screens.limit = 4
-        settings.screens = screens
         var debounce = DebounceSettings()
         debounce.fields = ["source"]
         var digest = DigestSettings()
@@ -122,11 +126,7 @@ import Testing
         rateLimit.limit = 2
         rateLimit.window = 2_000_000
         rateLimit.summary = true
-        return Pipeline(settings: settings, stages: [
-            ("debounce", DebounceStage(settings: debounce)), ("dedup", DedupStage(settings: DedupSettings())),
-            ("digest", DigestStage(settings: digest)), ("rate_limit", RateLimitStage(settings: rateLimit)),
-            ("priority", PriorityStage()), ("style", StyleStage()), ("announce", AnnounceStage()),
-        ], output: log)
+        return Pipeline(settings: settings(screens: screens), stages: holdingStages(debounce, digest, rateLimit), output: log)
     }
 
     /// `events`, each show and tap on one of six users' screens.

@@ -1,7 +1,7 @@
 /// The pipeline's saved form for `--state` (SPEC 11.4): the clock, the `e<N>` counter, the
 /// timers, the host and every stage that keeps state, by the stage's name. A run restored from
 /// it goes on as the one that never stopped. Lua's `after` timers are closures and are not
-/// kept (`pendingScriptTimers` says how many were pending); stages that cannot say what they
+/// kept; stages that cannot say what they
 /// keep are refused by name. With screens on, each screen is saved with its key, serial, host
 /// and own stages, in order of recency.
 extension Pipeline {
@@ -32,14 +32,6 @@ extension Pipeline {
             JSONMember("screens", try screensState()),
             JSONMember("stages", .array(stageStates)),
         ])
-    }
-
-    /// How many of the scripts' `after` timers are pending: they are not saved.
-    package var pendingScriptTimers: Int {
-        var count = 0
-        var copy = timers
-        while let timer = copy.popNext() { if case .script = timer.payload { count += 1 } }
-        return count
     }
 
     /// Makes the pipeline hold what `savedState()` gave (its stages must have the names it
@@ -89,38 +81,32 @@ extension Pipeline {
         generatedIDs.restore(count: emitted)
     }
 
+    /// The timers as `TimerQueue` saves them; Lua's are left out (they are closures).
     private func timerState() throws -> JSONValue {
-        var unsaved: String?
-        let saved = timers.savedState { payload in
+        try timers.savedState { payload in
             switch payload {
-            case .host(.arrival(let serial)):
-                return .object([JSONMember("host", .string("arrival")), JSONMember("serial", .integer(Int64(serial)))])
-            case .host(.timeout(let serial, let generation)):
-                return .object([JSONMember("host", .string("timeout")), JSONMember("serial", .integer(Int64(serial))),
-                                JSONMember("generation", .integer(Int64(generation)))])
+            case .host(let timer): return Self.saved(timer, screen: nil)
+            case .screenHost(let timer, let screen): return Self.saved(timer, screen: screen)
             case .stage(let index, let token, let screen):
                 return .object([JSONMember("stage", .string(stageNames[index])), JSONMember("token", .integer(Int64(token))),
                                 JSONMember("screen", .integer(Int64(screen)))])
-            case .screenHost(.arrival(let serial), let screen):
-                return .object([JSONMember("host", .string("arrival")), JSONMember("serial", .integer(Int64(serial))),
-                                JSONMember("screen", .integer(Int64(screen)))])
-            case .screenHost(.timeout(let serial, let generation), let screen):
-                return .object([JSONMember("host", .string("timeout")), JSONMember("serial", .integer(Int64(serial))),
-                                JSONMember("generation", .integer(Int64(generation))), JSONMember("screen", .integer(Int64(screen)))])
-            case .script:
-                return .null
-            case .stageValue:
-                unsaved = "a timer with a value cannot be saved yet"
-                return .null
+            case .script: return nil
+            case .stageValue: throw SavedStateError("a timer with a value cannot be saved yet")
             }
         }
-        if let unsaved { throw SavedStateError(unsaved) }
-        // Lua's timers are left out: they are closures.
-        guard case .array(let items) = saved else { return saved }
-        return .array(items.filter { item in
-            if case .object(let members) = item, members.contains(where: { $0.name == "timer" && $0.value == .null }) { return false }
-            return true
-        })
+    }
+
+    private static func saved(_ timer: HostTimer, screen: Int?) -> JSONValue {
+        var members: [JSONMember]
+        switch timer {
+        case .arrival(let serial):
+            members = [JSONMember("host", .string("arrival")), JSONMember("serial", .integer(Int64(serial)))]
+        case .timeout(let serial, let generation):
+            members = [JSONMember("host", .string("timeout")), JSONMember("serial", .integer(Int64(serial))),
+                       JSONMember("generation", .integer(Int64(generation)))]
+        }
+        if let screen { members.append(JSONMember("screen", .integer(Int64(screen)))) }
+        return .object(members)
     }
 
     private func timer(from saved: JSONValue, path: String) throws -> PipelineTimer {
@@ -222,7 +208,7 @@ extension Pipeline {
             guard case .integer(let serial) = value else { throw SavedStateError("\(path) is not a screen's serial") }
             return Int(serial)
         }
-        table.restore(touched: touchedScreens, windows: windows, nextSerial: Int(try object.integer("last_serial")),
+        table.restore(touched: touchedScreens, windows: windows, lastSerial: Int(try object.integer("last_serial")),
                       seen: Int(try object.integer("seen")), endedByLimit: Int(try object.integer("ended_by_limit")),
                       mostAtOnce: Int(try object.integer("most_at_once")))
     }

@@ -221,11 +221,7 @@ final class ScreenTable {
     // MARK: Saved state (--state)
 
     /// The screens from the least recently named to the most.
-    var byRecency: [Screen] {
-        var screens: [Screen] = []
-        _ = state.recency.leastRecent { screens.append($0); return false }
-        return screens
-    }
+    var byRecency: [Screen] { state.recency.inOrder() }
 
     /// The screens used since the last look, the last used first.
     var touchedScreens: [Screen] { state.touched.inOrder() }
@@ -236,11 +232,11 @@ final class ScreenTable {
 
     /// Takes back what a saved run held, after its screens were added again (`add`) in order
     /// of recency: the touched list (last used first), the windows and the counters.
-    func restore(touched: [Screen], windows: TimerQueue<Int>, nextSerial: Int, seen: Int, endedByLimit: Int, mostAtOnce: Int) {
+    func restore(touched: [Screen], windows: TimerQueue<Int>, lastSerial: Int, seen: Int, endedByLimit: Int, mostAtOnce: Int) {
         takeTouched { _ in }
         for screen in touched.reversed() { touch(screen) }
         state.windows = windows
-        state.nextSerial = nextSerial
+        state.nextSerial = lastSerial
         state.seen = seen
         state.endedByLimit = endedByLimit
         state.mostAtOnce = mostAtOnce

@@ -83,10 +83,10 @@ package struct TimerQueue<Payload> {
 
 extension TimerQueue {
     /// The timers in the order they fire, each `{"due": µs, "timer": PAYLOAD}` with its payload
-    /// as `save` writes it, for `--state` (SPEC 11.4).
-    package func savedState(_ save: (Payload) -> JSONValue) -> JSONValue {
-        .array(heap.sorted { $0.firesBefore($1) }.map { timer in
-            .object([JSONMember("due", .integer(timer.due)), JSONMember("timer", save(timer.payload))])
+    /// as `save` writes it (nil: the timer is left out), for `--state` (SPEC 11.4).
+    package func savedState(_ save: (Payload) throws -> JSONValue?) rethrows -> JSONValue {
+        .array(try heap.sorted { $0.firesBefore($1) }.compactMap { timer in
+            try save(timer.payload).map { .object([JSONMember("due", .integer(timer.due)), JSONMember("timer", $0)]) }
         })
     }
 

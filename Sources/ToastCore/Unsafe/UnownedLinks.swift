@@ -41,6 +41,13 @@ struct RecencyList<Node: RecencyListed> {
         return nil
     }
 
+    /// Every object, the least recent first.
+    func inOrder() -> [Node] {
+        var nodes: [Node] = []
+        _ = leastRecent { nodes.append($0); return false }
+        return nodes
+    }
+
     /// Puts `node`, in no list, at the most recent end.
     mutating func append(_ node: Node) {
         let linked = Unmanaged.passUnretained(node)

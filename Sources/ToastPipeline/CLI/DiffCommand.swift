@@ -39,7 +39,7 @@ enum DiffCommand {
         // Both runs read the same bytes; a file given with --events is read by each.
         var input: [UInt8]?
         if options.events == nil || options.events == "-" {
-            guard let bytes = readAll(environment.standardInput) else {
+            guard let bytes = environment.standardInput.readAll(givesUp: { Signals.received != 0 }) else {
                 environment.writeError("\(environment.programName) diff: cannot read the input")
                 return ExitStatus.usage
             }
@@ -109,19 +109,6 @@ enum DiffCommand {
         return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { prefix + $0 }
     }
 
-    private static func readAll(_ source: any ByteSource) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let outcome = source.read(into: &chunk)
-            switch outcome {
-            case .bytes(let count): bytes += chunk[..<count]
-            case .end: return bytes
-            case .interrupted: if Signals.received != 0 { return nil }
-            case .failed: return nil
-            }
-        }
-    }
 
     // MARK: Reports
 

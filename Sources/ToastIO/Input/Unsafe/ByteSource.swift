@@ -31,19 +31,19 @@ extension ByteSource {
         bytes.withUnsafeMutableBytes { read(into: $0) }
     }
 
-    /// Everything left to read, up to `limit` bytes (more is cut off); nil when a read fails.
-    package func readAll(limit: Int = 1 << 26) -> [UInt8]? {
+    /// Everything left to read; nil when a read fails, or when it is interrupted and
+    /// `givesUp` says so (a signal that ends the run).
+    package func readAll(givesUp: () -> Bool = { false }) -> [UInt8]? {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while bytes.count < limit {
+        while true {
             switch read(into: &chunk) {
             case .bytes(let count): bytes += chunk[..<count]
             case .end: return bytes
-            case .interrupted: continue
+            case .interrupted: if givesUp() { return nil }
             case .failed: return nil
             }
         }
-        return Array(bytes.prefix(limit))
     }
 }
 

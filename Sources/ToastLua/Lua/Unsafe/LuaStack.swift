@@ -61,11 +61,9 @@ extension LuaState {
 
     /// Whether the value at `index` is a string with exactly `bytes`.
     func stringEquals(at index: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard type(at: index) == LUA_TSTRING else { return false }
-        var length = 0
-        guard let pointer = stringBytes(at: index, count: &length), length == bytes.count else { return false }
-        guard let base = bytes.baseAddress else { return true }
-        return memcmp(pointer, base, length) == 0
+        guard type(at: index) == LUA_TSTRING, let string = stringBytes(at: index), string.count == bytes.count else { return false }
+        guard let base = bytes.baseAddress, let start = string.baseAddress else { return true }
+        return memcmp(start, base, string.count) == 0
     }
 
     /// The address that identifies the table, function or interned string at `index`.
