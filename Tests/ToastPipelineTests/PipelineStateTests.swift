@@ -152,14 +152,85 @@ import Testing
         #expect(run.whole.contains { $0.contains(#""reason":"screen_limit""#) })
     }
 
-    /// A stage of one's own that says nothing of what it keeps.
-    private final class Silent: ToastStage {
-        func process(_ toast: inout Toast, context: StageContext) -> StageVerdict { .pass }
+    /// A plugin stage that keeps state: it holds warnings and lets them go on together two
+    /// seconds after the first, with a value timer, counting the batches it let go.
+    final class Batcher: PluginStage {
+        static let name = "batcher"
+        struct Settings: PluginSettings {
+            static let fields: [SettingField<Settings>] = []
+        }
+        struct Flush: Sendable, StateRepresentable {
+            var batch: Int
+            var savedState: JSONValue { batch.savedState }
+            init(batch: Int) { self.batch = batch }
+            init(savedState: JSONValue) throws { batch = try Int(savedState: savedState) }
+        }
+        private var held: [HoldHandle] = []
+        private var batches = 0
+        init(settings: Settings) {}
+
+        func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+            guard toast.role == "warning" else { return .pass }
+            if held.isEmpty { context.setTimer(at: context.now + .seconds(2), value: Flush(batch: batches + 1)) }
+            let handle = context.hold()
+            held.append(handle)
+            return .hold(handle)
+        }
+
+        func timerFired(value: Flush, context: StageContext) {
+            batches = value.batch
+            for handle in held {
+                context.changeHeld(handle) { $0.extra.append(JSONMember("batch", .integer(Int64(value.batch)))) }
+                context.release(handle)
+            }
+            held.removeAll()
+        }
+
+        func saveState() -> JSONValue? {
+            .object([JSONMember("held", held.savedState), JSONMember("batches", batches.savedState)])
+        }
+
+        func restoreState(from saved: JSONValue) throws {
+            guard case .object(let members) = saved, members.count == 2 else { throw SavedStateError("not a batcher's state") }
+            held = try [HoldHandle](savedState: members[0].value)
+            batches = try Int(savedState: members[1].value)
+        }
     }
 
-    @Test func aStageThatCannotSayWhatItKeepsIsRefusedByName() throws {
-        let pipeline = Pipeline(settings: PipelineSettings(), stages: [("silent", Silent())], output: RecordLog())
-        #expect(throws: SavedStateError("stage silent keeps state that cannot be saved yet")) { try pipeline.savedState() }
+    private func makePluginPipeline(_ log: RecordLog) -> Pipeline {
+        Pipeline(settings: settings(), stages: [("batcher", Batcher(settings: Batcher.Settings())), ("priority", PriorityStage())],
+                 output: log)
+    }
+
+    @Test(arguments: 0..<6)
+    func aPluginStageSavesWhatItKeepsAndItsTimersValues(seed: UInt64) throws {
+        let run = try wholeAndRestored(makePluginPipeline, events(seed: seed, count: 80), seed: seed &+ 500)
+        #expect(run.restored == run.whole, "stopped after event \(run.stopAfter)")
+        #expect(run.whole.filter { $0.contains(#""batch":"#) }.count >= 3)
+    }
+
+    /// A plugin stage whose timers carry a value that cannot be saved.
+    final class Reminder: PluginStage {
+        static let name = "reminder"
+        struct Settings: PluginSettings {
+            static let fields: [SettingField<Settings>] = []
+        }
+        struct Remind: Sendable {}
+        init(settings: Settings) {}
+        func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+            context.setTimer(at: context.now + .seconds(5), value: Remind())
+            return .pass
+        }
+    }
+
+    @Test func aTimerWhoseValueCannotBeSavedIsNamedWithItsStage() throws {
+        let pipeline = Pipeline(settings: PipelineSettings(), stages: [("reminder", Reminder(settings: Reminder.Settings()))],
+                                output: RecordLog())
+        #expect(try pipeline.savedState() != .null)
+        pipeline.handle(Event(.show(Toast(id: "a", message: "A")), at: 0))
+        #expect(throws: SavedStateError("stage reminder: its timers carry Remind, which is not StateRepresentable")) {
+            try pipeline.savedState()
+        }
     }
 
     @Test func aSavedRunForOtherStagesIsRefused() throws {

@@ -25,7 +25,7 @@ import Testing
 
     /// The drops of 80 toasts through a stage `make` builds, whole; then through one stopped
     /// at a random toast and another restored from its saved form.
-    private func wholeAndRestored<Stage: StageWithSavedState>(
+    private func wholeAndRestored<Stage: ToastStage>(
         name: String, make: () -> Stage, drops: (StageHarness, Range<Int>, UInt64) -> [String], seed: UInt64, stopSeed: UInt64
     ) throws -> (whole: [String], restored: [String], stopAt: Int) {
         let count = 80
@@ -35,8 +35,8 @@ import Testing
         let first = make()
         let before = drops(StageHarness(stages: [(name, first)]), 0..<stopAt, seed)
         let second = make()
-        try second.restore(from: first.savedState, path: name)
-        #expect(second.savedState == first.savedState)
+        try second.restoreState(from: try #require(try first.saveState()))
+        #expect(try second.saveState() == first.saveState())
         return (whole, before + drops(StageHarness(stages: [(name, second)]), stopAt..<count, seed), stopAt)
     }
 
@@ -55,15 +55,15 @@ import Testing
         let stage = DedupStage(settings: DedupSettings())
         let harness = StageHarness(stages: [("dedup", stage)])
         harness.show(Toast(id: "a", message: "A"), at: .zero)
-        let saved = stage.savedState
+        let saved = stage.saveState()
         let badKey = JSONValue.object([
             JSONMember("keys", .array([.object([JSONMember("key", .string("zz")), JSONMember("time", .integer(0)),
                                                 JSONMember("id", .string("a"))])])),
             JSONMember("last_pass", .null),
         ])
-        #expect(throws: SavedStateError("dedup.keys[0].key is not hexadecimal bytes")) { try stage.restore(from: badKey, path: "dedup") }
-        #expect(throws: SavedStateError("dedup has no keys")) { try stage.restore(from: .object([]), path: "dedup") }
-        #expect(stage.savedState == saved)
+        #expect(throws: SavedStateError("state.keys[0].key is not hexadecimal bytes")) { try stage.restoreState(from: badKey) }
+        #expect(throws: SavedStateError("state has no keys")) { try stage.restoreState(from: .object([])) }
+        #expect(stage.saveState() == saved)
     }
 
     /// The rate limit's drops of toasts `range` of a random stream from a few sources.
@@ -108,10 +108,10 @@ import Testing
             toast.source = source
             harness.show(toast, at: .milliseconds(100 * index))
         }
-        let saved = stage.savedState
+        let saved = stage.saveState()
         let restored = RateLimitStage(settings: settings)
-        try restored.restore(from: saved, path: "rate_limit")
-        #expect(restored.savedState == saved)
+        try restored.restoreState(from: try #require(saved))
+        #expect(restored.saveState() == saved)
         guard case .object(let members) = saved, case .array(let summaries)? = members.first(where: { $0.name == "summaries" })?.value else {
             Issue.record("no summaries in \(saved)")
             return

@@ -696,14 +696,14 @@ package final class Pipeline: HostEnvironment {
 
     /// The values of the timers stages set with a value, by id, until they fire or are
     /// cancelled, with the serial of the screen whose stage set them (0: none).
-    private(set) var stageTimerValues: [Int: (value: any Sendable, screen: Int)] = [:]
+    var stageTimerValues: [Int: (value: any Sendable, screen: Int)] = [:]
     /// Ids of errors dropped into a summary or digest (or rate-limited, which a summary may
     /// stand for), until one that names them is shown (`countPresented`). Bounded: past
     /// `errorsAwaitingLimit` ids (a flood of rate-limited errors with no summary) more are not
     /// kept, and `--stats` counts fewer errors stood for than there were.
     private var errorsAwaitingSummary: Set<String> = []
     private static let errorsAwaitingLimit = 65_536
-    private var nextStageTimer = 0
+    var nextStageTimer = 0
 
     func scheduleStageTimer(stage: Int, screen: Int, value: any Sendable, at time: Microseconds) -> StageTimer {
         nextStageTimer += 1

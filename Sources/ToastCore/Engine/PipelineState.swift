@@ -1,21 +1,13 @@
 /// The pipeline's saved form for `--state` (SPEC 11.4): the clock, the `e<N>` counter, the
-/// timers, the host and every stage that keeps state, by the stage's name. A run restored from
-/// it goes on as the one that never stopped. Lua's `after` timers are closures and are not
-/// kept; stages that cannot say what they
-/// keep are refused by name. With screens on, each screen is saved with its key, serial, host
-/// and own stages, in order of recency.
+/// timers, the host and every stage that keeps state (`ToastStage.saveState()`), by the
+/// stage's name. A run restored from it goes on as the one that never stopped. Lua's `after`
+/// timers are closures and are not kept. With screens on, each screen is saved with its key,
+/// serial, host and own stages, in order of recency.
 extension Pipeline {
     /// The pipeline as a JSON value that `restore(from:)` reads back; throws `SavedStateError`
     /// for what cannot be saved.
     package func savedState() throws -> JSONValue {
-        var stageStates: [JSONValue] = []
-        for (name, stage) in zip(stageNames, stages) {
-            if stage is any StatelessStage { continue }
-            guard let saved = stage as? any StageWithSavedState else {
-                throw SavedStateError("stage \(name) keeps state that cannot be saved yet")
-            }
-            stageStates.append(.object([JSONMember("name", .string(name)), JSONMember("state", saved.savedState)]))
-        }
+        let stageStates = try Self.savedStages(stages.indices.map { (stageNames[$0], stages[$0]) })
         let timers = try timerState()
         return .object([
             JSONMember("now", .integer(now)),
@@ -42,18 +34,14 @@ extension Pipeline {
         guard case .array(let savedStages) = try object.required("stages") else {
             throw SavedStateError("pipeline.stages is not a list")
         }
-        var restores: [(stage: any StageWithSavedState, state: JSONValue, path: String)] = []
+        var restores: [(stage: any ToastStage, state: JSONValue, name: String)] = []
         for (index, item) in savedStages.enumerated() {
             let entry = try SavedObject(item, path: "pipeline.stages[\(index)]")
             let name = try entry.string("name")
-            guard let position = stageNames.firstIndex(of: name),
-                  let stage = stages[position] as? any StageWithSavedState else {
+            guard let position = stageNames.firstIndex(of: name) else {
                 throw SavedStateError("pipeline.stages[\(index)] is for a stage \(name) this run does not have")
             }
-            restores.append((stage, try entry.required("state"), "stage \(name)"))
-        }
-        let restoredTimers = try TimerQueue<PipelineTimer>(savedState: try object.required("timers"), path: "pipeline.timers") {
-            try self.timer(from: $0, path: $1)
+            restores.append((stages[position], try entry.required("state"), name))
         }
         guard case .array(let savedHeld) = try object.required("held") else { throw SavedStateError("pipeline.held is not a list") }
         var restoredHeld: [Int: HeldToast] = [:]
@@ -73,7 +61,14 @@ extension Pipeline {
         let emitted = Int(try object.integer("emitted"))
         try host.restore(from: try object.required("host"))
         try restoreScreens(from: try object.required("screens"))
-        for restore in restores { try restore.stage.restore(from: restore.state, path: restore.path) }
+        // After the screens: a timer with a value is restored by the instance that set it.
+        var timerValues: [Int: (value: any Sendable, screen: Int)] = [:]
+        let restoredTimers = try TimerQueue<PipelineTimer>(savedState: try object.required("timers"), path: "pipeline.timers") {
+            try self.timer(from: $0, path: $1, values: &timerValues)
+        }
+        stageTimerValues = timerValues
+        nextStageTimer = timerValues.keys.max() ?? 0
+        for restore in restores { try Self.restore(restore.stage, named: restore.name, from: restore.state) }
         timers = restoredTimers
         held = restoredHeld
         nextHoldSerial = holdSerial
@@ -91,7 +86,15 @@ extension Pipeline {
                 return .object([JSONMember("stage", .string(stageNames[index])), JSONMember("token", .integer(Int64(token))),
                                 JSONMember("screen", .integer(Int64(screen)))])
             case .script: return nil
-            case .stageValue: throw SavedStateError("a timer with a value cannot be saved yet")
+            case .stageValue(let index, let id):
+                // A cancelled timer is left out: it would not fire.
+                guard let (value, screen) = stageTimerValues[id], let stage = stageInstance(index, ofScreen: screen) else { return nil }
+                let saved: JSONValue
+                do { saved = try stage.saveTimerValue(StageTimer(id: id, value: value)) } catch {
+                    throw SavedStateError("stage \(stageNames[index]): \(error)")
+                }
+                return .object([JSONMember("stage", .string(stageNames[index])), JSONMember("timer", .integer(Int64(id))),
+                                JSONMember("screen", .integer(Int64(screen))), JSONMember("value", saved)])
             }
         }
     }
@@ -109,7 +112,7 @@ extension Pipeline {
         return .object(members)
     }
 
-    private func timer(from saved: JSONValue, path: String) throws -> PipelineTimer {
+    private func timer(from saved: JSONValue, path: String, values: inout [Int: (value: any Sendable, screen: Int)]) throws -> PipelineTimer {
         let object = try SavedObject(saved, path: path)
         let screen = object.optional("screen") == nil ? nil : Int(try object.integer("screen"))
         if let kind = object.optional("host") {
@@ -126,22 +129,33 @@ extension Pipeline {
         guard let index = stageNames.firstIndex(of: name) else {
             throw SavedStateError("\(path) is for a stage \(name) this run does not have")
         }
-        return .stage(index, token: Int(try object.integer("token")), screen: screen ?? 0)
+        guard object.optional("timer") != nil else { return .stage(index, token: Int(try object.integer("token")), screen: screen ?? 0) }
+        let id = Int(try object.integer("timer"))
+        guard let stage = stageInstance(index, ofScreen: screen ?? 0) else {
+            throw SavedStateError("\(path) is for a screen that is not saved")
+        }
+        do {
+            values[id] = (try stage.restoreTimerValue(from: try object.required("value")), screen ?? 0)
+        } catch {
+            throw SavedStateError("\(path): stage \(name): \(error)")
+        }
+        return .stageValue(index, id: id)
+    }
+
+    /// The instance of stage `index` that screen `serial` uses (0: the one every screen
+    /// shares), without touching the screen.
+    private func stageInstance(_ index: Int, ofScreen serial: Int) -> (any ToastStage)? {
+        guard serial != 0 else { return stageInstances[index] }
+        return screenTable?.bySerial[serial]?.stages[index]
     }
 
     private func screensState() throws -> JSONValue {
         guard let table = screenTable else { return .null }
         var screens: [JSONValue] = []
         for screen in table.byRecency {
-            var stageStates: [JSONValue] = []
-            for index in stageNames.indices where table.perScreen[index] {
-                let stage = screen.stages[index]
-                if stage is any StatelessStage { continue }
-                guard let saved = stage as? any StageWithSavedState else {
-                    throw SavedStateError("stage \(stageNames[index]) keeps state that cannot be saved yet")
-                }
-                stageStates.append(.object([JSONMember("name", .string(stageNames[index])), JSONMember("state", saved.savedState)]))
-            }
+            let stageStates = try Self.savedStages(stageNames.indices.filter { table.perScreen[$0] }.map {
+                (stageNames[$0], screen.stages[$0])
+            })
             let key: JSONValue = switch screen.key {
             case .text(let text): .string(text)
             case .integer(let integer): .integer(integer)
@@ -189,11 +203,10 @@ extension Pipeline {
             for (stageIndex, stageItem) in stages.enumerated() {
                 let stageEntry = try SavedObject(stageItem, path: "\(path).stages[\(stageIndex)]")
                 let name = try stageEntry.string("name")
-                guard let position = stageNames.firstIndex(of: name), table.perScreen[position],
-                      let stage = screen.stages[position] as? any StageWithSavedState else {
+                guard let position = stageNames.firstIndex(of: name), table.perScreen[position] else {
                     throw SavedStateError("\(path).stages[\(stageIndex)] is for a stage \(name) this run does not have per screen")
                 }
-                try stage.restore(from: try stageEntry.required("state"), path: "screen \(serial) stage \(name)")
+                try Self.restore(screen.stages[position], named: "\(name) of screen \(serial)", from: try stageEntry.required("state"))
             }
             bySerial[serial] = screen
         }
@@ -211,5 +224,18 @@ extension Pipeline {
         table.restore(touched: touchedScreens, windows: windows, lastSerial: Int(try object.integer("last_serial")),
                       seen: Int(try object.integer("seen")), endedByLimit: Int(try object.integer("ended_by_limit")),
                       mostAtOnce: Int(try object.integer("most_at_once")))
+    }
+
+    /// The saved states of the stages that keep one, by name.
+    private static func savedStages(_ stages: [(name: String, stage: any ToastStage)]) throws -> [JSONValue] {
+        try stages.compactMap { name, stage in
+            let state: JSONValue?
+            do { state = try stage.saveState() } catch { throw SavedStateError("stage \(name): \(error)") }
+            return state.map { .object([JSONMember("name", .string(name)), JSONMember("state", $0)]) }
+        }
+    }
+
+    private static func restore(_ stage: any ToastStage, named name: String, from saved: JSONValue) throws {
+        do { try stage.restoreState(from: saved) } catch { throw SavedStateError("stage \(name): \(error)") }
     }
 }

@@ -34,3 +34,17 @@ extension PluginStage {
         if let value = timer.value(as: TimerValue.self) { timerFired(value: value, context: context) }
     }
 }
+
+extension PluginStage where TimerValue: StateRepresentable {
+    /// The timer's value, as its `TimerValue` saves itself.
+    public func saveTimerValue(_ timer: StageTimer) throws -> JSONValue {
+        guard let value = timer.value(as: TimerValue.self) else {
+            throw SavedStateError("a timer carries \(type(of: timer.value)), not \(TimerValue.self)")
+        }
+        return value.savedState
+    }
+
+    public func restoreTimerValue(from saved: JSONValue) throws -> any Sendable {
+        try TimerValue(savedState: saved)
+    }
+}

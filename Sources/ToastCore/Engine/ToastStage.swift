@@ -30,6 +30,25 @@ public protocol ToastStage: AnyObject {
     /// its screen would lose if it were forgotten now (a screen with nothing visible, waiting
     /// or held is forgotten when an event arrives). The default says it holds nothing.
     func isIdle(at now: Duration) -> Bool
+
+    /// `--state`: what the stage keeps between toasts (counts, windows, the handles of toasts
+    /// it holds), so that a restarted run goes on as if it had never stopped. The default, nil,
+    /// says it keeps nothing. Throw `SavedStateError` for what cannot be saved: the checkpoint
+    /// fails and the run stops, the last saved state kept.
+    func saveState() throws -> JSONValue?
+
+    /// `--state`: takes back what `saveState()` gave, before any toast of the restarted run.
+    /// Throw `SavedStateError` when it is not what this stage saves: the run stops before any
+    /// input. The default takes nothing.
+    func restoreState(from saved: JSONValue) throws
+
+    /// `--state`: the value a timer set with `context.setTimer(at:value:)` carries, as JSON. The
+    /// default throws: such a timer cannot be saved (a `PluginStage` whose `TimerValue` is
+    /// `StateRepresentable` has it written for it).
+    func saveTimerValue(_ timer: StageTimer) throws -> JSONValue
+
+    /// `--state`: the timer's value from what `saveTimerValue(_:)` gave.
+    func restoreTimerValue(from saved: JSONValue) throws -> any Sendable
 }
 
 extension ToastStage {
@@ -38,6 +57,14 @@ extension ToastStage {
     public func reload(from replacement: any ToastStage) {}
     public func forNewScreen() -> (any ToastStage)? { nil }
     public func isIdle(at now: Duration) -> Bool { true }
+    public func saveState() throws -> JSONValue? { nil }
+    public func restoreState(from saved: JSONValue) throws {}
+    public func saveTimerValue(_ timer: StageTimer) throws -> JSONValue {
+        throw SavedStateError("its timers carry \(type(of: timer.value)), which is not StateRepresentable")
+    }
+    public func restoreTimerValue(from saved: JSONValue) throws -> any Sendable {
+        throw SavedStateError("its timers carry values it cannot restore")
+    }
 }
 
 /// How long a built-in stage keeps its screen (docs/events.md, "Screens"): a window that ends
@@ -96,28 +123,3 @@ public struct StageTimer: Sendable {
 public struct HoldHandle: Hashable, Sendable {
     let serial: Int
 }
-
-extension HoldHandle {
-    /// A held toast's handle in a saved state: the serial the pipeline's held table keeps it by.
-    var savedState: JSONValue { .integer(Int64(serial)) }
-
-    init(savedState: JSONValue, path: String) throws {
-        guard case .integer(let serial) = savedState else { throw SavedStateError("\(path) is not a held toast's serial") }
-        self.serial = Int(serial)
-    }
-}
-
-/// A built-in stage that keeps state between toasts (keys, windows, held toasts), saved and
-/// restored with the run by `--state` (SPEC 11.4). A stage's timers are the pipeline's, saved
-/// with it; a restored stage must go on as if it had never stopped.
-package protocol StageWithSavedState: ToastStage {
-    /// What the stage keeps, as JSON.
-    var savedState: JSONValue { get }
-    /// Takes back what `savedState` gave, in place of what the stage keeps; throws
-    /// `SavedStateError` naming the part that is wrong (under `path`), the stage unchanged.
-    func restore(from saved: JSONValue, path: String) throws
-}
-
-/// A built-in stage that keeps nothing between toasts, so `--state` has nothing of it to save
-/// (the rules stage's scripts keep theirs in Lua's `store`, which the scripts' side saves).
-package protocol StatelessStage: ToastStage {}

@@ -6,9 +6,9 @@
 /// The saved form is a JSON object: `fields` holds each schema field that is not a constant,
 /// tagged by kind (`{"text": "…"}`, `{"time": µs}`, `{"integer": n}`, `{"flag": b}`, or `null`
 /// for no value), so that reading it back never guesses a kind.
-extension Toast {
+extension Toast: StateRepresentable {
     /// The toast as a JSON value that `init(savedState:)` reads back.
-    package var savedState: JSONValue {
+    public var savedState: JSONValue {
         var fields: [JSONMember] = []
         for field in ToastField.allCases {
             if case .constant = field.storage { continue }
@@ -41,7 +41,7 @@ extension Toast {
     }
 
     /// The toast `savedState` gave; throws `SavedStateError` naming what is wrong.
-    package init(savedState: JSONValue) throws {
+    public init(savedState: JSONValue) throws {
         let saved = try SavedObject(savedState, path: "toast")
         let fieldsObject = try SavedObject(saved.required("fields"), path: "toast.fields")
         self.init(id: "", message: " ")
@@ -151,17 +151,6 @@ package enum SavedBytes {
         let digits = Array(text.utf8)
         return try stride(from: 0, to: digits.count, by: 2).map { try nibble(digits[$0]) << 4 | nibble(digits[$0 + 1]) }
     }
-}
-
-/// What is wrong with a saved state, by the path of the part that is wrong.
-package struct SavedStateError: Error, Equatable, CustomStringConvertible {
-    package var message: String
-
-    package init(_ message: String) {
-        self.message = message
-    }
-
-    package var description: String { message }
 }
 
 /// A saved JSON object read by member name, with errors that name the path.

@@ -1,7 +1,7 @@
 /// The `announce` stage: the text a screen reader would say (docs/lua.md, "config"):
 /// `<label>: <message>`, or just the message for an empty label, then `, <subtitle>` for a
 /// non-empty subtitle. A role's own `announce` template or function replaces it.
-package final class AnnounceStage: StatelessStage, CalledUnretained {
+package final class AnnounceStage: ToastStage, CalledUnretained {
     /// Runs the roles' `announce` functions (the scripts' runtime); without one, a role's
     /// function gives the default announcement.
     private var functions: (any ScriptFunctionRunner)?

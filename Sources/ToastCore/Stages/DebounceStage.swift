@@ -74,10 +74,10 @@ package final class DebounceStage: ToastStage, CalledUnretained {
     }
 }
 
-extension DebounceStage: StageWithSavedState {
+extension DebounceStage {
     /// Each burst's key (hexadecimal bytes) with its held toast, its start and its timer; the
     /// timers' keys by token, and the token counter.
-    package var savedState: JSONValue {
+    package func saveState() -> JSONValue? {
         .object([
             JSONMember("bursts", .array(bursts.sorted { $0.value.timer < $1.value.timer }.map { key, burst in
                 .object([JSONMember("key", .string(SavedBytes.text(key))), JSONMember("held", burst.held.savedState),
@@ -90,7 +90,11 @@ extension DebounceStage: StageWithSavedState {
         ])
     }
 
-    package func restore(from saved: JSONValue, path: String) throws {
+    package func restoreState(from saved: JSONValue) throws {
+        try restore(from: saved, path: "state")
+    }
+
+    private func restore(from saved: JSONValue, path: String) throws {
         let object = try SavedObject(saved, path: path)
         var restoredBursts: [[UInt8]: Burst] = [:]
         guard case .array(let savedBursts) = try object.required("bursts") else { throw SavedStateError("\(path).bursts is not a list") }

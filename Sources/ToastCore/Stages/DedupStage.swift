@@ -103,9 +103,9 @@ package final class DedupStage: ToastStage, CalledUnretained {
     }
 }
 
-extension DedupStage: StageWithSavedState {
+extension DedupStage {
     /// The keys that passed, the least recently passed first, each with when and which toast.
-    package var savedState: JSONValue {
+    package func saveState() -> JSONValue? {
         .object([
             JSONMember("keys", .array(cache.entriesOldestFirst().map { entry in
                 .object([JSONMember("key", .string(SavedBytes.text(entry.key))),
@@ -115,7 +115,11 @@ extension DedupStage: StageWithSavedState {
         ])
     }
 
-    package func restore(from saved: JSONValue, path: String) throws {
+    package func restoreState(from saved: JSONValue) throws {
+        try restore(from: saved, path: "state")
+    }
+
+    private func restore(from saved: JSONValue, path: String) throws {
         let object = try SavedObject(saved, path: path)
         guard case .array(let keys) = try object.required("keys") else { throw SavedStateError("\(path).keys is not a list") }
         var restored = RecencyCache<PassedToast>(capacity: cache.capacity)

@@ -141,10 +141,10 @@ package final class DigestStage: ToastStage, CalledUnretained {
 
 }
 
-extension DigestStage: StageWithSavedState {
+extension DigestStage {
     /// Each open window's group key (hexadecimal bytes) with its value, its timer and the
     /// toasts held in it in arrival order; the token counter.
-    package var savedState: JSONValue {
+    package func saveState() -> JSONValue? {
         .object([
             JSONMember("windows", .array(windows.sorted { $0.value.timer < $1.value.timer }.map { key, window in
                 .object([JSONMember("key", .string(SavedBytes.text(key))), JSONMember("value", window.value ?? .null),
@@ -156,7 +156,11 @@ extension DigestStage: StageWithSavedState {
         ])
     }
 
-    package func restore(from saved: JSONValue, path: String) throws {
+    package func restoreState(from saved: JSONValue) throws {
+        try restore(from: saved, path: "state")
+    }
+
+    private func restore(from saved: JSONValue, path: String) throws {
         let object = try SavedObject(saved, path: path)
         var restoredWindows: [[UInt8]: Window] = [:]
         var restoredTimers: [Int: [UInt8]] = [:]

@@ -1,6 +1,6 @@
 /// The `priority` stage: a toast without a priority of its own takes its role's
 /// (docs/lua.md, "config"). The host orders its waiting line by it.
-package final class PriorityStage: StatelessStage, CalledUnretained {
+package final class PriorityStage: ToastStage, CalledUnretained {
     package init() {}
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {

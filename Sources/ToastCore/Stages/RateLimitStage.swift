@@ -205,10 +205,10 @@ struct TimeWindow {
     }
 }
 
-extension RateLimitStage: StageWithSavedState {
+extension RateLimitStage {
     /// Each group's key (hexadecimal bytes) with the times of its passes in the window and the
     /// drops its pending summary stands for; the summaries' timers by token, and the counters.
-    package var savedState: JSONValue {
+    package func saveState() -> JSONValue? {
         .object([
             JSONMember("groups", .array(groups.storedEntries().map { entry in
                 var members = [JSONMember("key", .string(SavedBytes.text(entry.key))),
@@ -230,7 +230,11 @@ extension RateLimitStage: StageWithSavedState {
         ])
     }
 
-    package func restore(from saved: JSONValue, path: String) throws {
+    package func restoreState(from saved: JSONValue) throws {
+        try restore(from: saved, path: "state")
+    }
+
+    private func restore(from saved: JSONValue, path: String) throws {
         let object = try SavedObject(saved, path: path)
         guard case .array(let savedGroups) = try object.required("groups") else { throw SavedStateError("\(path).groups is not a list") }
         var restoredGroups = ByteKeyTable<GroupState>()

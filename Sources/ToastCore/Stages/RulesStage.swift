@@ -35,7 +35,7 @@ package protocol ToastRuleGroup {
 
 /// The `rules` stage: the rules in the order they were registered (docs/lua.md, "config").
 /// A dropped toast reaches no later rule.
-package final class RulesStage: StatelessStage, CalledUnretained {
+package final class RulesStage: ToastStage, CalledUnretained {
     package private(set) var rules: [any ToastRule] {
         didSet { steps = Self.steps(of: rules) }
     }

@@ -1,5 +1,5 @@
 /// The `style` stage: the role's symbol, glyph and color (docs/lua.md, "config").
-package final class StyleStage: StatelessStage, CalledUnretained {
+package final class StyleStage: ToastStage, CalledUnretained {
     package init() {}
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
