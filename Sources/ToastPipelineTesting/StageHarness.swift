@@ -28,20 +28,29 @@ public final class StageHarness {
     public var emittedCount: Int { pipeline.generatedIDs.count }
 
     private let log = RecordLog()
-    private let pipeline: Pipeline
+    private var pipeline: Pipeline
     /// The scripts' Lua state, kept for as long as the run.
-    private let runtime: LuaRuntime?
+    private var runtime: LuaRuntime?
+    /// Makes the run's pipeline again, holding nothing, for `restart()` (given the `store` the
+    /// scripts kept); nil for a harness of stage instances, which cannot be made again.
+    private let remake: ((StoredValue?) throws -> (Pipeline, LuaRuntime?))?
     private var toastsIn: [String: Int] = [:]
 
     /// A run of `registry`'s stages as `script` sets them up: the text of a Lua script, with
     /// `config{...}`, roles and rules, as a file given to the command would be. Throws what
     /// the command would report for a script that does not load.
     public init(registry: StageRegistry = .builtIn, script: String = "") throws {
-        let runtime = try LuaRuntime(registry: registry)
-        try runtime.load(source: script, name: "script")
-        self.runtime = runtime
-        pipeline = try Pipeline(scripts: runtime.loaded, registry: registry, output: log)
-        pipeline.timeDisplay = TimeDisplay(zone: .utc)
+        let log = self.log
+        let remake = { (store: StoredValue?) throws -> (Pipeline, LuaRuntime?) in
+            let runtime = try LuaRuntime(registry: registry)
+            if let store { runtime.restoreStore(store) }
+            try runtime.load(source: script, name: "script")
+            let pipeline = try Pipeline(scripts: runtime.loaded, registry: registry, output: log, restoring: store != nil)
+            pipeline.timeDisplay = TimeDisplay(zone: .utc)
+            return (pipeline, runtime)
+        }
+        (pipeline, runtime) = try remake(nil)
+        self.remake = remake
     }
 
     /// A run of `stages` alone, in order, then the host.
@@ -50,15 +59,43 @@ public final class StageHarness {
     }
 
     /// A run of `stages` alone with the pipeline's settings given (the queue, the roles).
-    package init(stages: [(name: String, stage: any ToastStage)], settings: PipelineSettings) {
-        runtime = nil
-        pipeline = Pipeline(settings: settings, stages: stages, output: log)
-        pipeline.timeDisplay = TimeDisplay(zone: .utc)
+    package convenience init(stages: [(name: String, stage: any ToastStage)], settings: PipelineSettings) {
+        self.init(settings: settings, stages: { stages }, remakes: false)
     }
 
     /// A run of one declared stage with the settings given in Swift, then the host.
     public convenience init<Stage: PluginStage>(_ stage: Stage.Type, settings: Stage.Settings = .init()) {
-        self.init(stages: [(Stage.name, Stage(settings: settings))])
+        self.init(settings: PipelineSettings(), stages: { [(Stage.name, Stage(settings: settings))] }, remakes: true)
+    }
+
+    private init(settings: PipelineSettings, stages: @escaping () -> [(name: String, stage: any ToastStage)], remakes: Bool) {
+        let log = self.log
+        let remake = { (_: StoredValue?) -> (Pipeline, LuaRuntime?) in
+            let pipeline = Pipeline(settings: settings, stages: stages(), output: log)
+            pipeline.timeDisplay = TimeDisplay(zone: .utc)
+            return (pipeline, nil)
+        }
+        (pipeline, runtime) = remake(nil)
+        self.remake = remakes ? remake : nil
+    }
+
+    /// Stops the run and starts it again from its saved state, as `toastscript --state` does
+    /// after a restart: the host, the timers, each stage's `saveState()` and its timers' values,
+    /// and the scripts' `store` go through the state file's JSON text into a run made anew,
+    /// whose `on("restore")` hooks then run. The records go on in the same list. Throws what
+    /// the restart would report (a stage that cannot save or restore what it keeps); a harness
+    /// of stage instances (`init(stages:)`) cannot be made again and throws.
+    public func restart() throws {
+        guard let remake else {
+            throw SavedStateError("a harness of stage instances cannot make them again: make it from a script or a stage type")
+        }
+        let saved = try JSONScanner.value(of: Array(JSONText.encode(try pipeline.savedState()).utf8))
+        let store = try runtime.map { try StoredValue(savedState: JSONScanner.value(of: Array(JSONText.encode($0.keptStore(during: "checkpoint").savedState).utf8))) }
+        let (restarted, restartedRuntime) = try remake(store ?? .table([]))
+        try restarted.restore(from: saved)
+        pipeline = restarted
+        runtime = restartedRuntime
+        pipeline.stateRestored()
     }
 
     /// Sends a toast in at `time` on the stream clock.

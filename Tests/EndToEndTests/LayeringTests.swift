@@ -25,6 +25,7 @@ import Testing
             "ToastIO/Desktop": core,
             "ToastLua/Lua": core + ["ToastIO/Input"],
             "ToastPipeline/Diff": core,
+            "ToastPipeline/State": core + ["ToastIO/Input", "ToastIO/Output", "ToastLua/Lua"],
         ]
         var allowed = rules.mapValues(Set.init)
         allowed["ToastPipeline/CLI"] = Set(rules.keys)

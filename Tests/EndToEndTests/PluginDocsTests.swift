@@ -46,6 +46,7 @@ import Testing
     /// The files that make the plugin API: what a stage author writes against.
     static let apiFiles = ["Sources/ToastCore/Engine/StageContext.swift", "Sources/ToastCore/Engine/ToastStage.swift",
                            "Sources/ToastCore/Engine/PluginStage.swift", "Sources/ToastCore/Config/PluginSettings.swift",
+                           "Sources/ToastCore/Model/StateRepresentable.swift",
                            "Sources/ToastPipelineTesting/StageHarness.swift", "Sources/ToastPipelineTesting/TestRecord.swift"]
 
     /// The names the API files declare public (functions, properties, types, cases).
@@ -80,7 +81,8 @@ import Testing
         // Initializers, and the requirements of the public protocols `ToastStage` and
         // `PluginStage` (which carry no `public` of their own).
         let declaredElsewhere: Set<String> = ["init", "process", "timerFired", "reload", "forNewScreen", "isIdle", "Settings",
-                                              "TimerValue"]
+                                              "TimerValue", "saveState", "restoreState", "saveTimerValue",
+                                              "restoreTimerValue"]
         for name in named.sorted() where !declaredElsewhere.contains(name) {
             #expect(names.contains(name), "the guide's table names `\(name)`, which the API does not declare")
         }

@@ -118,8 +118,8 @@ package final class Pipeline: HostEnvironment {
     /// The scripts' timers and end-of-input hooks, and how many were attached (a reload
     /// attaches new ones, and the old ones' timers go stale).
     private var scriptClockState: (clock: (any ScriptClock)?, generation: Int) = (nil, 0)
-    private var scriptClock: (any ScriptClock)? { scriptClockState.clock }
-    private var scriptClockGeneration: Int { scriptClockState.generation }
+    var scriptClock: (any ScriptClock)? { scriptClockState.clock }
+    var scriptClockGeneration: Int { scriptClockState.generation }
 
     /// A pipeline of `stages` (in order, named as in `config{ stages = ... }`) before the
     /// host, writing records to `output` and, when there is a `tracer`, every decision to it.
@@ -256,6 +256,15 @@ package final class Pipeline: HostEnvironment {
     package func endOfInput() {
         stepDepth += 1
         scriptClock?.inputEnded(context: entryContext)
+        stepDepth -= 1
+        runPending()
+    }
+
+    /// A saved run was restored into this pipeline: the scripts' `on("restore")` hooks run, and
+    /// what they bring in enters, before the first event.
+    package func stateRestored() {
+        stepDepth += 1
+        scriptClock?.stateRestored(context: entryContext)
         stepDepth -= 1
         runPending()
     }

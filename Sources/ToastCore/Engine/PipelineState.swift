@@ -11,6 +11,7 @@ extension Pipeline {
         let timers = try timerState()
         return .object([
             JSONMember("now", .integer(now)),
+            JSONMember("script_timers", .integer(Int64(pendingScriptTimers))),
             JSONMember("emitted", .integer(Int64(generatedIDs.count))),
             JSONMember("timers", timers),
             JSONMember("host", host.savedState),
@@ -74,6 +75,18 @@ extension Pipeline {
         nextHoldSerial = holdSerial
         now = savedNow
         generatedIDs.restore(count: emitted)
+    }
+
+    /// The scripts' timers still to run: closures, which a saved run does not keep.
+    var pendingScriptTimers: Int {
+        var count = 0
+        timers.forEach { payload in
+            if case .script(let token, let generation) = payload, generation == scriptClockGeneration,
+               scriptClock?.isPending(token: token) ?? false {
+                count += 1
+            }
+        }
+        return count
     }
 
     /// The timers as `TimerQueue` saves them; Lua's are left out (they are closures).

@@ -7,4 +7,9 @@ package protocol ScriptClock: AnyObject {
     func scriptTimerFired(token: Int, context: StageContext)
     /// The input has ended (not by a signal), before the drain.
     func inputEnded(context: StageContext)
+    /// A saved run was restored (`--state`), before its first event: the scripts' timers were
+    /// not kept, and `on("restore")` hooks may set them again.
+    func stateRestored(context: StageContext)
+    /// Whether the timer `token` is still to run (not cancelled, not fired).
+    func isPending(token: Int) -> Bool
 }

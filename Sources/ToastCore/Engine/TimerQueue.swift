@@ -20,6 +20,11 @@ package struct TimerQueue<Payload> {
     package var isEmpty: Bool { heap.isEmpty }
     package var count: Int { heap.count }
 
+    /// Every timer's payload, in no particular order.
+    package func forEach(_ body: (Payload) -> Void) {
+        for timer in heap { body(timer.payload) }
+    }
+
     /// The timer that fires next, if any.
     package var next: Timer? { heap.first }
 

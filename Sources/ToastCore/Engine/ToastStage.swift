@@ -123,3 +123,14 @@ public struct StageTimer: Sendable {
 public struct HoldHandle: Hashable, Sendable {
     let serial: Int
 }
+
+extension HoldHandle: StateRepresentable {
+    /// A held toast's handle: the serial the pipeline's held table keeps it by.
+    public var savedState: JSONValue { .integer(Int64(serial)) }
+    public init(savedState: JSONValue) throws {
+        guard case .integer(let serial) = savedState, let value = Int(exactly: serial) else {
+            throw SavedStateError("not a held toast's serial")
+        }
+        self.serial = value
+    }
+}

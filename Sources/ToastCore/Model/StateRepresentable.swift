@@ -30,6 +30,14 @@ extension Int: StateRepresentable {
     }
 }
 
+extension Int64: StateRepresentable {
+    public var savedState: JSONValue { .integer(self) }
+    public init(savedState: JSONValue) throws {
+        guard case .integer(let value) = savedState else { throw SavedStateError("not an integer") }
+        self = value
+    }
+}
+
 extension Double: StateRepresentable {
     /// Integral values are written as integers, as JSON has them.
     public var savedState: JSONValue { .number(self) }
@@ -87,17 +95,6 @@ extension Dictionary: StateRepresentable where Key == String, Value: StateRepres
         for member in members {
             do { self[member.name] = try Value(savedState: member.value) } catch { throw SavedStateError("\(member.name): \(error)") }
         }
-    }
-}
-
-extension HoldHandle: StateRepresentable {
-    /// A held toast's handle: the serial the pipeline's held table keeps it by.
-    public var savedState: JSONValue { .integer(Int64(serial)) }
-    public init(savedState: JSONValue) throws {
-        guard case .integer(let serial) = savedState, let value = Int(exactly: serial) else {
-            throw SavedStateError("not a held toast's serial")
-        }
-        self.serial = value
     }
 }
 

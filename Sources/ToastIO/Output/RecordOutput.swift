@@ -7,6 +7,9 @@ import ToastCore
 package protocol RecordOutput: RecordWriter, TraceWriter {
     /// Writes out what is buffered and flushes the sink.
     func flush()
+    /// Writes out every record handed on so far and syncs the sink to disk, returning once it
+    /// is there (a checkpoint of `--state` counts the output's length after it).
+    func commit()
     /// Ends the output: the encoder's last words, then everything flushed.
     func finish()
     /// Lines written (a format may leave records out); all of them once `finish` has returned.

@@ -42,6 +42,11 @@ package final class SinkRecordWriter: RecordOutput {
         sink.flush()
     }
 
+    package func commit() {
+        flushBuffer()
+        sink.sync()
+    }
+
     private func flushBuffer() {
         guard !buffer.isEmpty else { return }
         buffer.withBytes { sink.write($0) }

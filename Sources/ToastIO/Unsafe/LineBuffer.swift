@@ -17,6 +17,9 @@ final class LineBuffer {
     private let memory: UnsafeMutableRawBufferPointer
     private var start = 0
     private var end = 0
+    /// Bytes taken since the buffer was made: where the input stands, counted from where
+    /// reading began.
+    private(set) var taken: Int64 = 0
 
     init(capacity: Int) {
         memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(capacity, 1), alignment: 16)
@@ -52,12 +55,14 @@ final class LineBuffer {
         precondition(length >= 0 && length < count, "a line ends inside the buffer")
         let line = UnsafeRawBufferPointer(rebasing: memory[start..<(start + length)])
         start += length + 1
+        taken += Int64(length + 1)
         return line.bindMemory(to: UInt8.self)
     }
 
     /// Takes every byte not yet taken, returning them.
     func takeAll() -> UnsafeBufferPointer<UInt8> {
         let rest = unread
+        taken += Int64(count)
         start = end
         return rest.bindMemory(to: UInt8.self)
     }

@@ -22,7 +22,7 @@ package struct LoadedScripts {
 
     /// What the scripts keep in `store`, for the next Lua state (a reload); what cannot be
     /// kept is reported as a script error naming its key path, and left out.
-    package func keptStore() -> StoredValue { runtime.keptStore() }
+    package func keptStore(during moment: String = "reload") -> StoredValue { runtime.keptStore(during: moment) }
 
     /// The scripts' timers and end-of-input hooks, for the pipeline's clock.
     package var clock: any ScriptClock { runtime }
@@ -36,16 +36,20 @@ package struct LoadedScripts {
 
 extension Pipeline {
     /// A pipeline for loaded scripts: the stages of `registry` in the order the settings give,
-    /// the scripts' rules and hooks, and the toasts they emitted while loading (let in now).
+    /// the scripts' rules and hooks, and the toasts they emitted and timers they set while
+    /// loading (let in now). `restoring`: a saved run is restored into it next (`--state`), so
+    /// what the scripts emitted and set while loading was let in by the run that saved it.
     package convenience init(scripts: LoadedScripts, registry: StageRegistry = .builtIn, output: any RecordWriter,
-                            tracer: (any TraceWriter)? = nil) throws {
+                            tracer: (any TraceWriter)? = nil, restoring: Bool = false) throws {
         let stages = try registry.makeStages(settings: scripts.settings, rules: RulesStage(rules: scripts.rules),
                                              functions: scripts.functions)
         self.init(settings: scripts.settings, stages: stages, output: output, generatedIDs: scripts.generatedIDs,
                   tracer: tracer, observers: scripts.hooks.map { [$0] } ?? [])
         scriptFunctions = scripts.functions
-        attach(scriptClock: scripts.runtime, timers: scripts.runtime.timersWhileLoading)
-        for toast in scripts.emittedWhileLoading { emit(toast) }
+        attach(scriptClock: scripts.runtime, timers: restoring ? [] : scripts.runtime.timersWhileLoading)
+        if !restoring {
+            for toast in scripts.emittedWhileLoading { emit(toast) }
+        }
     }
 
     /// Reloads the run with scripts loaded anew (SIGHUP): their rules, roles, hooks and the

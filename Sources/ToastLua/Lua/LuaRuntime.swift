@@ -24,7 +24,7 @@ package final class LuaRuntime {
     private var settingsBuilder: SettingsBuilder
     /// The rules the scripts registered, in order.
     private var ruleFunctions: [(name: String, reference: Int32, place: String)] = []
-    /// `on(...)` functions by event: `present`, `dismiss`, `drop` and `end`.
+    /// `on(...)` functions by event: `present`, `dismiss`, `drop`, `end` and `restore`.
     var hooks: [String: [(reference: Int32, place: String)]] = [:]
     /// The script's `parse` function, if it set one (one a run).
     private(set) var parseFunction: (reference: Int32, place: String)?
@@ -36,6 +36,10 @@ package final class LuaRuntime {
     var scriptTimers: [Int: LuaTimer] = [:]
     var nextTimerToken = 1
     var timersWhileLoading: [(token: Int, delay: Microseconds)] = []
+    /// What `keptStore(during:)` is reading the store for, and the key paths it reported at a
+    /// checkpoint (each once a run).
+    var storeReportMoment = "reload"
+    var storeProblemsReported: Set<String> = []
     /// The call running now: the context it runs in (nil while loading).
     private(set) var currentCall: ScriptCall?
     /// Receives each script call that failed.
@@ -84,7 +88,7 @@ package final class LuaRuntime {
     /// What the scripts set up, to build a run from (see `LoadedScripts`).
     package var loaded: LoadedScripts {
         LoadedScripts(settings: settings, rules: rules,
-                      hooks: hooks.keys.contains(where: { $0 != "end" }) ? LuaHooks(runtime: self) : nil,
+                      hooks: hooks.keys.contains(where: { $0 != "end" && $0 != "restore" }) ? LuaHooks(runtime: self) : nil,
                       hasParseFunction: parseFunction != nil, emittedWhileLoading: emittedWhileLoading,
                       generatedIDs: generatedIDs, functions: self, runtime: self)
     }
@@ -480,9 +484,9 @@ package final class LuaRuntime {
     }
 
     private func on() -> Int32 {
-        guard let event = state.string(at: 1), ["present", "dismiss", "drop", "end"].contains(event),
+        guard let event = state.string(at: 1), ["present", "dismiss", "drop", "end", "restore"].contains(event),
               state.type(at: 2) == LUA_TFUNCTION else {
-            return raise("on expects (\"present\" | \"dismiss\" | \"drop\" | \"end\", function)")
+            return raise("on expects (\"present\" | \"dismiss\" | \"drop\" | \"end\" | \"restore\", function)")
         }
         let place = state.definitionPlace(ofFunctionAt: 2)
         state.pushCopy(of: 2)

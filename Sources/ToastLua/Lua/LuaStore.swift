@@ -37,7 +37,10 @@ extension LuaRuntime {
     /// The global `store` as a value, with what could not be kept left out: each such value is
     /// reported as a script error that names its key path (`store.users["a b"][2]: a function
     /// cannot be kept`).
-    package func keptStore() -> StoredValue {
+    /// `during` names the moment in the report (`reload`, `checkpoint`); at a checkpoint, a key
+    /// path is reported once a run, not every second.
+    package func keptStore(during: String = "reload") -> StoredValue {
+        storeReportMoment = during
         let top = state.top
         defer { state.setTop(top) }
         state.pushGlobal("store")
@@ -151,6 +154,63 @@ extension LuaRuntime {
     }
 
     private func reportStoreProblem(_ path: String, _ problem: String) {
-        report("\(path) \(problem)", source: "store", during: "reload")
+        if storeReportMoment == "checkpoint" {
+            guard storeProblemsReported.insert(path).inserted else { return }
+        }
+        report("\(path) \(problem)", source: "store", during: storeReportMoment)
+    }
+}
+
+/// A kept value in a saved run (`--state`): a string, an integer or `true`/`false` as itself,
+/// a float as `{"float": N}` (`"inf"`, `"-inf"`, `"nan"` for those), so that 2.0 stays a float,
+/// and a table as a list of `[key, value]` pairs, so that integer keys stay integers.
+extension StoredValue: StateRepresentable {
+    package var savedState: JSONValue {
+        switch self {
+        case .string(let text): return .string(text)
+        case .integer(let integer): return .integer(integer)
+        case .boolean(let flag): return .bool(flag)
+        case .number(let number):
+            let value: JSONValue = number.isNaN ? .string("nan") : number.isInfinite ? .string(number < 0 ? "-inf" : "inf") : .number(number)
+            return .object([JSONMember("float", value)])
+        case .table(let entries):
+            return .array(entries.map { entry in
+                let key: JSONValue = switch entry.key {
+                case .string(let name): .string(name)
+                case .integer(let integer): .integer(integer)
+                }
+                return .array([key, entry.value.savedState])
+            })
+        }
+    }
+
+    package init(savedState: JSONValue) throws {
+        switch savedState {
+        case .string(let text): self = .string(text)
+        case .integer(let integer): self = .integer(integer)
+        case .bool(let flag): self = .boolean(flag)
+        case .object(let members) where members.count == 1 && members[0].name == "float":
+            switch members[0].value {
+            case .number(let number): self = .number(number)
+            case .integer(let integer): self = .number(Double(integer))
+            case .string("inf"): self = .number(.infinity)
+            case .string("-inf"): self = .number(-.infinity)
+            case .string("nan"): self = .number(.nan)
+            default: throw SavedStateError("not a float")
+            }
+        case .array(let pairs):
+            self = .table(try pairs.map { pair in
+                guard case .array(let parts) = pair, parts.count == 2 else { throw SavedStateError("not a [key, value] pair") }
+                let key: StoredKey
+                switch parts[0] {
+                case .string(let name): key = .string(name)
+                case .integer(let integer): key = .integer(integer)
+                default: throw SavedStateError("a key that is neither a string nor an integer")
+                }
+                return StoredEntry(key, try StoredValue(savedState: parts[1]))
+            })
+        default:
+            throw SavedStateError("not a kept value")
+        }
     }
 }

@@ -1,8 +1,9 @@
 import CLuaBridge
 import ToastCore
 
-/// `after(seconds, fn)` and `on("end", fn)`: a script's own timers and its end-of-input hooks,
-/// on the run's clock (`ScriptClock`). A timer runs `fn()` once, `seconds` later, under the
+/// `after(seconds, fn)`, `on("end", fn)` and `on("restore", fn)`: a script's own timers, its
+/// end-of-input hooks and what it does when a saved run is restored, on the run's clock
+/// (`ScriptClock`). A timer runs `fn()` once, `seconds` later, under the
 /// same budget and memory cap as a rule; `handle:cancel()` stops it. A timer set while the
 /// scripts load is due that long after the clock's start (or after a reload).
 struct LuaTimer {
@@ -63,13 +64,26 @@ extension LuaRuntime: ScriptClock {
     }
 
     package func inputEnded(context: StageContext) {
-        guard let functions = hooks["end"] else { return }
-        running(in: ScriptCall(context: context, inputLine: 0, during: "end")) {
+        runHooks("end", context: context)
+    }
+
+    package func stateRestored(context: StageContext) {
+        runHooks("restore", context: context)
+    }
+
+    package func isPending(token: Int) -> Bool {
+        scriptTimers[token] != nil
+    }
+
+    /// The `on(event)` hooks that take no argument (`end`, `restore`), in the order they were set.
+    private func runHooks(_ event: String, context: StageContext) {
+        guard let functions = hooks[event] else { return }
+        running(in: ScriptCall(context: context, inputLine: 0, during: event)) {
             let top = state.top
             defer { state.setTop(top) }
             for function in functions {
                 state.pushReference(function.reference)
-                _ = callFailing(argumentCount: 0, resultCount: 0, place: function.place, source: "on end")
+                _ = callFailing(argumentCount: 0, resultCount: 0, place: function.place, source: "on \(event)")
             }
         }
     }

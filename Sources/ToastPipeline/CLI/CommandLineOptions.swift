@@ -35,6 +35,14 @@ package struct CommandLineOptions: Equatable, Sendable {
     package var color: ColorMode = .auto
     package var lua = LuaOptions()
     package var events: String?
+    /// `--state FILE`: the run keeps its state in FILE and goes on from it (docs/service.md).
+    package var state: String?
+    /// `--checkpoint SECONDS`: with `--state`, how often the state is saved, in wall time (0:
+    /// only at the end and on a signal).
+    package var checkpointInterval: Microseconds = StreamTime.perSecond
+    package var checkpointGiven = false
+    /// `--state-reset`: start afresh, overwriting the state file.
+    package var stateReset = false
     package var maxLineBytes = 1 << 20
     package var help = false
     package var version = false
@@ -91,6 +99,21 @@ extension CommandLineOptions {
         },
         OptionSpec(name: "--dead-letter", value: "FILE", help: "append every rejected input line to FILE") {
             $0.deadLetter = $1
+        },
+        OptionSpec(name: "--state", value: "FILE",
+                   help: "keep the run's state in FILE and go on from it when started again (a service)") {
+            $0.state = $1
+        },
+        OptionSpec(name: "--checkpoint", value: "SECONDS",
+                   help: "with --state: save it every SECONDS of wall time (default 1; 0: at the end and on a signal)") {
+            guard let seconds = Double($1), seconds >= 0, let micros = StreamTime.microseconds(fromSeconds: seconds) else {
+                throw UsageError("--checkpoint takes a number of seconds ≥ 0, not '\($1)'")
+            }
+            $0.checkpointInterval = micros
+            $0.checkpointGiven = true
+        },
+        OptionSpec(name: "--state-reset", value: nil, help: "with --state: start afresh, overwriting FILE") { options, _ in
+            options.stateReset = true
         },
         OptionSpec(name: "--clock", value: "stream|follow|wall|replay",
                    help: "the events' \"at\" (default for files), \"at\" with timers in real time while live input "
@@ -228,6 +251,12 @@ extension CommandLineOptions {
         }
         if options.speed != nil && options.clock != .replay {
             throw UsageError("--speed needs --clock replay")
+        }
+        if options.state == nil && (options.checkpointGiven || options.stateReset) {
+            throw UsageError("\(options.stateReset ? "--state-reset" : "--checkpoint") needs --state FILE")
+        }
+        if options.state != nil && (options.format == .html || !options.explain.isEmpty) {
+            throw UsageError("--state keeps records as they are written; \(options.format == .html ? "--format html draws its page" : "--explain tells its stories") at the end of a run")
         }
         return options
     }

@@ -25,9 +25,16 @@ struct RunLoop {
     /// the wall clock; while the input is quiet, the clock runs on from there in real time.
     private var followOrigin: (stream: Microseconds, wall: Microseconds)?
     private var stopReason: StopReason?
+    /// `--state`: the file, when the last checkpoint was (wall clock), whether anything
+    /// happened since, and where the input stood after the last batch read ahead.
+    private var stateFile: StateFile?
+    private var lastCheckpoint: Microseconds = 0
+    private var changedSinceCheckpoint = false
+    private var readAheadEnd: InputPosition?
 
     enum StopReason: Equatable {
         case signal(Int32)
+        case stateFailed(String)
         case strict
         case outputClosed
         case outputFailed(String)
@@ -40,10 +47,12 @@ struct RunLoop {
         scripts = setup.scripts
         decoding = LineDecoding(decoder: setup.decoder, input: setup.options.input, deadLetter: setup.deadLetter,
                                 parser: setup.parser)
+        decoding.resume(from: setup.startPosition)
         reader = LineReader(source: setup.input, maxLineBytes: setup.options.maxLineBytes,
                             skippedBytes: decoding.skippedBytes,
                             wakeDescriptors: [Signals.wakeDescriptor, Signals.reloadDescriptor, setup.desktop?.descriptor ?? -1],
-                            rejectsBinary: true)
+                            rejectsBinary: true, startingAt: (setup.startPosition.offset, setup.startPosition.line))
+        stateFile = setup.stateFile
     }
 
     private var pipeline: Pipeline { setup.pipeline }
@@ -60,9 +69,79 @@ struct RunLoop {
     private var wallNow: Microseconds { setup.environment.wallClock() - setup.startedAt }
 
     mutating func run() -> Int32 {
-        readInput()
+        if stateFile != nil { begin() }
+        if stopReason == nil { readInput() }
         finish()
         return exitStatus()
+    }
+
+    // MARK: The state (--state)
+
+    /// A run going on from a saved one runs the scripts' `on("restore")` hooks and says so;
+    /// every run then saves its state before the first line, so that the file is whole from the
+    /// start.
+    private mutating func begin() {
+        if let resumed = setup.resumed {
+            pipeline.stateRestored()
+            let timers = resumed.pipeline.flatMap { try? SavedObject($0, path: "pipeline").integer("script_timers") } ?? 0
+            var note = "note: went on from --state \(stateFile?.path ?? "")"
+            note += resumed.inputSeekable && setup.input.isRegularFile ? " (input line \(resumed.input.line))" : " (the input is taken as new)"
+            if timers > 0 {
+                note += "; \(timers) Lua timer\(timers == 1 ? "" : "s") (after) pending then \(timers == 1 ? "was" : "were") not kept"
+            }
+            setup.reports.note(note)
+        }
+        checkpoint(ended: false)
+    }
+
+    /// Where the input stands after the last line the pipeline took.
+    private var inputPosition: InputPosition {
+        readAheadEnd ?? decoding.position(after: reader)
+    }
+
+    /// Saves the whole run to the state file: the records so far written and synced first, so
+    /// that the output's length it counts holds them all. A failure stops the run (exit 1), the
+    /// last saved state kept.
+    private mutating func checkpoint(ended: Bool) {
+        guard var file = stateFile else { return }
+        setup.writer.commit()
+        checkOutput()
+        guard stopReason == nil || stopReason.map(Self.isSignal) == true else { return }
+        file.killIfAsked(at: "after-records", checkpoint: file.checkpoints + 1)
+        let saved: SavedRun
+        do {
+            saved = SavedRun(writtenBy: Toastscript.versionText(setup.environment), stages: pipeline.stageNames,
+                             screensBy: scripts.settings.screens?.by, input: inputPosition,
+                             inputSeekable: setup.input.isRegularFile, outputLength: setup.outputFile?.length, ended: ended,
+                             store: scripts.keptStore(during: "checkpoint"), pipeline: try pipeline.savedState())
+        } catch {
+            stopReason = .stateFailed("\(error)")
+            return
+        }
+        if let reason = file.write(saved.fileBytes) {
+            stopReason = .stateFailed(reason)
+            return
+        }
+        stateFile = file
+        lastCheckpoint = setup.environment.wallClock()
+        changedSinceCheckpoint = false
+    }
+
+    /// When the next checkpoint is due on the wall clock: `--checkpoint` after the last one,
+    /// once something happened since; nil when none is.
+    private var checkpointDue: Microseconds? {
+        guard stateFile != nil, setup.options.checkpointInterval > 0, changedSinceCheckpoint else { return nil }
+        return lastCheckpoint + setup.options.checkpointInterval
+    }
+
+    private mutating func checkpointIfDue() {
+        guard let due = checkpointDue, setup.environment.wallClock() >= due else { return }
+        checkpoint(ended: false)
+    }
+
+    private static func isSignal(_ reason: StopReason) -> Bool {
+        if case .signal = reason { return true }
+        return false
     }
 
     // MARK: Reading
@@ -91,8 +170,11 @@ struct RunLoop {
             case .tooLong(let number, let length):
                 handle(decoding.tooLong(number: number, length: length, limit: reader.maxLineBytes))
             case .timedOut:
-                // A timer is due: on the wall clock, or on the followed stream clock.
-                pipeline.advance(to: isFollowing ? followedNow : wallNow)
+                // A timer is due: on the wall clock, or on the followed stream clock (or a checkpoint).
+                if isWallClock || isFollowing {
+                    pipeline.advance(to: isFollowing ? followedNow : wallNow)
+                    changedSinceCheckpoint = true
+                }
                 deliverDesktopTaps()
             case .interrupted:
                 deliverDesktopTaps()
@@ -105,23 +187,35 @@ struct RunLoop {
                 return
             }
             checkOutput()
+            if stopReason == nil { checkpointIfDue() }
         }
     }
 
-    /// On the wall or the followed clock, how long a read may wait before the next timer is due.
+    /// How long a read may wait: until the next timer is due on the wall or the followed clock,
+    /// or the next checkpoint (nil or -1: no limit).
     private func waitLimit() -> Int32? {
+        let timers = timerWaitLimit()
+        guard let due = checkpointDue else { return timers }
+        let checkpoint = Int32(clamping: max(0, (due - setup.environment.wallClock() + 999) / 1_000))
+        guard let timers, timers >= 0 else { return checkpoint }
+        return min(timers, checkpoint)
+    }
+
+    private func timerWaitLimit() -> Int32? {
         guard isWallClock || (isFollowing && followOrigin != nil) else { return nil }
         guard let due = pipeline.nextTimerDue else { return -1 }
         let milliseconds = (due - (isFollowing ? followedNow : wallNow) + 999) / 1_000
         return Int32(clamping: max(0, milliseconds))
     }
 
-    /// Takes lines from a `ReadAhead` until the input ends or the run must stop.
+    /// Takes lines from a `ReadAhead` until the input ends or the run must stop. With `--state`
+    /// a signal stops the run at the end of a batch, where the input's position is known.
     private mutating func read(from readAhead: ReadAhead) {
-        while stopReason == nil, let batch = readAhead.next() {
+        let keepsState = stateFile != nil
+        while stopReason == nil, let (batch, end) = readAhead.next() {
             deliverDesktopTaps()
             while let item = batch.popFirst() {
-                if Signals.received != 0 {
+                if Signals.received != 0 && !keepsState {
                     stopReason = .signal(Signals.received)
                     return
                 }
@@ -135,11 +229,18 @@ struct RunLoop {
                 checkOutput()
                 if stopReason != nil { return }
             }
+            readAheadEnd = end
+            if Signals.received != 0 {
+                stopReason = .signal(Signals.received)
+                return
+            }
+            checkpointIfDue()
         }
     }
 
     private mutating func handle(_ line: consuming DecodedLine) {
         linesRead += 1
+        changedSinceCheckpoint = true
         process(consume line)
     }
 
@@ -286,8 +387,9 @@ struct RunLoop {
     // MARK: The end
 
     private mutating func finish() {
-        // The input ended (not a signal, not --strict): the scripts' on("end") hooks run first.
-        if stopReason == nil { pipeline.endOfInput() }
+        // The input ended (not a signal, not --strict): the scripts' on("end") hooks run first,
+        // unless a saved run that had ended goes on with no new line.
+        if stopReason == nil && !(setup.resumed?.ended == true && linesRead == 0) { pipeline.endOfInput() }
         let drain = setup.options.drain && stopReason == nil
         if drain && isWallClock {
             // Timers fire in real time, so a live run shows its last toasts for their duration.
@@ -314,11 +416,16 @@ struct RunLoop {
             }
             if Signals.received != 0 && stopReason == nil { stopReason = .signal(Signals.received) }
         }
-        if isWallClock || isFollowing, case .signal? = stopReason {
-            // The ending happens when the signal came, not at the last event (docs/events.md).
-            pipeline.advance(to: isFollowing ? followedNow : wallNow)
+        // With --state, a signal saves the run as it stands: its toasts go on when it starts again.
+        let savesWhatItHolds = stateFile != nil && stopReason.map(Self.isSignal) == true
+        if !savesWhatItHolds {
+            if isWallClock || isFollowing, case .signal? = stopReason {
+                // The ending happens when the signal came, not at the last event (docs/events.md).
+                pipeline.advance(to: isFollowing ? followedNow : wallNow)
+            }
+            pipeline.finish(drain: drain && stopReason == nil)
         }
-        pipeline.finish(drain: drain && stopReason == nil)
+        if stopReason == nil || savesWhatItHolds { checkpoint(ended: stopReason == nil) }
         setup.writer.finish()
         setup.deadLetter?.flush()
         for id in setup.explainFilter?.unseen(of: setup.options.explain) ?? [] {
@@ -378,6 +485,10 @@ struct RunLoop {
             return ExitStatus.dataError
         case .inputFailed(let reason)?:
             setup.environment.writeError("\(setup.environment.programName): cannot read input: \(reason)")
+            return ExitStatus.failure
+        case .stateFailed(let reason)?:
+            setup.environment.writeError("\(setup.environment.programName): cannot save the state to \(stateFile?.path ?? ""): "
+                                         + "\(reason); the last state saved is kept")
             return ExitStatus.failure
         case .strict?, .outputClosed?, nil:
             return setup.reports.rejectedLines > 0 || setup.reports.failedCalls > 0 ? ExitStatus.dataError : ExitStatus.success

@@ -29,6 +29,13 @@ struct RunSetup {
     let parser: (any LineParser)?
     /// `--desktop`: the notifications on the desktop, and what the user does to them.
     let desktop: DesktopNotifications?
+    /// `--output FILE`: the file, whose length a checkpoint counts.
+    let outputFile: FileDescriptorSink?
+    /// `--state FILE`: the file, and the saved run this one goes on from (nil: afresh).
+    let stateFile: StateFile?
+    let resumed: SavedRun?
+    /// Where reading begins: the start, or where a saved run stood.
+    let startPosition: InputPosition
 
     /// `recordsTo`: where the records go instead of the output (`toastscript diff`).
     init(options: CommandLineOptions, environment: CommandEnvironment, registry: StageRegistry,
@@ -39,17 +46,32 @@ struct RunSetup {
         let reports = ErrorReports(writeError: environment.writeError, programName: environment.programName, verbose: options.verbose,
                                    quiet: options.quiet)
         self.reports = reports
+        var saved: SavedRun?
+        var stateFile = options.state.map { StateFile(path: $0, killPoint: environment.variables["TOASTSCRIPT_TEST_KILL_AT"]) }
+        do {
+            if let stateFile, !options.stateReset, let bytes = try stateFile.read() {
+                saved = try SavedRun(fileBytes: bytes)
+            }
+        } catch let error as StateRefusal {
+            throw SetupError(message: error.message)
+        } catch let error as SavedRun.ReadError {
+            throw SetupError(message: error.message(path: options.state ?? ""))
+        }
+        // The scripts see the saved `store` when they run, as after a reload.
         scripts = try Self.loadScripts(options: options, environment: environment, registry: registry, reports: reports,
-                                       generatedIDs: GeneratedIDs())
+                                       generatedIDs: GeneratedIDs(), store: saved?.pipeline == nil ? nil : saved?.store)
         let settings = scripts.settings
 
         let sink: any ByteSink
         let isTerminal: Bool
         do {
             if let path = options.output {
-                sink = try FileDescriptorSink.appending(to: path, fsync: options.fsync)
+                let file = try FileDescriptorSink.appending(to: path, fsync: options.fsync)
+                outputFile = file
+                sink = file
                 isTerminal = false
             } else {
+                outputFile = nil
                 sink = environment.standardOutput
                 isTerminal = environment.standardOutputIsTerminal
             }
@@ -81,8 +103,18 @@ struct RunSetup {
             reports.note("note: --desktop on a file plays it at its own pace, as --clock replay does "
                          + "(add --clock replay --speed 10 to play it faster, --clock stream to show it all at once)")
         }
+        if stateFile != nil && saved == nil {
+            // A new run says where its output began before it writes anything, so that a run
+            // killed before its first checkpoint starts again from there, not after its own records.
+            let begun = SavedRun(writtenBy: Toastscript.versionText(environment), stages: settings.stages,
+                                 screensBy: settings.screens?.by, input: InputPosition(), inputSeekable: false,
+                                 outputLength: outputFile?.length, ended: false, store: .table([]), pipeline: nil)
+            if let reason = stateFile?.write(begun.fileBytes) {
+                throw SetupError(message: "cannot write --state \(options.state ?? ""): \(reason)")
+            }
+        }
+        self.stateFile = stateFile
         self.options = options
-        startedAt = environment.wallClock()
 
         let noColor = !(environment.variables["NO_COLOR"] ?? "").isEmpty || environment.variables["TERM"] == "dumb"
         let useColor = options.color == .always || (options.color == .auto && isTerminal && !noColor)
@@ -121,10 +153,24 @@ struct RunSetup {
         let writers: [any RecordWriter] = [recordObserver ?? explainFilter ?? writer] + (desktop.map { [$0] } ?? [])
         let output: any RecordWriter = writers.count == 1 ? writers[0] : RecordFanOut(writers)
         do {
-            pipeline = try Pipeline(scripts: scripts, registry: registry, output: output, tracer: tracer)
+            pipeline = try Pipeline(scripts: scripts, registry: registry, output: output, tracer: tracer,
+                                    restoring: saved?.pipeline != nil)
         } catch let error as ConfigError {
             throw SetupError(message: error.message)
         }
+        if let saved, let path = options.state {
+            do {
+                startPosition = try RunResumption.resume(saved, path: path, pipeline: pipeline, settings: settings, input: input,
+                                                         output: outputFile)
+            } catch {
+                throw SetupError(message: error.message)
+            }
+        } else {
+            startPosition = InputPosition()
+        }
+        resumed = saved?.pipeline == nil ? nil : saved
+        // On the wall clock, a restored run's clock goes on from where it stopped.
+        startedAt = environment.wallClock() - (options.clock == .wall ? pipeline.now : 0)
         pipeline.timeDisplay = TimeDisplay(zone: options.lua.timeZone)
         parser = scripts.parser(in: pipeline.entryContext)
         var decoder = EventDecoder(roles: settings.roles, defaultPolicy: settings.queue.policy,

@@ -118,6 +118,19 @@ package final class FileDescriptorSource: ByteSource {
         return fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
     }
 
+    /// The file's size, for a regular file.
+    package var size: Int64? {
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(status.st_size)
+    }
+
+    /// Moves to `offset` from the start (a restart reading on); false when the descriptor
+    /// cannot seek.
+    package func seek(to offset: Int64) -> Bool {
+        lseek(fd, off_t(offset), SEEK_SET) == off_t(offset)
+    }
+
     package var isLive: Bool {
         var status = stat()
         guard fstat(fd, &status) == 0 else { return false }

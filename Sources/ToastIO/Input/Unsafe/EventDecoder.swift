@@ -26,7 +26,7 @@ package struct EventDecoder {
     /// value is among its fields).
     private var lineScreenValue: JSONValue?
     /// Lines so far that were JSON objects of type `show`, rejected ones included.
-    package internal(set) var showCount = 0
+    package var showCount = 0
     /// Warnings since the last `takeNotes()`: show fields whose name looks like a typo.
     private var notes: [String] = []
     /// Extra field names already looked at for typos (each is warned about once at most). A

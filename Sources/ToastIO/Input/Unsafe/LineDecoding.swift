@@ -45,6 +45,18 @@ package struct LineDecoding {
         package var count = 0
     }
 
+    /// Where the input stands once `reader` handed out the lines decoded so far.
+    package func position(after reader: LineReader) -> InputPosition {
+        InputPosition(offset: reader.offset, line: reader.lineNumber, shows: decoder.showCount, sawFirstLine: sawFirstLine)
+    }
+
+    /// Goes on from a saved position (a restart): the `t<N>` count and the first-line check
+    /// as they were.
+    package mutating func resume(from position: InputPosition) {
+        decoder.showCount = position.shows
+        sawFirstLine = position.sawFirstLine
+    }
+
     package init(decoder: EventDecoder, input: InputFormat, deadLetter: FileDescriptorSink?,
          parser: (any LineParser)? = nil) {
         self.decoder = decoder

@@ -37,18 +37,25 @@ package final class LineReader {
     /// Bytes of an over-long line skipped so far; nil when not skipping.
     private var skipping: Int?
     package private(set) var lineNumber = 0
+    /// The byte offset in the input where reading began (a restart reads on from a saved one).
+    private let startOffset: Int64
     static let blockSize = 1 << 18
 
     package init(source: any ByteSource, maxLineBytes: Int = 1 << 20,
                 skippedBytes: ((UnsafeRawBufferPointer) -> Void)? = nil, wakeDescriptors: [Int32] = [],
-                rejectsBinary: Bool = false) {
+                rejectsBinary: Bool = false, startingAt start: (offset: Int64, line: Int) = (0, 0)) {
         self.source = source
+        startOffset = start.offset
+        lineNumber = start.line
         self.wakeDescriptors = wakeDescriptors.filter { $0 >= 0 }
         openingChecked = !rejectsBinary
         self.maxLineBytes = maxLineBytes
         self.skippedBytes = skippedBytes
         buffer = LineBuffer(capacity: max(maxLineBytes, 1) + LineReader.blockSize)
     }
+
+    /// The byte offset of the next line not yet handed out: what a restart reads on from.
+    package var offset: Int64 { startOffset + buffer.taken }
 
     /// The next line or what stopped it. `beforeBlocking` runs when a read would have to wait
     /// (flush output there); `waitLimit` bounds that wait in milliseconds (nil: none).

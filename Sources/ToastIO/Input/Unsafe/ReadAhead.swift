@@ -31,7 +31,7 @@ package final class ReadAhead: @unchecked Sendable {
     private var decoding: LineDecoding
     private let handOff = ThreadHandOff()
     // Guarded by `handOff`'s lock:
-    private var ready: [HandOverBatch<Item>] = []
+    private var ready: [(batch: HandOverBatch<Item>, end: InputPosition)] = []
     private var finished = false
     private var cancelled = false
     private var thread: SystemThread?
@@ -47,10 +47,11 @@ package final class ReadAhead: @unchecked Sendable {
         return thread != nil
     }
 
-    /// The next batch, in input order: take items with `popFirst()`, so that each leaves the
-    /// batch as it is handled (a toast still held by the batch would be copied whole by the
-    /// first stage that changes it). Nil once the input is done.
-    package func next() -> HandOverBatch<Item>? {
+    /// The next batch, in input order, and where the input stands after its last line: take
+    /// items with `popFirst()`, so that each leaves the batch as it is handled (a toast still
+    /// held by the batch would be copied whole by the first stage that changes it). Nil once
+    /// the input is done.
+    package func next() -> (batch: HandOverBatch<Item>, end: InputPosition)? {
         handOff.withLock {
             handOff.wait(while: { ready.isEmpty && !finished })
             guard !ready.isEmpty else { return nil }
@@ -131,7 +132,7 @@ package final class ReadAhead: @unchecked Sendable {
         handOff.withLock {
             handOff.wait(while: { ready.count >= Self.maxReady && !cancelled })
             guard !cancelled else { return false }
-            if !batch.isEmpty { ready.append(batch) }
+            if !batch.isEmpty { ready.append((batch, decoding.position(after: reader))) }
             handOff.wakeAll()
             return true
         }

@@ -14,6 +14,8 @@ package protocol ByteSink: AnyObject {
     func write(_ bytes: UnsafeRawBufferPointer)
     /// Pushes everything written so far to its destination (and to disk, where asked).
     func flush()
+    /// Pushes everything written so far to disk, asked or not (a checkpoint of `--state`).
+    func sync()
     /// The first failure, if any; later writes are ignored.
     var failure: SinkFailure? { get }
 }
@@ -58,6 +60,15 @@ package final class FileDescriptorSink: ByteSink {
         return FileDescriptorSink(fd: fd, name: path, syncToDisk: fsync, ownsDescriptor: true)
     }
 
+    /// Creates `path` empty (replacing a file there) for writing, or throws with the system's reason.
+    package static func replacing(_ path: String) throws -> FileDescriptorSink {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw FileOpenError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        return FileDescriptorSink(fd: fd, name: path, syncToDisk: false, ownsDescriptor: true)
+    }
+
     deinit {
         if ownsDescriptor { close(fd) }
     }
@@ -81,10 +92,29 @@ package final class FileDescriptorSink: ByteSink {
     }
 
     package func flush() {
-        guard failure == nil, syncToDisk else { return }
+        guard syncToDisk else { return }
+        sync()
+    }
+
+    package func sync() {
+        guard failure == nil else { return }
         if fsync(fd) != 0 && errno != EINVAL {
             failure = .writeFailed("\(name): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// The length of the file written to (nil: not a regular file).
+    package var length: Int64? {
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(status.st_size)
+    }
+
+    /// Cuts the file back to `length` bytes (a restart, dropping what the last checkpoint did
+    /// not count); false with the system's reason when it cannot.
+    package func truncate(to length: Int64) -> String? {
+        guard ftruncate(fd, off_t(length)) == 0 else { return String(cString: strerror(errno)) }
+        return nil
     }
 }
 
@@ -92,6 +122,10 @@ extension ByteSink {
     /// Writes the UTF-8 bytes of `text`.
     package func write(_ text: String) {
         text.withUTF8Bytes { write($0) }
+    }
+
+    package func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write($0) }
     }
 }
 
@@ -107,6 +141,7 @@ public final class MemorySink: ByteSink {
     }
 
     package func flush() {}
+    package func sync() {}
 
     /// What was written, as text.
     public var text: String { String(decoding: bytes, as: UTF8.self) }

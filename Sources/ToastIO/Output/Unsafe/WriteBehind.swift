@@ -23,6 +23,8 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     private enum Between {
         case trace(TraceRecord)
         case flush
+        /// Everything before it written and synced (`commit()`): counted in `commitsDone`.
+        case commit
     }
 
     /// A batch of records and what comes between them. The records are read in place (binding
@@ -64,10 +66,13 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     /// A flush is among the ready batches: the writing thread takes them without waiting for more.
     private var flushing = false
     private var writtenFailure: SinkFailure?
+    /// Commits the writing thread has carried out.
+    private var commitsDone = 0
     // The pipeline thread's own:
     private var thread: SystemThread?
     private var threadFailed = false
     private var failureSeen: SinkFailure?
+    private var commitsAsked = 0
     /// Counted by the target; read here once the writing thread has ended.
     private var linesSeen = 0
 
@@ -87,6 +92,18 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     package func flush() {
         append(.flush)
         handOn(flushing: true)
+    }
+
+    package func commit() {
+        append(.commit)
+        commitsAsked += 1
+        handOn(flushing: true)
+        guard thread != nil else { return }
+        handOff.withLock {
+            // A failed write ends the wait too: the batches after it are not written.
+            handOff.wait(while: { commitsDone < commitsAsked && writtenFailure == nil })
+            failureSeen = writtenFailure
+        }
     }
 
     package func finish() {
@@ -158,6 +175,7 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
             handOff.withLock {
                 written.append(contentsOf: batches)
                 writtenFailure = failure
+                if failure != nil { handOff.wakeAll() }
             }
             batches.removeAll(keepingCapacity: true)
         }
@@ -185,6 +203,12 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
             switch item {
             case .trace(let trace): target.write(trace)
             case .flush: target.flush()
+            case .commit:
+                target.commit()
+                handOff.withLock {
+                    commitsDone += 1
+                    handOff.wakeAll()
+                }
             }
         }
         batch.records.forEach(at: next..<batch.records.appended) { target.write($0) }

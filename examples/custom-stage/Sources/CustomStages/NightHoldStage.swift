@@ -27,8 +27,12 @@ public final class NightHoldStage: PluginStage {
         ]
     }
 
-    /// What the timer at the end of a night carries.
-    public struct NightEnds: Sendable {}
+    /// What the timer at the end of a night carries: nothing, saved as nothing (`--state`).
+    public struct NightEnds: Sendable, StateRepresentable {
+        public init() {}
+        public var savedState: JSONValue { .null }
+        public init(savedState: JSONValue) {}
+    }
 
     public let settings: Settings
     /// The toasts held this night, in the order they came.
@@ -61,5 +65,15 @@ public final class NightHoldStage: PluginStage {
             context.release(handle)
         }
         held.removeAll()
+    }
+
+    /// `--state`: the toasts held this night (the pipeline keeps the toasts and the timer), so
+    /// that a run restarted before morning still lets them go on then.
+    public func saveState() -> JSONValue? {
+        held.savedState
+    }
+
+    public func restoreState(from saved: JSONValue) throws {
+        held = try [HoldHandle](savedState: saved)
     }
 }

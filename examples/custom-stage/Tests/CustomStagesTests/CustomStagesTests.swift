@@ -62,6 +62,29 @@ import ToastPipelineTesting
         #expect(cut.lines == ["t=1764370800 drop id=n1 message=\"Like\" role=info stage=night_hold reason=host_removed"])
     }
 
+    /// `--state`: a run restarted in the night (`restart()` saves it and restores it into a new
+    /// run, as `toastscript --state` does) still lets the held toasts go on in the morning, as
+    /// the run that never stopped does. Without `saveState()` the restarted stage would know of
+    /// no toast and release none.
+    @Test func nightHoldKeepsWhatItHoldsAcrossARestart() throws {
+        func run(restartingAt restart: Int?) throws -> [String] {
+            let harness = try StageHarness(registry: .withCustomStages, script: """
+                config{ night_hold = { from = 22, to = 7 }, stages = { "night_hold" } }
+                """)
+            for (index, hour) in [20, 23, 24, 25, 31, 33].enumerated() {
+                if index == restart { try harness.restart() }
+                harness.show(Toast(id: "n\(index)", message: "Toast \(index)"), at: Self.midnight + Self.hour * hour)
+            }
+            #expect(harness.finish() == [])
+            return harness.lines
+        }
+        let whole = try run(restartingAt: nil)
+        #expect(whole.filter { $0.contains("present") }.count == 6)
+        for restart in 1...5 {
+            #expect(try run(restartingAt: restart) == whole, "restarted before toast \(restart)")
+        }
+    }
+
     /// Plugin API 3.1 in one stage: the night's hours from the clock helpers (`clockTime`,
     /// `nextTime`), a role map setting (`release_as`, checked as roles are), a typed timer, and
     /// a held toast changed before it goes on, traced as a change.

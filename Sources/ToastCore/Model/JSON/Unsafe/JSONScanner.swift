@@ -86,6 +86,24 @@ import Darwin
 
     // MARK: Values
 
+    /// The one JSON value `bytes` hold (white space around it allowed); the bytes must be
+    /// valid UTF-8.
+    package static func value(of bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        do {
+            return try bytes.withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(buffer)
+                let value = try scanner.parseValue()
+                scanner.skipWhitespace()
+                guard scanner.isAtEnd else { throw scanner.unexpected(expecting: "the end of the text") }
+                return value
+            }
+        } catch let error as JSONSyntaxError {
+            throw error
+        } catch {
+            throw JSONSyntaxError(message: "\(error)")
+        }
+    }
+
     package mutating func parseValue(depth: Int = 0) throws -> JSONValue {
         skipWhitespace()
         guard let byte = current else { throw unexpected(expecting: "a value") }

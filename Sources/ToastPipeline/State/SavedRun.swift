@@ -1,0 +1,119 @@
+import ToastCore
+import ToastIO
+import ToastLua
+
+/// A run as `--state FILE` keeps it (docs/service.md, "The state file"): which toastscript and
+/// which stages saved it, where the input and the output stood, Lua's `store`, and the
+/// pipeline's whole state. Written as four JSON lines, so that the first (what saved it) can
+/// be checked before the rest is trusted:
+///
+///     {"toastscript_state":1,"written_by":"toastscript 0.1.0","stages":[…],"screens_by":null}
+///     {"input":{"offset":…,"line":…,"shows":…,"saw_first_line":…},"input_seekable":true,"output_length":…,"ended":false}
+///     {"store":[…]}
+///     {"pipeline":{…}}
+///
+/// `pipeline` is null in the state a new run writes before its first toast: the run began
+/// (the output's length is counted) and nothing else is kept yet.
+struct SavedRun: Equatable {
+    /// The saved form's version: a toastscript reads its own and refuses any other.
+    static let formatVersion: Int64 = 1
+
+    var writtenBy: String
+    var stages: [String]
+    var screensBy: String?
+    /// Where the input stood after the last line taken; its offset counts only when
+    /// `inputSeekable` (a regular file, read on from there after a restart).
+    var input: InputPosition
+    var inputSeekable: Bool
+    /// The output's length once the records up to the input's position were synced (nil: the
+    /// output is not a regular file).
+    var outputLength: Int64?
+    /// Whether the run had come to the end of its input (and drained).
+    var ended: Bool
+    var store: StoredValue
+    /// `Pipeline.savedState()`; nil before the first toast.
+    var pipeline: JSONValue?
+
+    /// The file's bytes: four lines, each ending in a newline.
+    var fileBytes: [UInt8] {
+        var lines: [JSONValue] = [
+            .object([JSONMember("toastscript_state", .integer(Self.formatVersion)), JSONMember("written_by", .string(writtenBy)),
+                     JSONMember("stages", .array(stages.map(JSONValue.string))),
+                     JSONMember("screens_by", screensBy.map(JSONValue.string) ?? .null)]),
+            .object([JSONMember("input", input.savedState), JSONMember("input_seekable", .bool(inputSeekable)),
+                     JSONMember("output_length", outputLength.map(JSONValue.integer) ?? .null), JSONMember("ended", .bool(ended))]),
+            .object([JSONMember("store", store.savedState)]),
+        ]
+        lines.append(.object([JSONMember("pipeline", pipeline ?? .null)]))
+        var bytes: [UInt8] = []
+        for line in lines {
+            JSONText.appendValue(line, to: &bytes)
+            bytes.append(0x0A)
+        }
+        return bytes
+    }
+
+    /// What is wrong with a state file, said as the run's message (exit 1, the file left as it was).
+    enum ReadError: Error, Equatable {
+        /// Not four lines of JSON objects, or a part that does not read back.
+        case damaged(String)
+        /// Saved in another format.
+        case otherVersion(Int64, writtenBy: String)
+    }
+
+    /// Reads a state file's bytes; the pipeline's part is checked when it is restored.
+    init(fileBytes bytes: [UInt8]) throws(ReadError) {
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .damaged("it is not UTF-8 text") }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.last == "" else { throw .damaged("its last line is cut short") }
+        lines.removeLast()
+        let objects: [SavedObject]
+        do {
+            objects = try lines.enumerated().map { index, line in
+                let value: JSONValue
+                do {
+                    value = try JSONScanner.value(of: Array(line.utf8))
+                } catch let error as JSONSyntaxError {
+                    throw SavedStateError("line \(index + 1): \(error.message)")
+                }
+                return try SavedObject(value, path: "line \(index + 1)")
+            }
+        } catch {
+            throw .damaged("\(error)")
+        }
+        guard let header = objects.first, case .integer(let version)? = header.optional("toastscript_state") else {
+            throw .damaged("it does not begin as a toastscript state file does")
+        }
+        let writtenBy = (try? header.string("written_by")) ?? "an unknown version"
+        guard version == Self.formatVersion else { throw .otherVersion(version, writtenBy: writtenBy) }
+        guard objects.count == 4 else { throw .damaged("it has \(objects.count) lines, not 4") }
+        do {
+            self.writtenBy = writtenBy
+            stages = try [String](savedState: try header.required("stages"), path: "line 1: stages")
+            screensBy = try String?(savedState: try header.required("screens_by"), path: "line 1: screens_by")
+            let positions = objects[1]
+            input = try InputPosition(savedState: try positions.required("input"))
+            inputSeekable = try positions.bool("input_seekable")
+            outputLength = try Int64?(savedState: try positions.required("output_length"), path: "line 2: output_length")
+            ended = try positions.bool("ended")
+            store = try StoredValue(savedState: try objects[2].required("store"), path: "line 3: store")
+            let pipeline = try objects[3].required("pipeline")
+            self.pipeline = pipeline == .null ? nil : pipeline
+        } catch {
+            throw .damaged("\(error)")
+        }
+    }
+
+    init(writtenBy: String, stages: [String], screensBy: String?, input: InputPosition, inputSeekable: Bool,
+         outputLength: Int64?, ended: Bool, store: StoredValue, pipeline: JSONValue?) {
+        self.writtenBy = writtenBy
+        self.stages = stages
+        self.screensBy = screensBy
+        self.input = input
+        self.inputSeekable = inputSeekable
+        self.outputLength = outputLength
+        self.ended = ended
+        self.store = store
+        self.pipeline = pipeline
+    }
+}
