@@ -55,6 +55,7 @@ import Testing
                 input: "flaky-sync.jsonl"),
         Example(name: "app-session-explain-json", arguments: ["--explain", "t6", "--format", "json", "examples/app-session.lua"],
                 input: "app-session.jsonl"),
+        Example(name: "service", arguments: ["examples/service.lua"], input: "service.jsonl"),
         Example(name: "app-session-diff", arguments: ["diff", "examples/app-session.lua", "examples/app-session-calm.lua"],
                 input: "app-session.jsonl", status: 1),
         Example(name: "app-session-diff-json", arguments: ["diff", "examples/app-session.lua", "examples/app-session-calm.lua", "--format", "json"],

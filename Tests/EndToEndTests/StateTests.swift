@@ -144,3 +144,156 @@ import Testing
         }
     }
 }
+
+extension StateTests {
+    /// A state file, saved by a short run of `examples/service.lua` with `--state`.
+    static func savedState(_ folder: Folder) throws -> Data {
+        let input = folder.file("events.jsonl")
+        try serviceStream(copies: 1, into: input)
+        let run = try runBinary(command(folder, checkpoint: "1"), stdin: String(contentsOfFile: input, encoding: .utf8))
+        #expect(run.status == 0, "\(run.stderr)")
+        return folder.bytes("state")
+    }
+
+    /// Runs with the state file holding `state`: the run must stop before any input with
+    /// `message`, and leave the file and the output as they were.
+    static func expectRefused(_ state: Data, _ message: String, script: String = "examples/service.lua",
+                              stdin: String = #"{"message": "new"}"# + "\n") throws {
+        let folder = try Folder()
+        try state.write(to: URL(fileURLWithPath: folder.file("state")))
+        try Data("kept\n".utf8).write(to: URL(fileURLWithPath: folder.file("out.jsonl")))
+        let run = try runBinary(command(folder, script: script), stdin: stdin)
+        #expect(run.status == 1)
+        let path = folder.file("state")
+        #expect(run.stderr == "toastscript: --state \(path): \(message); it was left as it is, and --state-reset starts afresh\n")
+        #expect(folder.bytes("state") == state)
+        #expect(folder.bytes("out.jsonl") == Data("kept\n".utf8))
+    }
+
+    @Test func aStateFromAnotherFormatIsRefused() throws {
+        let folder = try Folder()
+        let saved = String(decoding: try Self.savedState(folder), as: UTF8.self)
+        let header = try #require(saved.split(separator: "\n").first)
+        let other = saved.replacingOccurrences(of: header, with: #"{"toastscript_state":2,"written_by":"toastscript 9.0.0"}"#)
+        try Self.expectRefused(Data(other.utf8),
+                               "the file was saved by toastscript 9.0.0 in state format 2, and this toastscript reads format 1")
+    }
+
+    @Test func aStateOfOtherStagesIsRefused() throws {
+        let folder = try Folder()
+        try Self.expectRefused(try Self.savedState(folder),
+                               "the file was saved by a run with the stages rules, debounce, dedup, digest, rate_limit, priority, style, "
+                                   + "announce, and these scripts run rules, dedup, rate_limit, priority, style, announce",
+                               script: "examples/app-session.lua")
+    }
+
+    @Test func aDamagedStateIsRefusedSayingWhere() throws {
+        let folder = try Folder()
+        let saved = try Self.savedState(folder)
+        let text = String(decoding: saved, as: UTF8.self)
+        try Self.expectRefused(saved.prefix(saved.count / 2), "the file is damaged (its last line is cut short)")
+        try Self.expectRefused(Data("hello\n".utf8), "the file is damaged (line 1: invalid JSON at column 1: unexpected 'h', expected a value)")
+        try Self.expectRefused(Data(text.replacingOccurrences(of: #""hold_serial":"#, with: #""hold_serial":"x","was":"#).utf8),
+                               "the file is damaged (line 4: pipeline.hold_serial is not an integer)")
+        try Self.expectRefused(Data((text + "{}\n").utf8), "the file is damaged (it has 5 lines, not 4)")
+        try Self.expectRefused(Data([0x7B, 0xFF, 0x0A]), "the file is damaged (it is not UTF-8 text)")
+    }
+
+    @Test func anInputShorterThanTheSavedOffsetIsRefused() throws {
+        let folder = try Folder()
+        let saved = try Self.savedState(folder)
+        let size = try #require(FileManager.default.attributesOfItem(atPath: folder.file("events.jsonl"))[.size] as? Int)
+        try Self.expectRefused(saved, "the input has 19 bytes, fewer than the \(size) read when it was saved: "
+                                   + "it is not the input the state was saved with")
+    }
+
+    @Test func stateResetStartsAfreshAndOverwritesIt() throws {
+        let folder = try Folder()
+        try Data("hello\n".utf8).write(to: URL(fileURLWithPath: folder.file("state")))
+        let run = try runBinary(Self.command(folder) + ["--state-reset"], stdin: #"{"message": "new"}"# + "\n")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(String(decoding: folder.bytes("state"), as: UTF8.self).hasPrefix(#"{"toastscript_state":1,"#))
+        #expect(String(decoding: folder.bytes("out.jsonl"), as: UTF8.self).contains(#""message":"new""#))
+    }
+}
+
+extension StateTests {
+    @Test func sigtermSavesWhatTheRunHoldsAndARestartGoesOn() throws {
+        let folder = try Folder()
+        let input = folder.file("events.jsonl")
+        try Self.serviceStream(copies: 10, into: input)
+        let whole = try Self.wholeRun(input, folder)
+        var stopped = 0
+        for delay in [0.05, 0.15, 0.3] {
+            try? FileManager.default.removeItem(atPath: folder.file("state"))
+            try? FileManager.default.removeItem(atPath: folder.file("out.jsonl"))
+            let first = try Self.start(Self.command(folder, checkpoint: "1"), input: input, folder: folder)
+            Thread.sleep(forTimeInterval: delay)
+            kill(first.processIdentifier, SIGTERM)
+            first.waitUntilExit()
+            #expect([0, 143].contains(first.terminationStatus))
+            if first.terminationStatus == 143 { stopped += 1 }
+            let again = try Self.start(Self.command(folder, checkpoint: "1"), input: input, folder: folder)
+            again.waitUntilExit()
+            #expect(again.terminationStatus == 0)
+            let same = folder.bytes("out.jsonl") == whole
+            #expect(same, "SIGTERM after \(delay) s; \(Self.firstDifference(folder.bytes("out.jsonl"), whole))")
+        }
+        #expect(stopped > 0)
+    }
+
+    @Test func fromAPipeTheStateIsRestoredAndTheInputTakenAsNew() throws {
+        let folder = try Folder()
+        let first = try runBinary(["--format", "json", "--state", folder.file("state"), "-q"], stdin: """
+            {"message": "one", "at": 1, "duration": 100}
+            {"message": "two", "at": 2}
+            """ + "\n", stdinIsPipe: true)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains(#""id":"t2""#))
+        let second = try runBinary(["--format", "json", "--state", folder.file("state")], stdin: """
+            {"message": "three", "at": 3}
+            {"message": "four", "at": 4
+            """ + "\n", stdinIsPipe: true)
+        // The ids go on (t3, not t1 again); the lines are the new input's.
+        // (At 104, where the first run's drain left the clock: 3 is late.)
+        #expect(second.stdout.hasPrefix(#"{"event":"present","t":104,"id":"t3","message":"three","#), "\(second.stdout)")
+        #expect(second.stderr.contains("note: went on from --state \(folder.file("state")) (the input is taken as new)"), "\(second.stderr)")
+        #expect(second.stderr.contains("input line 2: invalid JSON"), "\(second.stderr)")
+    }
+
+    @Test func restoreHooksRunAndANoteCountsTheLuaTimersNotKept() throws {
+        let folder = try Folder()
+        let script = folder.file("reminders.lua")
+        try """
+            store.reminders = store.reminders or 0
+            local function remind()
+              store.reminders = store.reminders + 1
+              emit{ message = "reminder " .. store.reminders }
+              if store.reminders < 3 then after(30, remind) end
+            end
+            after(30, remind)
+            on("restore", function()
+              log("restored after " .. store.reminders .. " reminders")
+              after(30, remind)
+            end)
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let input = folder.file("events.jsonl")
+        try (0..<100).map { #"{"message": "m\#($0)", "at": \#($0)}"# }.joined(separator: "\n").appending("\n")
+            .write(toFile: input, atomically: true, encoding: .utf8)
+        let killed = try Self.start(Self.command(folder, script: script), input: input, folder: folder,
+                                    environment: ["TOASTSCRIPT_TEST_KILL_AT": "after-rename:2"])
+        killed.waitUntilExit()
+        #expect(killed.terminationReason == .uncaughtSignal)
+        let again = try runBinary(Self.command(folder, script: script).filter { $0 != "-q" }, stdinFile: nil,
+                                  stdin: try String(contentsOfFile: input, encoding: .utf8))
+        #expect(again.status == 0, "\(again.stderr)")
+        let lines = again.stderr.split(separator: "\n")
+        // Killed once the state before the first line was saved: the timer set while loading
+        // was pending, and the hook sets it again.
+        #expect(lines.contains { $0.hasSuffix("restored after 0 reminders") }, "\(again.stderr)")
+        #expect(lines.contains("toastscript: note: went on from --state \(folder.file("state")) (input line 0); "
+                               + "1 Lua timer (after) pending then was not kept"), "\(again.stderr)")
+        let output = String(decoding: folder.bytes("out.jsonl"), as: UTF8.self)
+        #expect(output.contains(#""message":"reminder 1""#) && output.contains(#""message":"reminder 3""#), "\(output)")
+    }
+}
