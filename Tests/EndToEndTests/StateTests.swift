@@ -297,3 +297,60 @@ extension StateTests {
         #expect(output.contains(#""message":"reminder 1""#) && output.contains(#""message":"reminder 3""#), "\(output)")
     }
 }
+
+extension StateTests {
+    /// The `ExecStart=` lines of docs/service.md's units, run here with their paths in a
+    /// folder of the test's own: the batch unit writes what one run writes, and a second start
+    /// of a run that ended writes nothing more; the live unit's command runs from a pipe.
+    @Test func theServicePagesUnitsRun() throws {
+        let page = try String(contentsOfFile: root + "/docs/service.md", encoding: .utf8)
+        let starts = page.split(separator: "\n").filter { $0.hasPrefix("ExecStart=") }.map { String($0.dropFirst("ExecStart=".count)) }
+        try #require(starts.count == 2)
+        let folder = try Folder()
+        func local(_ line: String) -> String {
+            line.replacingOccurrences(of: "/usr/local/bin/toastscript", with: binary)
+                .replacingOccurrences(of: "/var/lib/toastscript/", with: folder.path + "/")
+                .replacingOccurrences(of: "/var/spool/toasts/%i.jsonl", with: root + "/examples/service.jsonl")
+                .replacingOccurrences(of: "tail -F -n 0 /var/log/app/events.jsonl", with: "cat \(root)/examples/service.jsonl")
+                .replacingOccurrences(of: "/etc/toastscript/rules.lua", with: root + "/examples/service.lua")
+                .replacingOccurrences(of: "%i", with: "service")
+        }
+        let batch = local(starts[0]).split(separator: " ").map(String.init)
+        #expect(batch.first == binary)
+        let whole = try runBinary(["--format", "json", "examples/service.lua"], stdinFile: "examples/service.jsonl")
+        for _ in 0..<2 {
+            let run = try runBinary(Array(batch.dropFirst()))
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(String(decoding: folder.bytes("service.records.jsonl"), as: UTF8.self) == whole.stdout)
+        }
+        // systemd hands `/bin/sh -c` the quoted words as one argument.
+        let shell = local(starts[1])
+        try #require(shell.hasPrefix("/bin/sh -c '") && shell.hasSuffix("'"))
+        let live = try runShell(String(shell.dropFirst("/bin/sh -c '".count).dropLast()))
+        #expect(live.status == 0, "\(live.stderr)")
+        #expect(live.stdout.contains(#""message":"Connection refused""#))
+        #expect(String(decoding: folder.bytes("live.state"), as: UTF8.self).hasPrefix(#"{"toastscript_state":1,"#))
+    }
+}
+
+extension StateTests {
+    /// What `store` cannot keep is named by its key path at the first checkpoint, once a run,
+    /// and the rest of `store` is saved.
+    @Test func whatStoreCannotKeepIsNamedOnceAtACheckpoint() throws {
+        let folder = try Folder()
+        let script = """
+            store.count = store.count or 0
+            store.handlers = { on_error = function() end }
+            rule(function(t) store.count = store.count + 1 end)
+            """
+        let events = (1...3).map { #"{"message":"m\#($0)","at":\#($0)}"# }.joined(separator: "\n") + "\n"
+        let first = try runBinary(["--format", "json", "--state", folder.file("state"), "--checkpoint", "0.000001", "-e", script],
+                                  stdin: events)
+        #expect(first.status == 65)
+        #expect(first.stderr.components(separatedBy: "store.handlers.on_error is a function, which cannot be kept (checkpoint)").count == 2,
+                "\(first.stderr)")
+        let state = String(decoding: folder.bytes("state"), as: UTF8.self)
+        #expect(state.contains(#"{"store":[["count",3],["handlers",[]]]}"#) || state.contains(#"{"store":[["handlers",[]],["count",3]]}"#),
+                "\(state)")
+    }
+}

@@ -288,18 +288,21 @@ package final class Pipeline: HostEnvironment {
 
     /// Ends the run: with `drain`, the clock runs on through every timer; then every toast
     /// still in the host ends with `host_removed` (docs/events.md, "The clock").
-    package func finish(drain: Bool) {
+    /// `stops`: asked after each timer of the drain; true ends the drain there, as if there
+    /// were none (a signal: scripts whose timers set themselves again would drain for ever).
+    package func finish(drain: Bool, stops: () -> Bool = { false }) {
         stepDepth += 1
         defer { stepDepth -= 1 }
+        var draining = drain
         repeat {
-            if drain {
-                while let timer = timers.popNext() { fire(timer) }
-            } else {
-                timers.removeAll()
+            while draining, let timer = timers.popNext() {
+                fire(timer)
+                if stops() { draining = false }
             }
+            if !draining { timers.removeAll() }
             for host in hosts { host.removeAll() }
             runPending()
-        } while hosts.contains { !$0.isEmpty } || (drain && !timers.isEmpty)
+        } while hosts.contains { !$0.isEmpty } || (draining && !timers.isEmpty)
         // After the host's own endings, the toasts still held, in the order they were held.
         endAllHeld(reason: .hostRemoved, because: "the run ended while it was held")
     }

@@ -7,9 +7,10 @@ import ToastCore
 package protocol RecordOutput: RecordWriter, TraceWriter {
     /// Writes out what is buffered and flushes the sink.
     func flush()
-    /// Writes out every record handed on so far and syncs the sink to disk, returning once it
-    /// is there (a checkpoint of `--state` counts the output's length after it).
-    func commit()
+    /// Writes out every record handed on so far, then calls `then` (on the thread that writes,
+    /// in the order commits were asked for): a checkpoint of `--state` counts the output's
+    /// length there.
+    func commit(then: @escaping @Sendable () -> Void)
     /// Ends the output: the encoder's last words, then everything flushed.
     func finish()
     /// Lines written (a format may leave records out); all of them once `finish` has returned.

@@ -42,9 +42,9 @@ package final class SinkRecordWriter: RecordOutput {
         sink.flush()
     }
 
-    package func commit() {
+    package func commit(then: @escaping @Sendable () -> Void) {
         flushBuffer()
-        sink.sync()
+        then()
     }
 
     private func flushBuffer() {

@@ -25,9 +25,8 @@ struct RunLoop {
     /// the wall clock; while the input is quiet, the clock runs on from there in real time.
     private var followOrigin: (stream: Microseconds, wall: Microseconds)?
     private var stopReason: StopReason?
-    /// `--state`: the file, when the last checkpoint was (wall clock), whether anything
-    /// happened since, and where the input stood after the last batch read ahead.
-    private var stateFile: StateFile?
+    /// `--state`: when the last checkpoint was (wall clock), whether anything happened since,
+    /// and where the input stood after the last batch read ahead.
     private var lastCheckpoint: Microseconds = 0
     private var changedSinceCheckpoint = false
     private var readAheadEnd: InputPosition?
@@ -52,7 +51,6 @@ struct RunLoop {
                             skippedBytes: decoding.skippedBytes,
                             wakeDescriptors: [Signals.wakeDescriptor, Signals.reloadDescriptor, setup.desktop?.descriptor ?? -1],
                             rejectsBinary: true, startingAt: (setup.startPosition.offset, setup.startPosition.line))
-        stateFile = setup.stateFile
     }
 
     private var pipeline: Pipeline { setup.pipeline }
@@ -69,7 +67,7 @@ struct RunLoop {
     private var wallNow: Microseconds { setup.environment.wallClock() - setup.startedAt }
 
     mutating func run() -> Int32 {
-        if stateFile != nil { begin() }
+        if setup.checkpoints != nil { begin() }
         if stopReason == nil { readInput() }
         finish()
         return exitStatus()
@@ -84,7 +82,7 @@ struct RunLoop {
         if let resumed = setup.resumed {
             pipeline.stateRestored()
             let timers = resumed.pipeline.flatMap { try? SavedObject($0, path: "pipeline").integer("script_timers") } ?? 0
-            var note = "note: went on from --state \(stateFile?.path ?? "")"
+            var note = "note: went on from --state \(setup.options.state ?? "")"
             note += resumed.inputSeekable && setup.input.isRegularFile ? " (input line \(resumed.input.line))" : " (the input is taken as new)"
             if timers > 0 {
                 note += "; \(timers) Lua timer\(timers == 1 ? "" : "s") (after) pending then \(timers == 1 ? "was" : "were") not kept"
@@ -99,30 +97,29 @@ struct RunLoop {
         readAheadEnd ?? decoding.position(after: reader)
     }
 
-    /// Saves the whole run to the state file: the records so far written and synced first, so
-    /// that the output's length it counts holds them all. A failure stops the run (exit 1), the
-    /// last saved state kept.
+    /// Takes a checkpoint: the whole run as it stands, saved once the records so far are written
+    /// and synced (`CheckpointThread`), so that the output's length it counts holds them all. A
+    /// checkpoint that could not be saved stops the run (exit 1), the last saved state kept.
     private mutating func checkpoint(ended: Bool) {
-        guard var file = stateFile else { return }
-        setup.writer.commit()
+        guard let checkpoints = setup.checkpoints else { return }
+        // Records that could not be written are not counted by a state.
         checkOutput()
         guard stopReason == nil || stopReason.map(Self.isSignal) == true else { return }
-        file.killIfAsked(at: "after-records", checkpoint: file.checkpoints + 1)
-        let saved: SavedRun
+        if let reason = checkpoints.failure {
+            stopReason = .stateFailed(reason)
+            return
+        }
+        let state: SavedRun
         do {
-            saved = SavedRun(writtenBy: Toastscript.versionText(setup.environment), stages: pipeline.stageNames,
+            state = SavedRun(writtenBy: Toastscript.versionText(setup.environment), stages: pipeline.stageNames,
                              screensBy: scripts.settings.screens?.by, input: inputPosition,
-                             inputSeekable: setup.input.isRegularFile, outputLength: setup.outputFile?.length, ended: ended,
+                             inputSeekable: setup.input.isRegularFile, outputLength: nil, ended: ended,
                              store: scripts.keptStore(during: "checkpoint"), pipeline: try pipeline.savedState())
         } catch {
             stopReason = .stateFailed("\(error)")
             return
         }
-        if let reason = file.write(saved.fileBytes) {
-            stopReason = .stateFailed(reason)
-            return
-        }
-        stateFile = file
+        setup.writer.commit { checkpoints.submit(.init(state: state, outputLength: checkpoints.outputLength)) }
         lastCheckpoint = setup.environment.wallClock()
         changedSinceCheckpoint = false
     }
@@ -130,7 +127,7 @@ struct RunLoop {
     /// When the next checkpoint is due on the wall clock: `--checkpoint` after the last one,
     /// once something happened since; nil when none is.
     private var checkpointDue: Microseconds? {
-        guard stateFile != nil, setup.options.checkpointInterval > 0, changedSinceCheckpoint else { return nil }
+        guard setup.checkpoints != nil, setup.options.checkpointInterval > 0, changedSinceCheckpoint else { return nil }
         return lastCheckpoint + setup.options.checkpointInterval
     }
 
@@ -211,7 +208,7 @@ struct RunLoop {
     /// Takes lines from a `ReadAhead` until the input ends or the run must stop. With `--state`
     /// a signal stops the run at the end of a batch, where the input's position is known.
     private mutating func read(from readAhead: ReadAhead) {
-        let keepsState = stateFile != nil
+        let keepsState = setup.checkpoints != nil
         while stopReason == nil, let (batch, end) = readAhead.next() {
             deliverDesktopTaps()
             while let item = batch.popFirst() {
@@ -417,16 +414,24 @@ struct RunLoop {
             if Signals.received != 0 && stopReason == nil { stopReason = .signal(Signals.received) }
         }
         // With --state, a signal saves the run as it stands: its toasts go on when it starts again.
-        let savesWhatItHolds = stateFile != nil && stopReason.map(Self.isSignal) == true
+        let savesWhatItHolds = setup.checkpoints != nil && stopReason.map(Self.isSignal) == true
         if !savesWhatItHolds {
             if isWallClock || isFollowing, case .signal? = stopReason {
                 // The ending happens when the signal came, not at the last event (docs/events.md).
                 pipeline.advance(to: isFollowing ? followedNow : wallNow)
             }
-            pipeline.finish(drain: drain && stopReason == nil)
+            pipeline.finish(drain: drain && stopReason == nil) { Signals.received != 0 }
+            // A signal during the drain ends it (with --state, the last checkpoint stays the one
+            // before the drain, which a restart drains again).
+            if Signals.received != 0 && stopReason == nil { stopReason = .signal(Signals.received) }
         }
         if stopReason == nil || savesWhatItHolds { checkpoint(ended: stopReason == nil) }
         setup.writer.finish()
+        if let checkpoints = setup.checkpoints {
+            // The last checkpoints are on disk before the run ends.
+            checkpoints.finish()
+            if let reason = checkpoints.failure, stopReason == nil || savesWhatItHolds { stopReason = .stateFailed(reason) }
+        }
         setup.deadLetter?.flush()
         for id in setup.explainFilter?.unseen(of: setup.options.explain) ?? [] {
             setup.environment.writeError("\(setup.environment.programName): --explain \(TerminalText.escaped(id)): no toast with this id came through")
@@ -487,7 +492,7 @@ struct RunLoop {
             setup.environment.writeError("\(setup.environment.programName): cannot read input: \(reason)")
             return ExitStatus.failure
         case .stateFailed(let reason)?:
-            setup.environment.writeError("\(setup.environment.programName): cannot save the state to \(stateFile?.path ?? ""): "
+            setup.environment.writeError("\(setup.environment.programName): cannot save the state to \(setup.options.state ?? ""): "
                                          + "\(reason); the last state saved is kept")
             return ExitStatus.failure
         case .strict?, .outputClosed?, nil:

@@ -31,8 +31,9 @@ struct RunSetup {
     let desktop: DesktopNotifications?
     /// `--output FILE`: the file, whose length a checkpoint counts.
     let outputFile: FileDescriptorSink?
-    /// `--state FILE`: the file, and the saved run this one goes on from (nil: afresh).
-    let stateFile: StateFile?
+    /// `--state FILE`: where checkpoints are saved, and the saved run this one goes on from
+    /// (nil: afresh).
+    let checkpoints: CheckpointThread?
     let resumed: SavedRun?
     /// Where reading begins: the start, or where a saved run stood.
     let startPosition: InputPosition
@@ -113,7 +114,11 @@ struct RunSetup {
                 throw SetupError(message: "cannot write --state \(options.state ?? ""): \(reason)")
             }
         }
-        self.stateFile = stateFile
+        do {
+            checkpoints = try stateFile.map { file throws(StateRefusal) in try CheckpointThread(file: file, outputPath: options.output) }
+        } catch {
+            throw SetupError(message: error.message)
+        }
         self.options = options
 
         let noColor = !(environment.variables["NO_COLOR"] ?? "").isEmpty || environment.variables["TERM"] == "dumb"

@@ -14,7 +14,7 @@ import ToastLua
 ///
 /// `pipeline` is null in the state a new run writes before its first toast: the run began
 /// (the output's length is counted) and nothing else is kept yet.
-struct SavedRun: Equatable {
+struct SavedRun: Equatable, Sendable {
     /// The saved form's version: a toastscript reads its own and refuses any other.
     static let formatVersion: Int64 = 1
 

@@ -23,8 +23,8 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     private enum Between {
         case trace(TraceRecord)
         case flush
-        /// Everything before it written and synced (`commit()`): counted in `commitsDone`.
-        case commit
+        /// Everything before it written, then the function called (`commit(then:)`).
+        case commit(@Sendable () -> Void)
     }
 
     /// A batch of records and what comes between them. The records are read in place (binding
@@ -66,13 +66,10 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     /// A flush is among the ready batches: the writing thread takes them without waiting for more.
     private var flushing = false
     private var writtenFailure: SinkFailure?
-    /// Commits the writing thread has carried out.
-    private var commitsDone = 0
     // The pipeline thread's own:
     private var thread: SystemThread?
     private var threadFailed = false
     private var failureSeen: SinkFailure?
-    private var commitsAsked = 0
     /// Counted by the target; read here once the writing thread has ended.
     private var linesSeen = 0
 
@@ -94,16 +91,9 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
         handOn(flushing: true)
     }
 
-    package func commit() {
-        append(.commit)
-        commitsAsked += 1
+    package func commit(then: @escaping @Sendable () -> Void) {
+        append(.commit(then))
         handOn(flushing: true)
-        guard thread != nil else { return }
-        handOff.withLock {
-            // A failed write ends the wait too: the batches after it are not written.
-            handOff.wait(while: { commitsDone < commitsAsked && writtenFailure == nil })
-            failureSeen = writtenFailure
-        }
     }
 
     package func finish() {
@@ -175,7 +165,6 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
             handOff.withLock {
                 written.append(contentsOf: batches)
                 writtenFailure = failure
-                if failure != nil { handOff.wakeAll() }
             }
             batches.removeAll(keepingCapacity: true)
         }
@@ -203,12 +192,7 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
             switch item {
             case .trace(let trace): target.write(trace)
             case .flush: target.flush()
-            case .commit:
-                target.commit()
-                handOff.withLock {
-                    commitsDone += 1
-                    handOff.wakeAll()
-                }
+            case .commit(let then): target.commit(then: then)
             }
         }
         batch.records.forEach(at: next..<batch.records.appended) { target.write($0) }

@@ -1,0 +1,50 @@
+// libFuzzer target: the state file's reader (`--state`) on arbitrary bytes, and the restore of
+// what it reads into a run. Built by Scripts/fuzz together with the library sources into one
+// module; seeded with state files from Fuzz/state-seeds/.
+
+/// Records are not looked at here: the pipeline target checks them.
+private final class Discard: RecordWriter {
+    func write(_ record: consuming Record) {}
+}
+
+/// A run of the stages the seeds were saved with (examples/service.lua's, and with screens by
+/// source as Fuzz/screens.lua has them), holding nothing.
+private func makePipeline(screens: Bool) -> Pipeline {
+    var settings = PipelineSettings()
+    settings.screens = screens ? ScreenSettings(by: "source") : nil
+    var debounce = DebounceSettings()
+    debounce.window = 2_000_000
+    var digest = DigestSettings()
+    digest.window = 30_000_000
+    var rateLimit = RateLimitSettings()
+    rateLimit.summary = true
+    let stages: [(name: String, stage: any ToastStage)] = [
+        ("rules", RulesStage()), ("debounce", DebounceStage(settings: debounce)), ("dedup", DedupStage(settings: DedupSettings())),
+        ("digest", DigestStage(settings: digest)), ("rate_limit", RateLimitStage(settings: rateLimit)),
+        ("priority", PriorityStage()), ("style", StyleStage()), ("announce", AnnounceStage()),
+    ]
+    return Pipeline(settings: settings, stages: stages, output: Discard())
+}
+
+/// What must hold for any bytes: reading them as a state file gives a saved run or a reason,
+/// never a trap; a saved run written out and read again is written alike; its pipeline, restored
+/// into a run of the stages it names, either says what is wrong or goes on — an event, the
+/// drain, a checkpoint — without a trap.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    guard let saved = try? SavedRun(fileBytes: bytes) else { return 0 }
+    let written = saved.fileBytes
+    guard let again = try? SavedRun(fileBytes: written) else { preconditionFailure("a state it wrote does not read back") }
+    precondition(again.fileBytes == written, "a state read back is written alike")
+    guard let state = saved.pipeline else { return 0 }
+    for screens in [false, true] {
+        let pipeline = makePipeline(screens: screens)
+        guard (try? pipeline.restore(from: state)) != nil else { continue }
+        pipeline.handle(Event(.show(Toast(id: "fuzz", message: "after the restore", role: "error")), at: pipeline.now))
+        pipeline.handle(Event(.tap(target: nil), at: pipeline.now))
+        _ = try? pipeline.savedState()
+        pipeline.finish(drain: true)
+    }
+    return 0
+}

@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ToastCore
+import ToastIO
+
+/// Saves checkpoints on a thread of its own, so that neither the pipeline nor the thread that
+/// writes records waits for the disk: a checkpoint's records are written first (the writer
+/// hands it over once they are, with the output's length then), and here the output is synced
+/// and the state file replaced, in the order the checkpoints were taken. A state file never
+/// counts records that are not on disk; it may lag the run by the checkpoints still queued.
+///
+/// Shared by the threads (`@unchecked Sendable`): the queue, the failure and `finished` are
+/// guarded by the hand-off's lock; the state file and the output's descriptor are this
+/// thread's alone once it has started (and the caller's again after `finish()`).
+final class CheckpointThread: @unchecked Sendable {
+    /// A checkpoint whose records are written: the state, and the output's length after them.
+    struct Job: Sendable {
+        var state: SavedRun
+        var outputLength: Int64?
+    }
+
+    private var file: StateFile
+    /// The output, opened again for syncing and its length (fstat and fsync on a descriptor of
+    /// its own, apart from the writer's).
+    private let output: OutputFile?
+    private let handOff = ThreadHandOff()
+    // Guarded by `handOff`'s lock:
+    private var queue: [Job] = []
+    private var finished = false
+    private var failureReason: String?
+    private var thread: SystemThread?
+
+    init(file: StateFile, outputPath: String?) throws(StateRefusal) {
+        self.file = file
+        output = try outputPath.map { path throws(StateRefusal) in try OutputFile(path: path) }
+    }
+
+    /// The state file's path, for messages.
+    var path: String { file.path }
+
+    /// The output's length now: called by the thread that writes records, once a checkpoint's
+    /// records are written.
+    var outputLength: Int64? { output?.length }
+
+    /// Queues a checkpoint (starting the thread the first time; without one, it is saved here).
+    func submit(_ job: Job) {
+        if thread == nil {
+            thread = SystemThread.start { [self] in run() }
+            if thread == nil { return save(job) }
+        }
+        handOff.withLock {
+            queue.append(job)
+            handOff.wakeAll()
+        }
+    }
+
+    /// Saves what is queued and stops the thread.
+    func finish() {
+        guard let thread else { return }
+        handOff.withLock {
+            finished = true
+            handOff.wakeAll()
+        }
+        thread.join()
+        self.thread = nil
+    }
+
+    /// Why a checkpoint could not be saved (the first reason); the run stops on it.
+    var failure: String? { handOff.withLock { failureReason } }
+
+    private func run() {
+        while let job = next() { save(job) }
+    }
+
+    private func next() -> Job? {
+        handOff.withLock {
+            handOff.wait(while: { queue.isEmpty && !finished })
+            return queue.isEmpty ? nil : queue.removeFirst()
+        }
+    }
+
+    /// The output synced up to the job's length, then the state replaced. Nothing more is saved
+    /// after a failure: the last state saved stays the one the run goes on from.
+    private func save(_ job: Job) {
+        guard failure == nil else { return }
+        if let output, let reason = output.sync() {
+            return fail("cannot sync \(output.path): \(reason)")
+        }
+        var state = job.state
+        state.outputLength = job.outputLength
+        file.killIfAsked(at: "after-records", checkpoint: file.checkpoints + 1)
+        if let reason = file.write(state.fileBytes) { fail(reason) }
+    }
+
+    private func fail(_ reason: String) {
+        handOff.withLock { if failureReason == nil { failureReason = reason } }
+    }
+}
+
+/// The output file as a checkpoint sees it: its length, and a sync to disk.
+private final class OutputFile: Sendable {
+    let path: String
+    private let fd: Int32
+
+    init(path: String) throws(StateRefusal) {
+        self.path = path
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StateRefusal(message: "cannot open \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(fd) }
+
+    var length: Int64? {
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(status.st_size)
+    }
+
+    /// Syncs the file's data (and the size that reaches it); the system's reason when it cannot.
+    func sync() -> String? {
+        guard length != nil, fdatasync(fd) != 0, errno != EINVAL else { return nil }
+        return String(cString: strerror(errno))
+    }
+}
