@@ -32,10 +32,16 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
+        // Debian's hiredis, for Redis Streams. Found in /usr/include without pkg-config, whose
+        // flags for it (-D_FILE_OFFSET_BITS=64) SwiftPM refuses with a warning.
+        .systemLibrary(
+            name: "CHiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
         // The model, the engine, the host and the built-in stages: no C, no I/O.
         .target(name: "ToastCore", swiftSettings: releaseWithoutExclusivityChecks),
-        // Reading events and writing records: decoders, encoders, sinks and the desktop.
-        .target(name: "ToastIO", dependencies: ["ToastCore", "CDBus"], swiftSettings: releaseWithoutExclusivityChecks),
+        // Reading events and writing records: decoders, encoders, sinks, the desktop and Redis.
+        .target(name: "ToastIO", dependencies: ["ToastCore", "CDBus", "CHiredis"], swiftSettings: releaseWithoutExclusivityChecks),
         // The Lua bridge: scripts as rules, hooks, parse and settings.
         .target(name: "ToastLua", dependencies: ["ToastCore", "ToastIO", "CLua", "CLuaBridge"], swiftSettings: releaseWithoutExclusivityChecks),
         // The library users import: the command line and what a custom binary needs.

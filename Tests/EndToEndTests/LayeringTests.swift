@@ -23,6 +23,7 @@ import Testing
             "ToastIO/Input": core + ["ToastIO/Unsafe", "ToastIO/Output"],
             "ToastIO/Output": core,
             "ToastIO/Desktop": core,
+            "ToastIO/Redis": core,
             "ToastLua/Lua": core + ["ToastIO/Input"],
             "ToastPipeline/Diff": core,
             "ToastPipeline/State": core + ["ToastIO/Input", "ToastIO/Output", "ToastLua/Lua"],

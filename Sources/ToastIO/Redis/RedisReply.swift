@@ -1,0 +1,21 @@
+/// A Redis reply as a value (RESP2): what `RedisConnection.command` returns.
+package indirect enum RedisReply: Equatable, Sendable {
+    /// A simple status (`OK`, `PONG`).
+    case status(String)
+    /// An error reply (`ERR unknown command …`): the server's words, not a failed connection.
+    case error(String)
+    case integer(Int64)
+    /// A bulk string (a stream entry's field or value, an id).
+    case string(String)
+    case array([RedisReply])
+    case `nil`
+}
+
+/// A connection to Redis that failed, or a server that cannot be used: says which server, and
+/// what went wrong (and with which command).
+package struct RedisError: Error, Equatable, CustomStringConvertible {
+    package var server: String
+    package var problem: String
+
+    package var description: String { "redis \(server): \(problem)" }
+}

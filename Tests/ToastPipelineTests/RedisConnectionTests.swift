@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import ToastIO
+
+/// The Redis client (Debian's hiredis) against a real `redis-server` started here, on a Unix
+/// socket in a folder of the test's own (`Scripts/setup --test` installs it).
+@Suite(.serialized) struct RedisConnectionTests {
+    /// A `redis-server` of the test's own, stopped when the value goes.
+    final class Server {
+        let folder: String
+        let socket: String
+        private let process = Process()
+
+        init() throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("ts-redis-\(UUID().uuidString.prefix(8))").path
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            socket = folder + "/redis.sock"
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["redis-server", "--port", "0", "--unixsocket", socket, "--save", "", "--appendonly", "no",
+                                 "--dir", folder]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
+        }
+
+        deinit {
+            // SIGKILL: a child may inherit a signal mask that blocks SIGTERM.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+
+    @Test func commandsAndRepliesGoThroughARealServer() throws {
+        let server = try Server()
+        let redis = try RedisConnection(RedisAddress(place: .unix(path: server.socket)), timeout: .seconds(2))
+        #expect(try redis.command(["PING"]) == .status("PONG"))
+        // Binary-safe arguments: a newline and an empty string are values like any other.
+        guard case .string(let id) = try redis.command(["XADD", "events", "*", "event", "{\"message\":\"a\\nb\"}", "empty", ""]) else {
+            Issue.record("XADD gave no id")
+            return
+        }
+        #expect(try redis.command(["XLEN", "events"]) == .integer(1))
+        #expect(try redis.command(["XRANGE", "events", "-", "+"]) == .array([
+            .array([.string(id), .array([.string("event"), .string("{\"message\":\"a\\nb\"}"), .string("empty"), .string("")])]),
+        ]))
+        #expect(try redis.command(["GET", "missing"]) == .nil)
+        #expect(try redis.command(["NO-SUCH-COMMAND"]) == .error("ERR unknown command 'NO-SUCH-COMMAND', with args beginning with: "))
+    }
+
+    @Test func aDatabaseIsSelected() throws {
+        let server = try Server()
+        let zero = try RedisConnection(RedisAddress(place: .unix(path: server.socket)), timeout: .seconds(2))
+        let three = try RedisConnection(RedisAddress(place: .unix(path: server.socket), database: 3), timeout: .seconds(2))
+        #expect(try three.command(["SET", "k", "v"]) == .status("OK"))
+        #expect(try zero.command(["GET", "k"]) == .nil)
+        #expect(try three.command(["GET", "k"]) == .string("v"))
+    }
+
+    @Test func noServerIsAnErrorThatNamesIt() throws {
+        let folder = FileManager.default.temporaryDirectory.path + "/ts-redis-none-\(getpid())"
+        #expect(throws: RedisError(server: folder + "/redis.sock", problem: "cannot connect: No such file or directory")) {
+            try RedisConnection(RedisAddress(place: .unix(path: folder + "/redis.sock")), timeout: .seconds(1))
+        }
+        #expect(throws: RedisError(server: "redis://127.0.0.1:1", problem: "cannot connect: Connection refused")) {
+            try RedisConnection(RedisAddress(place: .tcp(host: "127.0.0.1", port: 1)), timeout: .seconds(1))
+        }
+    }
+
+    @Test func aServerThatGoesAwayMidRunIsAnErrorThatNamesTheCommand() throws {
+        var server: Server? = try Server()
+        let redis = try RedisConnection(RedisAddress(place: .unix(path: try #require(server).socket)), timeout: .seconds(1))
+        #expect(try redis.command(["PING"]) == .status("PONG"))
+        server = nil
+        #expect(throws: RedisError.self) { try redis.command(["XLEN", "events"]) }
+        do {
+            _ = try redis.command(["XLEN", "events"])
+        } catch {
+            #expect(error.description.hasPrefix("redis \(FileManager.default.temporaryDirectory.path)"), "\(error)")
+            #expect(error.problem.hasPrefix("XLEN: "), "\(error)")
+        }
+    }
+
+    @Test(arguments: [
+        ("redis://localhost", RedisAddress(place: .tcp(host: "localhost", port: 6379))),
+        ("redis://10.0.0.5:6380/2", RedisAddress(place: .tcp(host: "10.0.0.5", port: 6380), database: 2)),
+        ("redis://[::1]:7000", RedisAddress(place: .tcp(host: "::1", port: 7000))),
+        ("/run/redis/redis.sock", RedisAddress(place: .unix(path: "/run/redis/redis.sock"))),
+        ("unix:///run/redis/redis.sock?db=4", RedisAddress(place: .unix(path: "/run/redis/redis.sock"), database: 4)),
+    ])
+    func addressesAreReadAsRedisWritesThem(text: String, address: RedisAddress) {
+        #expect(RedisAddress(text) == address)
+    }
+
+    @Test(arguments: ["localhost:6379", "redis://", "redis://host:0", "redis://host:99999", "redis://host/x", "unix://relative",
+                      "unix:///tmp/s?db=x"])
+    func otherTextIsNoAddress(text: String) {
+        #expect(RedisAddress(text) == nil)
+    }
+}
