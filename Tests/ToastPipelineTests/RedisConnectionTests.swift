@@ -99,3 +99,56 @@ import Testing
         #expect(RedisAddress(text) == nil)
     }
 }
+
+/// A consumer of a consumer group, against a real server: the group made when missing, its own
+/// pending entries first after a restart, acknowledged ones never again.
+@Suite(.serialized) struct RedisStreamConsumerTests {
+    typealias Server = RedisConnectionTests.Server
+
+    private func connect(_ server: Server) throws -> RedisConnection {
+        try RedisConnection(RedisAddress(place: .unix(path: server.socket)), timeout: .seconds(2))
+    }
+
+    private func add(_ redis: RedisConnection, _ messages: [String]) throws -> [String] {
+        try messages.map { message in
+            guard case .string(let id) = try redis.command(["XADD", "events", "*", "event", #"{"message":"\#(message)"}"#]) else {
+                throw RedisError(server: "test", problem: "XADD gave no id")
+            }
+            return id
+        }
+    }
+
+    @Test func aRestartedConsumerTakesUpItsOwnPendingEntriesFirst() throws {
+        let server = try Server()
+        let producer = try connect(server)
+        let ids = try add(producer, ["a", "b", "c"])
+        var first = RedisStreamConsumer(connection: try connect(server), stream: "events", group: "toasts", name: "c1")
+        try first.joinGroup()
+        try first.joinGroup()   // a group that exists is used as it is
+        let read = try first.next(count: 10, wait: nil)
+        #expect(read.map(\.id) == ids)
+        #expect(read.map { $0.value(of: "event") } == [#"{"message":"a"}"#, #"{"message":"b"}"#, #"{"message":"c"}"#])
+        try first.acknowledge([ids[0]])
+        // Killed before it acknowledged b and c; d came meanwhile.
+        let later = try add(producer, ["d"])
+        var again = RedisStreamConsumer(connection: try connect(server), stream: "events", group: "toasts", name: "c1")
+        try again.joinGroup()
+        #expect(try again.next(count: 1, wait: nil).map(\.id) == [ids[1]])
+        #expect(try again.next(count: 10, wait: nil).map(\.id) == [ids[2]])
+        #expect(try again.next(count: 10, wait: .milliseconds(10)).map(\.id) == later)
+        #expect(try again.next(count: 10, wait: .milliseconds(10)).isEmpty)
+    }
+
+    @Test func aGroupOnAKeyThatIsNoStreamIsAnErrorThatSaysSo() throws {
+        let server = try Server()
+        let redis = try connect(server)
+        #expect(try redis.command(["SET", "events", "x"]) == .status("OK"))
+        let consumer = RedisStreamConsumer(connection: redis, stream: "events", group: "toasts", name: "c1")
+        do {
+            try consumer.joinGroup()
+            Issue.record("a group on a string key was made")
+        } catch {
+            #expect(error.problem.hasPrefix("XGROUP CREATE events toasts: WRONGTYPE"), "\(error)")
+        }
+    }
+}
