@@ -32,9 +32,7 @@ extension Pipeline {
     /// pipeline whose restore threw is not to be run (the run stops before any input).
     package func restore(from saved: JSONValue) throws {
         let object = try SavedObject(saved, path: "pipeline")
-        guard case .array(let savedStages) = try object.required("stages") else {
-            throw SavedStateError("pipeline.stages is not a list")
-        }
+        let savedStages = try object.list("stages")
         var restores: [(stage: any ToastStage, state: JSONValue, name: String)] = []
         for (index, item) in savedStages.enumerated() {
             let entry = try SavedObject(item, path: "pipeline.stages[\(index)]")
@@ -44,7 +42,7 @@ extension Pipeline {
             }
             restores.append((stages[position], try entry.required("state"), name))
         }
-        guard case .array(let savedHeld) = try object.required("held") else { throw SavedStateError("pipeline.held is not a list") }
+        let savedHeld = try object.list("held")
         var restoredHeld: [Int: HeldToast] = [:]
         for (index, item) in savedHeld.enumerated() {
             let itemPath = "pipeline.held[\(index)]"
@@ -196,7 +194,7 @@ extension Pipeline {
             return
         }
         let object = try SavedObject(saved, path: "pipeline.screens")
-        guard case .array(let list) = try object.required("list") else { throw SavedStateError("pipeline.screens.list is not a list") }
+        let list = try object.list("list")
         var bySerial: [Int: Screen] = [:]
         for (index, item) in list.enumerated() {
             let path = "pipeline.screens.list[\(index)]"
@@ -212,7 +210,7 @@ extension Pipeline {
             screen.held = Int(try entry.integer("held"))
             screen.heldErrors = Int(try entry.integer("held_errors"))
             try screen.host.restore(from: try entry.required("host"))
-            guard case .array(let stages) = try entry.required("stages") else { throw SavedStateError("\(path).stages is not a list") }
+            let stages = try entry.list("stages")
             for (stageIndex, stageItem) in stages.enumerated() {
                 let stageEntry = try SavedObject(stageItem, path: "\(path).stages[\(stageIndex)]")
                 let name = try stageEntry.string("name")
@@ -223,7 +221,7 @@ extension Pipeline {
             }
             bySerial[serial] = screen
         }
-        guard case .array(let touched) = try object.required("touched") else { throw SavedStateError("pipeline.screens.touched is not a list") }
+        let touched = try object.list("touched")
         let touchedScreens = try touched.map { item -> Screen in
             guard case .integer(let serial) = item, let screen = bySerial[Int(serial)] else {
                 throw SavedStateError("pipeline.screens.touched names a screen that is not saved")

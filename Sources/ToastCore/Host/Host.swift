@@ -465,7 +465,7 @@ extension Host {
         let object = try SavedObject(saved, path: "host")
         var restored = State(settings: state.settings)
         func line(_ name: String) throws -> [Int] {
-            guard case .array(let items) = try object.required(name) else { throw SavedStateError("host.\(name) is not a list") }
+            let items = try object.list(name)
             return try items.enumerated().map { index, item in
                 let path = "host.\(name)[\(index)]"
                 let saved = try SavedObject(item, path: path)

@@ -183,6 +183,11 @@ package struct SavedObject {
         return string
     }
 
+    package func list(_ name: String) throws -> [JSONValue] {
+        guard case .array(let items) = try required(name) else { throw SavedStateError("\(path).\(name) is not a list") }
+        return items
+    }
+
     package func bool(_ name: String) throws -> Bool {
         guard case .bool(let flag) = try required(name) else { throw SavedStateError("\(path).\(name) is not true or false") }
         return flag

@@ -91,13 +91,10 @@ extension DebounceStage {
     }
 
     package func restoreState(from saved: JSONValue) throws {
-        try restore(from: saved, path: "state")
-    }
-
-    private func restore(from saved: JSONValue, path: String) throws {
+        let path = "state"
         let object = try SavedObject(saved, path: path)
         var restoredBursts: [[UInt8]: Burst] = [:]
-        guard case .array(let savedBursts) = try object.required("bursts") else { throw SavedStateError("\(path).bursts is not a list") }
+        let savedBursts = try object.list("bursts")
         for (index, item) in savedBursts.enumerated() {
             let itemPath = "\(path).bursts[\(index)]"
             let burst = try SavedObject(item, path: itemPath)
@@ -106,7 +103,7 @@ extension DebounceStage {
                 first: try burst.integer("first"), timer: Int(try burst.integer("timer")))
         }
         var restoredTimers: [Int: [UInt8]] = [:]
-        guard case .array(let savedTimers) = try object.required("timers") else { throw SavedStateError("\(path).timers is not a list") }
+        let savedTimers = try object.list("timers")
         for (index, item) in savedTimers.enumerated() {
             let timer = try SavedObject(item, path: "\(path).timers[\(index)]")
             restoredTimers[Int(try timer.integer("token"))] = try SavedBytes.bytes(try timer.required("key"),

@@ -116,12 +116,9 @@ extension DedupStage {
     }
 
     package func restoreState(from saved: JSONValue) throws {
-        try restore(from: saved, path: "state")
-    }
-
-    private func restore(from saved: JSONValue, path: String) throws {
+        let path = "state"
         let object = try SavedObject(saved, path: path)
-        guard case .array(let keys) = try object.required("keys") else { throw SavedStateError("\(path).keys is not a list") }
+        let keys = try object.list("keys")
         var restored = RecencyCache<PassedToast>(capacity: cache.capacity)
         for (index, item) in keys.enumerated() {
             let entry = try SavedObject(item, path: "\(path).keys[\(index)]")

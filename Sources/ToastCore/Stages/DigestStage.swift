@@ -157,19 +157,16 @@ extension DigestStage {
     }
 
     package func restoreState(from saved: JSONValue) throws {
-        try restore(from: saved, path: "state")
-    }
-
-    private func restore(from saved: JSONValue, path: String) throws {
+        let path = "state"
         let object = try SavedObject(saved, path: path)
         var restoredWindows: [[UInt8]: Window] = [:]
         var restoredTimers: [Int: [UInt8]] = [:]
-        guard case .array(let savedWindows) = try object.required("windows") else { throw SavedStateError("\(path).windows is not a list") }
+        let savedWindows = try object.list("windows")
         for (index, item) in savedWindows.enumerated() {
             let itemPath = "\(path).windows[\(index)]"
             let window = try SavedObject(item, path: itemPath)
             let key = try SavedBytes.bytes(try window.required("key"), path: "\(itemPath).key")
-            guard case .array(let held) = try window.required("held") else { throw SavedStateError("\(itemPath).held is not a list") }
+            let held = try window.list("held")
             let timer = Int(try window.integer("timer"))
             restoredWindows[key] = Window(value: try window.bool("has_value") ? try window.required("value") : nil, timer: timer,
                                           held: try held.enumerated().map { try HoldHandle(savedState: $1, path: "\(itemPath).held[\($0)]") })

@@ -231,26 +231,23 @@ extension RateLimitStage {
     }
 
     package func restoreState(from saved: JSONValue) throws {
-        try restore(from: saved, path: "state")
-    }
-
-    private func restore(from saved: JSONValue, path: String) throws {
+        let path = "state"
         let object = try SavedObject(saved, path: path)
-        guard case .array(let savedGroups) = try object.required("groups") else { throw SavedStateError("\(path).groups is not a list") }
+        let savedGroups = try object.list("groups")
         var restoredGroups = ByteKeyTable<GroupState>()
         for (index, item) in savedGroups.enumerated() {
             let itemPath = "\(path).groups[\(index)]"
             let group = try SavedObject(item, path: itemPath)
             let key = try SavedBytes.bytes(try group.required("key"), path: "\(itemPath).key")
             var state = GroupState()
-            guard case .array(let passes) = try group.required("passes") else { throw SavedStateError("\(itemPath).passes is not a list") }
+            let passes = try group.list("passes")
             for pass in passes {
                 guard case .integer(let time) = pass else { throw SavedStateError("\(itemPath).passes holds something but times") }
                 state.passes.append(time)
             }
             if let pending = group.optional("pending") {
                 let drops = try SavedObject(pending, path: "\(itemPath).pending")
-                guard case .array(let ids) = try drops.required("ids") else { throw SavedStateError("\(itemPath).pending.ids is not a list") }
+                let ids = try drops.list("ids")
                 state.pendingDrops = SummaryDrops(ids: try ids.map { id in
                     guard case .string(let id) = id else { throw SavedStateError("\(itemPath).pending.ids holds something but ids") }
                     return id
@@ -258,7 +255,7 @@ extension RateLimitStage {
             }
             _ = key.withUnsafeBytes { restoredGroups.insert($0, hash: ByteKeyTable<GroupState>.hash($0), state) }
         }
-        guard case .array(let savedSummaries) = try object.required("summaries") else { throw SavedStateError("\(path).summaries is not a list") }
+        let savedSummaries = try object.list("summaries")
         var restoredSummaries: [Int: [UInt8]] = [:]
         for (index, item) in savedSummaries.enumerated() {
             let summary = try SavedObject(item, path: "\(path).summaries[\(index)]")

@@ -113,17 +113,10 @@ package final class FileDescriptorSource: ByteSource {
         return poll(&request, 1, 0) == 0
     }
 
-    package var isRegularFile: Bool {
-        var status = stat()
-        return fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
-    }
+    package var isRegularFile: Bool { size != nil }
 
     /// The file's size, for a regular file.
-    package var size: Int64? {
-        var status = stat()
-        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(status.st_size)
-    }
+    package var size: Int64? { regularFileLength(fd) }
 
     /// Moves to `offset` from the start (a restart reading on); false when the descriptor
     /// cannot seek.

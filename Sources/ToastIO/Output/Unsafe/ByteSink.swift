@@ -14,8 +14,6 @@ package protocol ByteSink: AnyObject {
     func write(_ bytes: UnsafeRawBufferPointer)
     /// Pushes everything written so far to its destination (and to disk, where asked).
     func flush()
-    /// Pushes everything written so far to disk, asked or not (a checkpoint of `--state`).
-    func sync()
     /// The first failure, if any; later writes are ignored.
     var failure: SinkFailure? { get }
 }
@@ -96,6 +94,7 @@ package final class FileDescriptorSink: ByteSink {
         sync()
     }
 
+    /// Pushes everything written so far to disk, `--fsync` or not (the state file of `--state`).
     package func sync() {
         guard failure == nil else { return }
         if fsync(fd) != 0 && errno != EINVAL {
@@ -104,11 +103,7 @@ package final class FileDescriptorSink: ByteSink {
     }
 
     /// The length of the file written to (nil: not a regular file).
-    package var length: Int64? {
-        var status = stat()
-        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(status.st_size)
-    }
+    package var length: Int64? { regularFileLength(fd) }
 
     /// Cuts the file back to `length` bytes (a restart, dropping what the last checkpoint did
     /// not count); false with the system's reason when it cannot.
@@ -141,8 +136,15 @@ public final class MemorySink: ByteSink {
     }
 
     package func flush() {}
-    package func sync() {}
 
     /// What was written, as text.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// The length of the regular file open on `fd`; nil for anything else (a pipe, a terminal, a
+/// device), which has no length to count or cut back.
+package func regularFileLength(_ fd: Int32) -> Int64? {
+    var status = stat()
+    guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+    return Int64(status.st_size)
 }

@@ -46,13 +46,12 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     /// allocator's caches.
     package static let batchCapacity = 128
     /// Batches handed on but not yet written; the pipeline's thread waits when this many are.
-    /// Enough for a few milliseconds of records: with three threads on two cores the writing
-    /// thread may wait a whole time slice for a core, and with 4 batches the pipeline's thread
-    /// then waited for it (3,000,000 screens lines: 1.6 s of 18 s wall beyond its own CPU time,
-    /// 0.3 to 0.8 s with 32; each batch in flight keeps its 128 toasts alive a little longer).
+    /// Enough records for the writing thread to lose a whole time slice to the other threads
+    /// (three threads share two cores) without the pipeline's thread waiting for it; each batch
+    /// in flight keeps its toasts alive a little longer.
     package static let maxReady = 32
     /// Batches the writing thread waits for (unless flushed or finished), then takes at once:
-    /// woken for every batch, it kept the two cores switching threads ten thousand times a second.
+    /// woken for every batch, the two threads would switch places for every batch of records.
     package static let wakeAt = 2
 
     private let target: SinkRecordWriter

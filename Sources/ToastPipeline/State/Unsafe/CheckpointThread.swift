@@ -111,11 +111,7 @@ private final class OutputFile: Sendable {
 
     deinit { close(fd) }
 
-    var length: Int64? {
-        var status = stat()
-        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(status.st_size)
-    }
+    var length: Int64? { regularFileLength(fd) }
 
     /// Syncs the file's data (and the size that reaches it); the system's reason when it cannot.
     func sync() -> String? {
