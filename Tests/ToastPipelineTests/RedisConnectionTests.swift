@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ToastIO
+import ToastCore
 
 /// The Redis client (Debian's hiredis) against a real `redis-server` started here, on a Unix
 /// socket in a folder of the test's own (`Scripts/setup --test` installs it).
@@ -11,17 +12,19 @@ import Testing
         let socket: String
         private let process = Process()
 
-        init() throws {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("ts-redis-\(UUID().uuidString.prefix(8))").path
+        /// A server on `socket` (a new folder's when nil).
+        init(socket: String? = nil) throws {
+            folder = socket.map { ($0 as NSString).deletingLastPathComponent }
+                ?? FileManager.default.temporaryDirectory.appendingPathComponent("ts-redis-\(UUID().uuidString.prefix(8))").path
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            socket = folder + "/redis.sock"
+            self.socket = socket ?? folder + "/redis.sock"
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["redis-server", "--port", "0", "--unixsocket", socket, "--save", "", "--appendonly", "no",
+            process.arguments = ["redis-server", "--port", "0", "--unixsocket", self.socket, "--save", "", "--appendonly", "no",
                                  "--dir", folder]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
+            for _ in 0..<200 where !FileManager.default.fileExists(atPath: self.socket) { usleep(20_000) }
         }
 
         deinit {
@@ -60,10 +63,10 @@ import Testing
 
     @Test func noServerIsAnErrorThatNamesIt() throws {
         let folder = FileManager.default.temporaryDirectory.path + "/ts-redis-none-\(getpid())"
-        #expect(throws: RedisError(server: folder + "/redis.sock", problem: "cannot connect: No such file or directory")) {
+        #expect(throws: RedisError(server: folder + "/redis.sock", problem: "cannot connect: No such file or directory", isConnectionFailure: true)) {
             try RedisConnection(RedisAddress(place: .unix(path: folder + "/redis.sock")), timeout: .seconds(1))
         }
-        #expect(throws: RedisError(server: "redis://127.0.0.1:1", problem: "cannot connect: Connection refused")) {
+        #expect(throws: RedisError(server: "redis://127.0.0.1:1", problem: "cannot connect: Connection refused", isConnectionFailure: true)) {
             try RedisConnection(RedisAddress(place: .tcp(host: "127.0.0.1", port: 1)), timeout: .seconds(1))
         }
     }
@@ -101,12 +104,27 @@ import Testing
 }
 
 /// A consumer of a consumer group, against a real server: the group made when missing, its own
-/// pending entries first after a restart, acknowledged ones never again.
+/// pending entries first after a restart, acknowledged ones never again, a batch committed whole.
 @Suite(.serialized) struct RedisStreamConsumerTests {
     typealias Server = RedisConnectionTests.Server
 
     private func connect(_ server: Server) throws -> RedisConnection {
         try RedisConnection(RedisAddress(place: .unix(path: server.socket)), timeout: .seconds(2))
+    }
+
+    private func client(_ socket: String, retryFor: Microseconds = 0, notes: NoteLog = NoteLog()) throws -> RedisClient {
+        try RedisClient(address: RedisAddress(place: .unix(path: socket)), replyTimeout: .seconds(2), retryFor: retryFor,
+                        clock: { Microseconds(Date().timeIntervalSince1970 * 1_000_000) }, note: { notes.lines.append($0) },
+                        shouldStop: { false })
+    }
+
+    /// A server another thread starts (the test reads it after that thread said so).
+    final class ServerSlot: @unchecked Sendable {
+        var server: Server?
+    }
+
+    final class NoteLog: @unchecked Sendable {
+        var lines: [String] = []
     }
 
     private func add(_ redis: RedisConnection, _ messages: [String]) throws -> [String] {
@@ -122,32 +140,93 @@ import Testing
         let server = try Server()
         let producer = try connect(server)
         let ids = try add(producer, ["a", "b", "c"])
-        var first = RedisStreamConsumer(connection: try connect(server), stream: "events", group: "toasts", name: "c1")
+        var first = RedisStreamConsumer(client: try client(server.socket), stream: "events", group: "toasts", name: "c1")
         try first.joinGroup()
         try first.joinGroup()   // a group that exists is used as it is
         let read = try first.next(count: 10, wait: nil)
         #expect(read.map(\.id) == ids)
         #expect(read.map { $0.value(of: "event") } == [#"{"message":"a"}"#, #"{"message":"b"}"#, #"{"message":"c"}"#])
-        try first.acknowledge([ids[0]])
+        try first.commit(records: nil, stateKey: "state", state: Array("1".utf8), acknowledging: [ids[0]])
         // Killed before it acknowledged b and c; d came meanwhile.
         let later = try add(producer, ["d"])
-        var again = RedisStreamConsumer(connection: try connect(server), stream: "events", group: "toasts", name: "c1")
+        var again = RedisStreamConsumer(client: try client(server.socket), stream: "events", group: "toasts", name: "c1")
         try again.joinGroup()
         #expect(try again.next(count: 1, wait: nil).map(\.id) == [ids[1]])
         #expect(try again.next(count: 10, wait: nil).map(\.id) == [ids[2]])
         #expect(try again.next(count: 10, wait: .milliseconds(10)).map(\.id) == later)
         #expect(try again.next(count: 10, wait: .milliseconds(10)).isEmpty)
+        #expect(try again.lastEntryID().map { "\($0.milliseconds)-\($0.sequence)" } == later[0])
+    }
+
+    @Test func aCommitAppendsTheRecordsSetsTheStateAndAcknowledgesTogether() throws {
+        let server = try Server()
+        let producer = try connect(server)
+        let ids = try add(producer, ["a", "b"])
+        var consumer = RedisStreamConsumer(client: try client(server.socket), stream: "events", group: "toasts", name: "c1")
+        try consumer.joinGroup()
+        _ = try consumer.next(count: 10, wait: nil)
+        let lines: [ArraySlice<UInt8>] = [Array("{\"event\":\"present\"}".utf8)[...], Array("x\ty".utf8)[...]]
+        try consumer.commit(records: RecordLines(stream: "out", lines: lines), stateKey: "toastscript:state:toasts:c1",
+                            state: Array("saved\n".utf8), acknowledging: ids)
+        guard case .array(let entries) = try producer.command(["XRANGE", "out", "-", "+"]) else {
+            Issue.record("no out stream")
+            return
+        }
+        #expect(entries.compactMap { RedisStreamEntry(reply: $0)?.value(of: "record") } == ["{\"event\":\"present\"}", "x\ty"])
+        #expect(try producer.command(["GET", "toastscript:state:toasts:c1"]) == .string("saved\n"))
+        #expect(try producer.command(["XPENDING", "events", "toasts"]) == .array([.integer(0), .nil, .nil, .nil]))
+    }
+
+    @Test func aServerThatComesBackWithinTheLimitIsUsedAgainWithANote() throws {
+        var server: Server? = try Server()
+        let socket = try #require(server).socket
+        let notes = NoteLog()
+        let redis = try client(socket, retryFor: 10_000_000, notes: notes)
+        #expect(try redis.perform { connection, _ throws(RedisError) in try connection.command(["SET", "k", "1"]) } == .status("OK"))
+        server = nil
+        // A new server on the same socket a moment later: the command goes through on it.
+        let later = ServerSlot()
+        let started = DispatchSemaphore(value: 0)
+        Thread {
+            usleep(300_000)
+            later.server = try? Server(socket: socket)
+            started.signal()
+        }.start()
+        let reply = try redis.perform { connection, retried throws(RedisError) in
+            try connection.command(["SET", "k", retried ? "again" : "first"])
+        }
+        #expect(reply == .status("OK"))
+        #expect(redis.reconnections == 1)
+        #expect(notes.lines.count == 2, "\(notes.lines)")
+        #expect(notes.lines.first?.contains("trying again for up to 10 s (--redis-timeout)") == true, "\(notes.lines)")
+        #expect(notes.lines.last?.hasPrefix("note: redis \(socket): back after ") == true, "\(notes.lines)")
+        started.wait()
+    }
+
+    @Test func aServerThatStaysAwayEndsTheRetriesAtTheLimit() throws {
+        var server: Server? = try Server()
+        let socket = try #require(server).socket
+        let redis = try client(socket, retryFor: 500_000)
+        server = nil
+        do {
+            _ = try redis.perform { connection, _ throws(RedisError) in try connection.command(["PING"]) }
+            Issue.record("a server that is gone answered")
+        } catch {
+            #expect(error.isConnectionFailure)
+            #expect(error.problem.contains("; gave up after 0."), "\(error)")
+        }
     }
 
     @Test func aGroupOnAKeyThatIsNoStreamIsAnErrorThatSaysSo() throws {
         let server = try Server()
         let redis = try connect(server)
         #expect(try redis.command(["SET", "events", "x"]) == .status("OK"))
-        let consumer = RedisStreamConsumer(connection: redis, stream: "events", group: "toasts", name: "c1")
+        let consumer = RedisStreamConsumer(client: try client(server.socket), stream: "events", group: "toasts", name: "c1")
         do {
             try consumer.joinGroup()
             Issue.record("a group on a string key was made")
         } catch {
+            #expect(!error.isConnectionFailure)
             #expect(error.problem.hasPrefix("XGROUP CREATE events toasts: WRONGTYPE"), "\(error)")
         }
     }

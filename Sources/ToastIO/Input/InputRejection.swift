@@ -18,8 +18,12 @@ package struct InputRejection: Error, Equatable, Sendable {
     /// `parse` by `--stats`), rather than the line or what `parse` returned being bad.
     package var byFailedParse = false
 
+    /// Where the line came from, when it is not a line of a file or a pipe (`entry 1-0 of
+    /// events`, a Redis stream's entry); nil: `input line N`.
+    package var place: String?
+
     /// The one line written to stderr.
-    package var message: String { "input line \(line): \(reason)" }
+    package var message: String { "\(place ?? "input line \(line)"): \(reason)" }
 
     /// The complaint apart from where it was made: the reason with its numbers (columns,
     /// lengths) written as `#` and without the character it found, so that the rejections of a

@@ -16,6 +16,15 @@ package indirect enum RedisReply: Equatable, Sendable {
 package struct RedisError: Error, Equatable, CustomStringConvertible {
     package var server: String
     package var problem: String
+    /// Whether the connection failed (no server, closed, timed out), which trying again on a
+    /// new one may mend, rather than the server answering with an error, which it will not.
+    package var isConnectionFailure: Bool
+
+    package init(server: String, problem: String, isConnectionFailure: Bool = false) {
+        self.server = server
+        self.problem = problem
+        self.isConnectionFailure = isConnectionFailure
+    }
 
     package var description: String { "redis \(server): \(problem)" }
 }

@@ -5,60 +5,137 @@ import ToastCore
 /// which a consumer started again after a crash takes up before anything new — and
 /// acknowledges them once they are handled.
 package struct RedisStreamConsumer {
-    package let connection: RedisConnection
+    package let client: RedisClient
     package let stream: String
     package let group: String
     package let name: String
     /// The id after which its own pending entries are read next; nil once they are all read.
     private var pendingAfter: String? = "0"
+    /// The last entry handed out, and the client's count of new connections when it was.
+    private var lastHandedOut: String?
+    private var reconnectionsSeen = 0
 
-    package init(connection: RedisConnection, stream: String, group: String, name: String) {
-        self.connection = connection
+    package init(client: RedisClient, stream: String, group: String, name: String) {
+        self.client = client
         self.stream = stream
         self.group = group
         self.name = name
+        reconnectionsSeen = client.reconnections
     }
+
+    private var server: String { client.address.description }
 
     /// Makes the group when it is missing, reading the stream from its start (and the stream,
     /// when that is missing too); a group that exists is used as it is.
     package func joinGroup() throws(RedisError) {
-        let reply = try connection.command(["XGROUP", "CREATE", stream, group, "0", "MKSTREAM"])
+        let reply = try client.perform { connection, _ throws(RedisError) in
+            try connection.command(["XGROUP", "CREATE", stream, group, "0", "MKSTREAM"])
+        }
         if case .error(let message) = reply, !message.hasPrefix("BUSYGROUP") {
-            throw RedisError(server: connection.address.description, problem: "XGROUP CREATE \(stream) \(group): \(message)")
+            throw RedisError(server: server, problem: "XGROUP CREATE \(stream) \(group): \(message)")
+        }
+    }
+
+    /// The id of the stream's last entry (nil: it has none): `--once` reads up to it.
+    package func lastEntryID() throws(RedisError) -> RedisEntryID? {
+        let reply = try client.perform { connection, _ throws(RedisError) in
+            try connection.command(["XREVRANGE", stream, "+", "-", "COUNT", "1"])
+        }
+        switch reply {
+        case .array(let entries):
+            return entries.first.flatMap(RedisStreamEntry.init(reply:)).flatMap { RedisEntryID($0.id) }
+        case .error(let message):
+            throw RedisError(server: server, problem: "XREVRANGE \(stream): \(message)")
+        default:
+            throw RedisError(server: server, problem: "XREVRANGE \(stream): an unexpected reply")
         }
     }
 
     /// The next entries, at most `count`: its own pending ones while there are any, then new
     /// ones, waiting up to `wait` for them (nil: not at all). Empty when there are none.
     package mutating func next(count: Int, wait: Duration?) throws(RedisError) -> [RedisStreamEntry] {
+        if client.reconnections != reconnectionsSeen {
+            // A reply lost with the old connection may have given it entries no one handled:
+            // they are its pending ones after the last it handed out.
+            reconnectionsSeen = client.reconnections
+            pendingAfter = lastHandedOut ?? "0"
+        }
         if let after = pendingAfter {
             let entries = try read(["COUNT", String(count), "STREAMS", stream, after])
             if let last = entries.last {
                 pendingAfter = last.id
+                lastHandedOut = last.id
                 return entries
             }
             pendingAfter = nil
         }
         var arguments = ["COUNT", String(count)]
         if let wait { arguments += ["BLOCK", String(max(1, StreamTime.microseconds(wait) / 1_000))] }
-        return try read(arguments + ["STREAMS", stream, ">"])
+        let entries = try read(arguments + ["STREAMS", stream, ">"])
+        if let last = entries.last { lastHandedOut = last.id }
+        return entries
     }
 
-    /// Acknowledges handled entries: the group gives them to no one again.
-    package func acknowledge(_ ids: [String]) throws(RedisError) {
-        guard !ids.isEmpty else { return }
-        if case .error(let message) = try connection.command(["XACK", stream, group] + ids) {
-            throw RedisError(server: connection.address.description, problem: "XACK \(stream) \(group): \(message)")
+    /// Commits a batch in one transaction (`MULTI`/`EXEC`): its records appended to `records.stream`,
+    /// the run's state set at `stateKey`, and the entries it handled acknowledged, so that after a
+    /// crash either all of it happened or none did. A commit whose reply was lost with the
+    /// connection is looked up before it is sent again: it happened when its first entry is no
+    /// longer pending (or, acknowledging none, when the state key holds its state).
+    package func commit(records: RecordLines?, stateKey: String, state: [UInt8], acknowledging ids: [String]) throws(RedisError) {
+        try client.perform { connection, retried throws(RedisError) in
+            if retried, try isCommitted(on: connection, stateKey: stateKey, state: state, firstID: ids.first) { return }
+            var commands = [RedisCommand(["MULTI"])]
+            if let records {
+                commands.reserveCapacity(records.count + 4)
+                for line in records.lines {
+                    var add = RedisCommand(["XADD", records.stream, "*", "record"])
+                    add.append(line)
+                    commands.append(add)
+                }
+            }
+            var set = RedisCommand(["SET", stateKey])
+            set.append(state)
+            commands.append(set)
+            if !ids.isEmpty { commands.append(RedisCommand(["XACK", stream, group] + ids)) }
+            commands.append(RedisCommand(["EXEC"]))
+            let replies = try connection.commands(commands)
+            try Self.checkTransaction(replies, commands: commands, server: server)
+        }
+    }
+
+    private func isCommitted(on connection: RedisConnection, stateKey: String, state: [UInt8], firstID: String?) throws(RedisError) -> Bool {
+        if let firstID {
+            let reply = try connection.command(["XPENDING", stream, group, firstID, firstID, "1"])
+            guard case .array(let pending) = reply else {
+                throw RedisError(server: server, problem: "XPENDING \(stream) \(group): \(reply)")
+            }
+            return pending.isEmpty
+        }
+        return try connection.command(["GET", stateKey]) == .string(String(decoding: state, as: UTF8.self))
+    }
+
+    /// A transaction's replies: `OK`, `QUEUED` for each command, then `EXEC`'s list of results.
+    private static func checkTransaction(_ replies: [RedisReply], commands: [RedisCommand], server: String) throws(RedisError) {
+        for (reply, command) in zip(replies, commands) {
+            if case .error(let message) = reply { throw RedisError(server: server, problem: "\(command.name): \(message)") }
+        }
+        guard case .array(let results)? = replies.last else {
+            throw RedisError(server: server, problem: "EXEC: the transaction was not run (\(replies.last.map { "\($0)" } ?? "no reply"))")
+        }
+        for (result, command) in zip(results, commands.dropFirst()) {
+            if case .error(let message) = result { throw RedisError(server: server, problem: "\(command.name): \(message)") }
         }
     }
 
     private func read(_ arguments: [String]) throws(RedisError) -> [RedisStreamEntry] {
-        let reply = try connection.command(["XREADGROUP", "GROUP", group, name] + arguments)
+        let reply = try client.perform { connection, _ throws(RedisError) in
+            try connection.command(["XREADGROUP", "GROUP", group, name] + arguments)
+        }
         switch reply {
         case .nil:
             return []
         case .error(let message):
-            throw RedisError(server: connection.address.description, problem: "XREADGROUP \(stream) \(group): \(message)")
+            throw RedisError(server: server, problem: "XREADGROUP \(stream) \(group): \(message)")
         case .array(let streams):
             // [[stream, [[id, [field, value, …]], …]]]; a deleted entry still pending has no fields.
             return streams.flatMap { item -> [RedisStreamEntry] in
@@ -66,8 +143,37 @@ package struct RedisStreamConsumer {
                 return entries.compactMap(RedisStreamEntry.init(reply:))
             }
         default:
-            throw RedisError(server: connection.address.description, problem: "XREADGROUP \(stream) \(group): an unexpected reply")
+            throw RedisError(server: server, problem: "XREADGROUP \(stream) \(group): an unexpected reply")
         }
+    }
+}
+
+/// The records of a batch, one a line, and the stream they go to as entries with field `record`.
+package struct RecordLines {
+    package var stream: String
+    package var lines: [ArraySlice<UInt8>]
+    package var count: Int { lines.count }
+
+    package init(stream: String, lines: [ArraySlice<UInt8>]) {
+        self.stream = stream
+        self.lines = lines
+    }
+}
+
+/// A stream entry's id, `MILLISECONDS-SEQUENCE`, as numbers that sort as the stream does.
+package struct RedisEntryID: Comparable, Sendable {
+    package var milliseconds: UInt64
+    package var sequence: UInt64
+
+    package init?(_ text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let milliseconds = UInt64(parts[0]), let sequence = UInt64(parts[1]) else { return nil }
+        self.milliseconds = milliseconds
+        self.sequence = sequence
+    }
+
+    package static func < (left: Self, right: Self) -> Bool {
+        (left.milliseconds, left.sequence) < (right.milliseconds, right.sequence)
     }
 }
 

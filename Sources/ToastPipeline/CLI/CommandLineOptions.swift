@@ -9,6 +9,7 @@ package struct CommandLineOptions: Equatable, Sendable {
 
     package var input: InputFormat = .json
     package var format: OutputFormat = .text
+    package var formatGiven = false
     package var output: String?
     package var fsync = false
     package var deadLetter: String?
@@ -43,6 +44,8 @@ package struct CommandLineOptions: Equatable, Sendable {
     package var checkpointGiven = false
     /// `--state-reset`: start afresh, overwriting the state file.
     package var stateReset = false
+    /// `--redis` and what goes with it: a consumer group to read, a stream to write (docs/scale.md).
+    package var redis = RedisOptions()
     package var maxLineBytes = 1 << 20
     package var help = false
     package var version = false
@@ -52,6 +55,26 @@ package struct CommandLineOptions: Equatable, Sendable {
     package var inlineChunks: [String] = []
 
     package init() {}
+}
+
+/// The command line's Redis options (docs/scale.md).
+package struct RedisOptions: Equatable, Sendable {
+    /// `--redis URL|SOCKET`, as given.
+    package var server: String?
+    /// `--from STREAM --group GROUP --consumer NAME`: the consumer group to read entries through.
+    package var from: String?
+    package var group: String?
+    package var consumer: String?
+    /// `--to STREAM`: the stream that gets each record as an entry.
+    package var to: String?
+    /// `--once`: read what the stream holds at the start, then end.
+    package var once = false
+    /// `--redis-timeout SECONDS`: how long a run tries again after its connection failed.
+    package var timeout: Microseconds = 30 * StreamTime.perSecond
+    package var timeoutGiven = false
+
+    /// The key that keeps a consumer's state: `toastscript:state:GROUP:NAME`.
+    package var stateKey: String { "toastscript:state:\(group ?? ""):\(consumer ?? "")" }
 }
 
 /// A command line that cannot be run: exit 2, with a usage line.
@@ -90,6 +113,7 @@ extension CommandLineOptions {
         },
         OptionSpec(name: "--format", value: "text|json|speech|html", help: "record format (default: text); html: one page drawing the run") {
             $0.format = try choice($1, "--format")
+            $0.formatGiven = true
         },
         OptionSpec(name: "--output", value: "FILE", help: "append records to FILE instead of stdout") {
             $0.output = $1
@@ -114,6 +138,33 @@ extension CommandLineOptions {
         },
         OptionSpec(name: "--state-reset", value: nil, help: "with --state: start afresh, overwriting FILE") { options, _ in
             options.stateReset = true
+        },
+        OptionSpec(name: "--redis", value: "URL|SOCKET",
+                   help: "the Redis server of --from and --to (redis://HOST[:PORT][/DB], or a socket's path)") {
+            $0.redis.server = $1
+        },
+        OptionSpec(name: "--from", value: "STREAM", help: "with --redis: read entries of STREAM (field event or line) through a consumer group") {
+            $0.redis.from = $1
+        },
+        OptionSpec(name: "--group", value: "GROUP", help: "with --from: the consumer group (made when missing)") {
+            $0.redis.group = $1
+        },
+        OptionSpec(name: "--consumer", value: "NAME", help: "with --from: this consumer's name in the group (keep it across restarts)") {
+            $0.redis.consumer = $1
+        },
+        OptionSpec(name: "--to", value: "STREAM", help: "with --redis: write each record as an entry of STREAM (field record)") {
+            $0.redis.to = $1
+        },
+        OptionSpec(name: "--once", value: nil, help: "with --from: read what the stream holds at the start, then end") { options, _ in
+            options.redis.once = true
+        },
+        OptionSpec(name: "--redis-timeout", value: "SECONDS",
+                   help: "with --redis: how long to try again after the connection fails (default 30)") {
+            guard let seconds = Double($1), seconds >= 0, let micros = StreamTime.microseconds(fromSeconds: seconds) else {
+                throw UsageError("--redis-timeout takes a number of seconds ≥ 0, not '\($1)'")
+            }
+            $0.redis.timeout = micros
+            $0.redis.timeoutGiven = true
         },
         OptionSpec(name: "--clock", value: "stream|follow|wall|replay",
                    help: "the events' \"at\" (default for files), \"at\" with timers in real time while live input "
@@ -252,13 +303,58 @@ extension CommandLineOptions {
         if options.speed != nil && options.clock != .replay {
             throw UsageError("--speed needs --clock replay")
         }
-        if options.state == nil && (options.checkpointGiven || options.stateReset) {
-            throw UsageError("\(options.stateReset ? "--state-reset" : "--checkpoint") needs --state FILE")
+        try checkRedis(&options)
+        if options.state == nil && options.redis.from == nil && (options.checkpointGiven || options.stateReset) {
+            throw UsageError("\(options.stateReset ? "--state-reset" : "--checkpoint") needs --state FILE (or --from STREAM)")
         }
         if options.state != nil && (options.format == .html || !options.explain.isEmpty) {
             throw UsageError("--state keeps records as they are written; \(options.format == .html ? "--format html draws its page" : "--explain tells its stories") at the end of a run")
         }
         return options
+    }
+
+    /// The Redis options go together (docs/scale.md): a server, and a stream to read or to
+    /// write; a consumer group's run keeps its state in Redis and reads on its own clock.
+    private static func checkRedis(_ options: inout CommandLineOptions) throws {
+        let redis = options.redis
+        guard let server = redis.server else {
+            let given: [(String, Bool)] = [("--from", redis.from != nil), ("--group", redis.group != nil),
+                                           ("--consumer", redis.consumer != nil), ("--to", redis.to != nil),
+                                           ("--once", redis.once), ("--redis-timeout", redis.timeoutGiven)]
+            if let (name, _) = given.first(where: { $0.1 }) { throw UsageError("\(name) needs --redis URL|SOCKET") }
+            return
+        }
+        guard RedisAddress(server) != nil else {
+            throw UsageError("--redis takes redis://HOST[:PORT][/DB] or a Unix socket's path (/run/redis/redis.sock), not '\(server)'")
+        }
+        guard redis.from != nil || redis.to != nil else { throw UsageError("--redis needs --from STREAM or --to STREAM") }
+        if redis.from == nil {
+            if let name = [("--group", redis.group != nil), ("--consumer", redis.consumer != nil), ("--once", redis.once)]
+                .first(where: { $0.1 })?.0 {
+                throw UsageError("\(name) needs --from STREAM")
+            }
+        } else {
+            guard redis.group != nil, redis.consumer != nil else {
+                throw UsageError("--from needs --group GROUP and --consumer NAME (the same each time the consumer starts)")
+            }
+            if options.events != nil { throw UsageError("--from reads the events; --events cannot be given with it") }
+            if options.state != nil {
+                throw UsageError("--from keeps the state in Redis (\(redis.stateKey)); --state cannot be given with it")
+            }
+            if options.clockGiven {
+                throw UsageError("--from reads on the stream clock with --once, and follows the stream's clock without it; --clock cannot be given with it")
+            }
+            if options.format == .html || !options.explain.isEmpty {
+                throw UsageError("--from commits records as they are written; \(options.format == .html ? "--format html draws its page" : "--explain tells its stories") at the end of a run")
+            }
+            options.clock = redis.once ? .stream : .follow
+            options.clockGiven = true
+        }
+        if redis.to != nil {
+            if options.output != nil { throw UsageError("--to writes the records to a stream; --output cannot be given with it") }
+            if options.format == .html { throw UsageError("--to writes one entry a record; --format html draws one page") }
+            if !options.formatGiven { options.format = .json }
+        }
     }
 
     /// The known option nearest to a mistyped one, if near enough to suggest.

@@ -12,9 +12,9 @@ struct RunLoop {
     let setup: RunSetup
     /// The scripts the run goes on with: those loaded at the start, or by the last reload.
     private var scripts: LoadedScripts
-    private var decoding: LineDecoding
+    var decoding: LineDecoding
     private let reader: LineReader
-    private var linesRead = 0
+    private(set) var linesRead = 0
     private var blankLines = 0
     private var skippedLines = 0
     /// `--clock replay`: the stream time and the wall time the pacing starts from (the first event).
@@ -23,12 +23,12 @@ struct RunLoop {
     private var skippedIdle: Microseconds = 0
     /// `--clock follow`: the stream time the last event left the clock at, and when that was on
     /// the wall clock; while the input is quiet, the clock runs on from there in real time.
-    private var followOrigin: (stream: Microseconds, wall: Microseconds)?
-    private var stopReason: StopReason?
+    var followOrigin: (stream: Microseconds, wall: Microseconds)?
+    var stopReason: StopReason?
     /// `--state`: when the last checkpoint was (wall clock), whether anything happened since,
     /// and where the input stood after the last batch read ahead.
-    private var lastCheckpoint: Microseconds = 0
-    private var changedSinceCheckpoint = false
+    var lastCheckpoint: Microseconds = 0
+    var changedSinceCheckpoint = false
     private var readAheadEnd: InputPosition?
 
     enum StopReason: Equatable {
@@ -39,6 +39,8 @@ struct RunLoop {
         case outputFailed(String)
         case inputFailed(String)
         case binaryInput
+        /// Redis failed (and did not come back within `--redis-timeout`).
+        case redisFailed(String)
     }
 
     init(setup: RunSetup) {
@@ -53,12 +55,12 @@ struct RunLoop {
                             rejectsBinary: true, startingAt: (setup.startPosition.offset, setup.startPosition.line))
     }
 
-    private var pipeline: Pipeline { setup.pipeline }
+    var pipeline: Pipeline { setup.pipeline }
     private var isWallClock: Bool { setup.options.clock == .wall }
     private var isFollowing: Bool { setup.options.clock == .follow }
 
     /// `--clock follow`: the stream time now, as the wall clock carries it on from the last event.
-    private var followedNow: Microseconds {
+    var followedNow: Microseconds {
         guard let origin = followOrigin else { return pipeline.now }
         return max(pipeline.now, origin.stream + (setup.environment.wallClock() - origin.wall))
     }
@@ -66,8 +68,12 @@ struct RunLoop {
     /// Microseconds since the run started, on the wall clock.
     private var wallNow: Microseconds { setup.environment.wallClock() - setup.startedAt }
 
+    /// Whether the run keeps its state (`--state`, or in Redis with `--from`): a signal then
+    /// saves what it holds instead of ending its toasts.
+    private var keepsState: Bool { setup.checkpoints != nil || setup.consumerGroup != nil }
+
     mutating func run() -> Int32 {
-        if setup.checkpoints != nil { begin() }
+        if keepsState { begin() }
         if stopReason == nil { readInput() }
         finish()
         return exitStatus()
@@ -82,8 +88,13 @@ struct RunLoop {
         if let resumed = setup.resumed {
             pipeline.stateRestored()
             let timers = resumed.pipeline.flatMap { try? SavedObject($0, path: "pipeline").integer("script_timers") } ?? 0
-            var note = "note: went on from --state \(setup.options.state ?? "")"
-            note += resumed.inputSeekable && setup.input.isRegularFile ? " (input line \(resumed.input.line))" : " (the input is taken as new)"
+            var note: String
+            if let group = setup.consumerGroup {
+                note = "note: went on from the state at \(group.stateDescription)"
+            } else {
+                note = "note: went on from --state \(setup.options.state ?? "")"
+                note += resumed.inputSeekable && setup.input.isRegularFile ? " (input line \(resumed.input.line))" : " (the input is taken as new)"
+            }
             if timers > 0 {
                 note += "; \(timers) Lua timer\(timers == 1 ? "" : "s") (after) pending then \(timers == 1 ? "was" : "were") not kept"
             }
@@ -100,12 +111,12 @@ struct RunLoop {
     /// Takes a checkpoint: the whole run as it stands, saved once the records so far are written
     /// and synced (`CheckpointThread`), so that the output's length it counts holds them all. A
     /// checkpoint that could not be saved stops the run (exit 1), the last saved state kept.
-    private mutating func checkpoint(ended: Bool) {
-        guard let checkpoints = setup.checkpoints else { return }
+    mutating func checkpoint(ended: Bool) {
+        guard keepsState else { return }
         // Records that could not be written are not counted by a state.
         checkOutput()
         guard stopReason == nil || stopReason.map(Self.isSignal) == true else { return }
-        if let reason = checkpoints.failure {
+        if let reason = setup.checkpoints?.failure {
             stopReason = .stateFailed(reason)
             return
         }
@@ -119,19 +130,23 @@ struct RunLoop {
             stopReason = .stateFailed("\(error)")
             return
         }
-        setup.writer.commit { checkpoints.submit(.init(state: state, outputLength: checkpoints.outputLength)) }
+        if let group = setup.consumerGroup {
+            commit(state, to: group)
+        } else if let checkpoints = setup.checkpoints {
+            setup.writer.commit { checkpoints.submit(.init(state: state, outputLength: checkpoints.outputLength)) }
+        }
         lastCheckpoint = setup.environment.wallClock()
         changedSinceCheckpoint = false
     }
 
     /// When the next checkpoint is due on the wall clock: `--checkpoint` after the last one,
     /// once something happened since; nil when none is.
-    private var checkpointDue: Microseconds? {
-        guard setup.checkpoints != nil, setup.options.checkpointInterval > 0, changedSinceCheckpoint else { return nil }
+    var checkpointDue: Microseconds? {
+        guard keepsState, setup.options.checkpointInterval > 0, changedSinceCheckpoint else { return nil }
         return lastCheckpoint + setup.options.checkpointInterval
     }
 
-    private mutating func checkpointIfDue() {
+    mutating func checkpointIfDue() {
         guard let due = checkpointDue, setup.environment.wallClock() >= due else { return }
         checkpoint(ended: false)
     }
@@ -144,6 +159,7 @@ struct RunLoop {
     // MARK: Reading
 
     private mutating func readInput() {
+        if let group = setup.consumerGroup { return read(from: group) }
         // Not with a parse function: it runs in the one Lua state, which the rules use too.
         if setup.input.isRegularFile && !isWallClock && !setup.options.strict && setup.parser == nil {
             let readAhead = ReadAhead(reader: reader, decoding: decoding)
@@ -198,7 +214,7 @@ struct RunLoop {
         return min(timers, checkpoint)
     }
 
-    private func timerWaitLimit() -> Int32? {
+    func timerWaitLimit() -> Int32? {
         guard isWallClock || (isFollowing && followOrigin != nil) else { return nil }
         guard let due = pipeline.nextTimerDue else { return -1 }
         let milliseconds = (due - (isFollowing ? followedNow : wallNow) + 999) / 1_000
@@ -208,7 +224,6 @@ struct RunLoop {
     /// Takes lines from a `ReadAhead` until the input ends or the run must stop. With `--state`
     /// a signal stops the run at the end of a batch, where the input's position is known.
     private mutating func read(from readAhead: ReadAhead) {
-        let keepsState = setup.checkpoints != nil
         while stopReason == nil, let (batch, end) = readAhead.next() {
             deliverDesktopTaps()
             while let item = batch.popFirst() {
@@ -235,7 +250,7 @@ struct RunLoop {
         }
     }
 
-    private mutating func handle(_ line: consuming DecodedLine) {
+    mutating func handle(_ line: consuming DecodedLine) {
         linesRead += 1
         changedSinceCheckpoint = true
         process(consume line)
@@ -283,7 +298,7 @@ struct RunLoop {
     /// stays. Scripts that do not load leave the old ones running. Lines already read ahead on
     /// the reading thread (a regular file on the stream clock) were checked against the old
     /// roles.
-    private mutating func reloadScripts() {
+    mutating func reloadScripts() {
         let scripts: LoadedScripts
         let orderChanged: Bool
         do {
@@ -373,7 +388,7 @@ struct RunLoop {
         }
     }
 
-    private mutating func checkOutput() {
+    mutating func checkOutput() {
         switch setup.writer.failure {
         case nil: break
         case .closedPipe?: stopReason = .outputClosed
@@ -414,7 +429,7 @@ struct RunLoop {
             if Signals.received != 0 && stopReason == nil { stopReason = .signal(Signals.received) }
         }
         // With --state, a signal saves the run as it stands: its toasts go on when it starts again.
-        let savesWhatItHolds = setup.checkpoints != nil && stopReason.map(Self.isSignal) == true
+        let savesWhatItHolds = keepsState && stopReason.map(Self.isSignal) == true
         if !savesWhatItHolds {
             if isWallClock || isFollowing, case .signal? = stopReason {
                 // The ending happens when the signal came, not at the last event (docs/events.md).
@@ -490,6 +505,9 @@ struct RunLoop {
             return ExitStatus.dataError
         case .inputFailed(let reason)?:
             setup.environment.writeError("\(setup.environment.programName): cannot read input: \(reason)")
+            return ExitStatus.failure
+        case .redisFailed(let reason)?:
+            setup.environment.writeError("\(setup.environment.programName): \(reason); the last commit is kept, and nothing after it was acknowledged")
             return ExitStatus.failure
         case .stateFailed(let reason)?:
             setup.environment.writeError("\(setup.environment.programName): cannot save the state to \(setup.options.state ?? ""): "

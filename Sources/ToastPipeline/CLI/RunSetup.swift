@@ -35,6 +35,8 @@ struct RunSetup {
     /// (nil: afresh).
     let checkpoints: CheckpointThread?
     let resumed: SavedRun?
+    /// `--from`: the consumer group the run reads, whose commits keep its state.
+    let consumerGroup: ConsumerGroupInput?
     /// Where reading begins: the start, or where a saved run stood.
     let startPosition: InputPosition
 
@@ -49,14 +51,30 @@ struct RunSetup {
         self.reports = reports
         var saved: SavedRun?
         var stateFile = options.state.map { StateFile(path: $0, killPoint: environment.variables["TOASTSCRIPT_TEST_KILL_AT"]) }
+        let redisClient: RedisClient?
+        let redisRecords: RedisRecordSink?
         do {
-            if let stateFile, !options.stateReset, let bytes = try stateFile.read() {
+            redisClient = try Self.connectRedis(options: options, environment: environment, reports: reports)
+            redisRecords = try redisClient.flatMap { client throws(RedisError) in try Self.recordStream(options: options, client: client) }
+            consumerGroup = try redisClient.flatMap { client throws(RedisError) in
+                try options.redis.from.map { _ throws(RedisError) in
+                    try ConsumerGroupInput(options: options.redis, client: client, records: redisRecords)
+                }
+            }
+        } catch {
+            throw SetupError(message: "\(error)")
+        }
+        let statePlace: StatePlace = consumerGroup.map { .redis($0.stateDescription) } ?? .file(options.state ?? "")
+        do {
+            if !options.stateReset, let bytes = try consumerGroup?.savedState() ?? stateFile?.read() {
                 saved = try SavedRun(fileBytes: bytes)
             }
         } catch let error as StateRefusal {
             throw SetupError(message: error.message)
         } catch let error as SavedRun.ReadError {
-            throw SetupError(message: error.message(path: options.state ?? ""))
+            throw SetupError(message: error.message(place: statePlace))
+        } catch {
+            throw SetupError(message: "\(error)")
         }
         // The scripts see the saved `store` when they run, as after a reload.
         scripts = try Self.loadScripts(options: options, environment: environment, registry: registry, reports: reports,
@@ -66,7 +84,11 @@ struct RunSetup {
         let sink: any ByteSink
         let isTerminal: Bool
         do {
-            if let path = options.output {
+            if let redisRecords {
+                outputFile = nil
+                sink = redisRecords
+                isTerminal = false
+            } else if let path = options.output {
                 let file = try FileDescriptorSink.appending(to: path, fsync: options.fsync)
                 outputFile = file
                 sink = file
@@ -139,7 +161,8 @@ struct RunSetup {
         }
         let sinkWriter = SinkRecordWriter(encoder: encoder, sink: sink)
         // As with reading ahead (RunLoop): where nothing waits for a record to appear.
-        writer = input.isRegularFile && options.clock == .stream ? WriteBehind(sinkWriter) : sinkWriter
+        // Not with Redis: a commit takes the records of its batch as it is made.
+        writer = input.isRegularFile && options.clock == .stream && options.redis.server == nil ? WriteBehind(sinkWriter) : sinkWriter
         explainFilter = options.explain.isEmpty ? nil : ExplainFilter(ids: Set(options.explain), writingTo: writer)
         let tracer: (any TraceWriter)? = explainFilter ?? (options.trace || options.format == .html ? writer : nil)
 
@@ -163,9 +186,9 @@ struct RunSetup {
         } catch let error as ConfigError {
             throw SetupError(message: error.message)
         }
-        if let saved, let path = options.state {
+        if let saved {
             do {
-                startPosition = try RunResumption.resume(saved, path: path, pipeline: pipeline, settings: settings, input: input,
+                startPosition = try RunResumption.resume(saved, place: statePlace, pipeline: pipeline, settings: settings, input: input,
                                                          output: outputFile)
             } catch {
                 throw SetupError(message: error.message)
@@ -182,6 +205,25 @@ struct RunSetup {
                                    defaultDuration: settings.queue.duration)
         decoder.screenField = settings.screens?.by
         self.decoder = decoder
+    }
+
+    /// `--redis`: the connection, made at once (a Redis that is not there stops the run before
+    /// it starts); made again during the run when it fails, for up to `--redis-timeout`.
+    private static func connectRedis(options: CommandLineOptions, environment: CommandEnvironment,
+                                     reports: ErrorReports) throws(RedisError) -> RedisClient? {
+        guard let server = options.redis.server, let address = RedisAddress(server) else { return nil }
+        return try RedisClient(address: address, replyTimeout: .seconds(10), retryFor: options.redis.timeout,
+                               clock: environment.wallClock, note: { reports.note($0) }, shouldStop: { Signals.received != 0 })
+    }
+
+    /// `--to`: the stream the records go to, checked to be one (or not there yet).
+    private static func recordStream(options: CommandLineOptions, client: RedisClient) throws(RedisError) -> RedisRecordSink? {
+        guard let stream = options.redis.to else { return nil }
+        let type = try client.perform { connection, _ throws(RedisError) in try connection.command(["TYPE", stream]) }
+        guard type == .status("stream") || type == .status("none") else {
+            throw RedisError(server: client.address.description, problem: "--to \(stream) is a key of another type (\(type)), not a stream")
+        }
+        return RedisRecordSink(stream: stream, appendingThrough: options.redis.from == nil ? client : nil)
     }
 
     /// Runs the script files, then the `-e` chunks, in a new Lua state (at start, and again

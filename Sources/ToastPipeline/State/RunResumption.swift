@@ -8,23 +8,23 @@ import ToastLua
 /// does not fit stops the run (exit 1) with the state file, the output and the input as they were.
 enum RunResumption {
     /// Restores `saved` into `pipeline` and positions the output and the input; returns where
-    /// reading begins.
-    static func resume(_ saved: SavedRun, path: String, pipeline: Pipeline, settings: PipelineSettings,
+    /// reading begins. `place` names where the state was kept.
+    static func resume(_ saved: SavedRun, place: StatePlace, pipeline: Pipeline, settings: PipelineSettings,
                        input: any ByteSource, output: FileDescriptorSink?) throws(StateRefusal) -> InputPosition {
-        let refuse = { (problem: String) in StateRefusal(message: SavedRun.ReadError.refusal(problem, path: path)) }
+        let refuse = { (problem: String) in StateRefusal(message: SavedRun.ReadError.refusal(problem, place: place)) }
         if let savedPipeline = saved.pipeline {
             guard saved.stages == pipeline.stageNames else {
-                throw refuse("the file was saved by a run with the stages " + saved.stages.joined(separator: ", ")
+                throw refuse("\(place.noun) was saved by a run with the stages " + saved.stages.joined(separator: ", ")
                              + ", and these scripts run " + pipeline.stageNames.joined(separator: ", "))
             }
             guard saved.screensBy == settings.screens?.by else {
-                throw refuse("the file was saved by a run with " + (saved.screensBy.map { "screens by \($0)" } ?? "no screens")
+                throw refuse("\(place.noun) was saved by a run with " + (saved.screensBy.map { "screens by \($0)" } ?? "no screens")
                              + ", and these scripts ask for " + (settings.screens.map { "screens by \($0.by)" } ?? "none"))
             }
             do {
                 try pipeline.restore(from: savedPipeline)
             } catch {
-                throw refuse("the file is damaged (line 4: \(error))")
+                throw refuse("\(place.noun) is damaged (line 4: \(error))")
             }
         }
         let file = input as? FileDescriptorSource
@@ -47,7 +47,7 @@ enum RunResumption {
         }
         guard saved.pipeline != nil else { return InputPosition() }
         if readsOn, let file {
-            guard file.seek(to: saved.input.offset) else { throw StateRefusal(message: "--state \(path): the input cannot be read from byte \(saved.input.offset)") }
+            guard file.seek(to: saved.input.offset) else { throw StateRefusal(message: "\(place.name): the input cannot be read from byte \(saved.input.offset)") }
             return saved.input
         }
         // A pipe has no offset: what comes is new input, its lines counted from 1; the ids of
@@ -57,19 +57,29 @@ enum RunResumption {
 }
 
 extension SavedRun.ReadError {
-    /// The message for a state file at `path` that cannot be read.
-    func message(path: String) -> String {
+    /// The message for a state kept at `place` that cannot be read.
+    func message(place: StatePlace) -> String {
         switch self {
         case .damaged(let problem):
-            return Self.refusal("the file is damaged (\(problem))", path: path)
+            return Self.refusal("\(place.noun) is damaged (\(problem))", place: place)
         case .otherVersion(let version, let writtenBy):
-            return Self.refusal("the file was saved by \(writtenBy) in state format \(version), and this toastscript reads format "
-                                + "\(SavedRun.formatVersion)", path: path)
+            return Self.refusal("\(place.noun) was saved by \(writtenBy) in state format \(version), and this toastscript reads format "
+                                + "\(SavedRun.formatVersion)", place: place)
         }
     }
 
     /// How every state that does not fit is refused: what is wrong, and that nothing changed.
-    static func refusal(_ problem: String, path: String) -> String {
-        "--state \(path): \(problem); it was left as it is, and --state-reset starts afresh"
+    static func refusal(_ problem: String, place: StatePlace) -> String {
+        "\(place.name): \(problem); it was left as it is, and --state-reset starts afresh"
     }
+}
+
+/// Where a run's state is kept, as messages name it: `--state FILE` ("the file"), or a Redis
+/// key ("the state").
+struct StatePlace {
+    var name: String
+    var noun: String
+
+    static func file(_ path: String) -> StatePlace { StatePlace(name: "--state \(path)", noun: "the file") }
+    static func redis(_ description: String) -> StatePlace { StatePlace(name: description, noun: "the state") }
 }

@@ -74,10 +74,13 @@ package struct LineDecoding {
         batch = ShowBatch(capacity: capacity, rows: Self.batchShowLimit)
     }
 
-    package mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> DecodedLine {
+    /// Decodes a line of the input (`asEvent`: a JSON event whatever the input's format,
+    /// never through `parse`: a Redis entry's field `event`).
+    package mutating func decode(_ line: UnsafeBufferPointer<UInt8>, number: Int, asEvent: Bool = false) -> DecodedLine {
         // A UTF-8 byte order mark opening the input is not part of the first line (RFC 8259 §8.1).
         let bytes = number == 1 ? EventDecoder.droppingByteOrderMark(line) : line
         if EventDecoder.isBlank(bytes) { return .blank }
+        if asEvent { return decodeEvent(bytes, number: number) }
         let isFirstLine = !sawFirstLine
         sawFirstLine = true
         // Text that is not UTF-8 (a Latin-1 log, a stray byte) is kept, each bad sequence
@@ -105,6 +108,18 @@ package struct LineDecoding {
         case .failure(let rejection):
             keep(UnsafeRawBufferPointer(line))
             return .rejected(withTextHint(rejection, bytes, isFirstLine: isFirstLine))
+        }
+    }
+
+    /// A JSON event on its own (no header check, no hint about text).
+    private mutating func decodeEvent(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) -> DecodedLine {
+        if batch.text.count > Self.batchTextLimit || batch.count >= Self.batchShowLimit { startNewBatch() }
+        switch decoder.decodeJSON(bytes, number: number, batch: batch) {
+        case .success(.event(let event)): return .event(event)
+        case .success(.show(let show)): return .show(show)
+        case .failure(let rejection):
+            keep(UnsafeRawBufferPointer(bytes))
+            return .rejected(rejection)
         }
     }
 
@@ -176,6 +191,13 @@ package struct LineDecoding {
     package func tooLong(number: Int, length: Int, limit: Int) -> DecodedLine {
         keep(UnsafeRawBufferPointer(start: nil, count: 0))
         return .rejected(InputRejection(line: number, reason: "line of \(length) bytes is longer than --max-line-bytes (\(limit))"))
+    }
+
+    /// Keeps a rejected piece of input that is no line of its own (a Redis entry without an
+    /// event) in the dead-letter file, as one line.
+    package func keepRejected(_ text: String) {
+        var text = text
+        text.withUTF8 { keep(UnsafeRawBufferPointer($0)) }
     }
 
     private func keep(_ bytes: UnsafeRawBufferPointer) {

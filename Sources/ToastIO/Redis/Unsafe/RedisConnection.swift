@@ -29,7 +29,7 @@ package final class RedisConnection {
         guard made.pointee.err == 0 else {
             let problem = Self.errorText(of: made)
             redisFree(made)
-            throw RedisError(server: address.description, problem: "cannot connect: \(problem)")
+            throw RedisError(server: address.description, problem: "cannot connect: \(problem)", isConnectionFailure: true)
         }
         context = made
         _ = redisSetTimeout(context, limit)
@@ -46,31 +46,30 @@ package final class RedisConnection {
     /// Sends one command and waits for its reply. A Redis error reply (`ERR …`) is a reply, not
     /// a throw; a connection that fails (closed, timed out) throws, naming the command.
     package func command(_ arguments: [String]) throws(RedisError) -> RedisReply {
-        let bytes = arguments.map { Array($0.utf8) }
-        var pointers: [UnsafePointer<CChar>?] = []
-        var lengths = bytes.map { $0.count }
-        // Each argument's bytes stay where they are for the call: copied once into one buffer.
-        let total = bytes.reduce(0) { $0 + $1.count }
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(total, 1))
-        defer { buffer.deallocate() }
-        var offset = 0
-        for argument in bytes {
-            argument.withUnsafeBufferPointer { source in
-                if let base = source.baseAddress {
-                    UnsafeMutableRawPointer(buffer + offset).copyMemory(from: base, byteCount: source.count)
-                }
+        try commands([RedisCommand(arguments)])[0]
+    }
+
+    /// Sends the commands at once and then reads their replies, in order: one round trip for a
+    /// batch (a transaction of many `XADD`s) instead of one a command. A connection that fails
+    /// throws, naming the first command whose reply did not come.
+    package func commands(_ list: [RedisCommand]) throws(RedisError) -> [RedisReply] {
+        var replies: [RedisReply] = []
+        replies.reserveCapacity(list.count)
+        let failed: Int? = Self.withoutBrokenPipeSignal {
+            for (index, command) in list.enumerated() where !command.append(to: context) { return index }
+            for index in list.indices {
+                var raw: UnsafeMutableRawPointer?
+                guard redisGetReply(context, &raw) == REDIS_OK, let raw else { return index }
+                replies.append(Self.value(of: raw.assumingMemoryBound(to: redisReply.self)))
+                freeReplyObject(raw)
             }
-            pointers.append(UnsafePointer(buffer + offset))
-            offset += argument.count
+            return nil
         }
-        let raw = Self.withoutBrokenPipeSignal { redisCommandArgv(context, Int32(arguments.count), &pointers, &lengths) }
-        guard let raw else {
-            throw RedisError(server: address.description,
-                             problem: "\(arguments.first ?? "command"): \(Self.errorText(of: context))")
+        if let failed {
+            throw RedisError(server: address.description, problem: "\(list[failed].name): \(Self.errorText(of: context))",
+                             isConnectionFailure: true)
         }
-        let reply = raw.assumingMemoryBound(to: redisReply.self)
-        defer { freeReplyObject(raw) }
-        return Self.value(of: reply)
+        return replies
     }
 
     /// Runs `body` with SIGPIPE held back on this thread: a server that went away makes the
