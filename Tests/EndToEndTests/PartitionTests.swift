@@ -96,66 +96,33 @@ import Testing
     }
 
     /// The same through Redis Streams, as docs/scale.md runs it: a producer shards the events
-    /// by screen into one stream per part, and one `redis-cli` per part pipes its stream into
-    /// its own toastscript.
+    /// by screen into one stream per part, and one consumer per part reads its stream through a
+    /// consumer group and writes its records to a stream of its own, all four at once.
     @Test func redisStreamsOnePerPartGiveTheSameRecords() throws {
         let whole = try Self.wholeRun()
-        let port = 20_000 + Int(getpid() % 10_000)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["redis-server", "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer {
-            // SIGKILL: a child may inherit a signal mask that blocks SIGTERM.
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
-        var ready = false
-        for _ in 0..<100 where !ready {
-            ready = (try? shell("redis-cli -p \(port) ping"))?.stdout == "PONG\n"
-            if !ready { usleep(50_000) }
-        }
-        try #require(ready, "redis-server did not start on port \(port)")
-        // The producer: each event to the stream of its screen's part.
-        let commands = Self.stream.map { event in "XADD toasts:\(Self.part(of: event.user)) * line '\(event.line)'" }
-        let produced = try shell("redis-cli -p \(port) > /dev/null", stdin: commands.joined(separator: "\n") + "\n")
-        #expect(produced.status == 0)
-        var merged: [String: [String]] = [:]
+        let server = try RedisServer()
         for part in 0..<Self.parts {
-            // One consumer per part; XRANGE --raw prints each entry's id, field name and value.
-            let consumer = "redis-cli -p \(port) --raw XRANGE toasts:\(part) - + | awk 'NR % 3 == 0' "
-                + "| '\(binary)' --format json -e \"\(Self.script)\""
-            let result = try shell(consumer)
-            #expect(result.status == 0, "\(result.stderr)")
-            try merged.merge(Self.recordsByScreen(result.stdout)) { $0 + $1 }
+            try server.add(to: "events:\(part)", field: "line", Self.stream.filter { Self.part(of: $0.user) == part }.map(\.line))
+        }
+        let consumers = try (0..<Self.parts).map { part in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = ["--redis", server.socket, "--from", "events:\(part)", "--group", "toasts", "--consumer", "shard\(part)",
+                                 "--to", "records:\(part)", "--once", "-q", "-e", Self.script]
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        var merged: [String: [String]] = [:]
+        for (part, consumer) in consumers.enumerated() {
+            consumer.waitUntilExit()
+            #expect(consumer.terminationStatus == 0, "shard \(part)")
+            try merged.merge(Self.recordsByScreen(try server.records(of: "records:\(part)").joined(separator: "\n"))) { $0 + $1 }
         }
         #expect(merged.keys.sorted() == whole.keys.sorted())
         for (screen, records) in whole {
             #expect(merged[screen] == records, "screen \(screen)")
         }
-    }
-
-    private func shell(_ command: String, stdin: String? = nil) throws -> BinaryResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let input = Pipe()
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try process.run()
-        if let stdin {
-            try input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
-            try input.fileHandleForWriting.close()
-        }
-        let (outputData, errorData) = readBoth(output, errors)
-        process.waitUntilExit()
-        return BinaryResult(status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
-                            stderr: String(decoding: errorData, as: UTF8.self))
     }
 }
 

@@ -140,7 +140,7 @@ import Testing
         #expect(help.contains("       my-toastscript diff OLD NEW [OPTIONS] < events.jsonl"))
         #expect(!help.contains("  toastscript "), "the examples use the custom build's name")
         #expect(run(["--version"]).stdout.hasPrefix("my-toastscript 1.2.0 (toastscript \(Toastscript.version), Lua 5.4"))
-        #expect(run(["--nope"]).stderr.first == "my-toastscript: unknown option '--nope'")
+        #expect(run(["--zzzzzz"]).stderr.first == "my-toastscript: unknown option '--zzzzzz'")
         #expect(run(["diff", "--help"]).stdout.hasPrefix("my-toastscript diff: run the same events"))
         let stats = run(["--stats"], input: "{\"message\":\"A\"}\nx\n",
                         scripts: ["config{ stages = { 'rules', 'a_rather_long_stage_name', 'dedup' } }"]).stderr
@@ -232,6 +232,41 @@ import Testing
         #expect(runCLI(["--lua-budget"], input: "").stderr.first == "toastscript: --lua-budget needs a value (N)")
         #expect(runCLI(["--lua-memory=lots"], input: "").stderr.first == "toastscript: --lua-memory takes a whole number ≥ 0, not 'lots'")
         #expect(runCLI(["--stats=yes"], input: "").stderr.first == "toastscript: --stats takes no value")
+    }
+
+    @Test func redisOptionsGoTogether() throws {
+        func refusal(_ arguments: [String]) -> String? {
+            do {
+                _ = try CommandLineOptions.parse(arguments)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        let group = ["--redis", "/run/redis.sock", "--from", "events", "--group", "toasts", "--consumer", "c1"]
+        #expect(refusal(["--from", "events"]) == "--from needs --redis URL|SOCKET")
+        #expect(refusal(["--once"]) == "--once needs --redis URL|SOCKET")
+        #expect(refusal(["--redis", "localhost:6379", "--to", "out"])
+                == "--redis takes redis://HOST[:PORT][/DB] or a Unix socket's path (/run/redis/redis.sock), not 'localhost:6379'")
+        #expect(refusal(["--redis", "redis://localhost"]) == "--redis needs --from STREAM or --to STREAM")
+        #expect(refusal(["--redis", "redis://localhost", "--to", "out", "--once"]) == "--once needs --from STREAM")
+        #expect(refusal(["--redis", "redis://localhost", "--from", "events", "--group", "g"])
+                == "--from needs --group GROUP and --consumer NAME (the same each time the consumer starts)")
+        #expect(refusal(group + ["--state", "s"]) == "--from keeps the state in Redis (toastscript:state:toasts:c1); --state cannot be given with it")
+        #expect(refusal(group + ["--events", "e.jsonl"]) == "--from reads the events; --events cannot be given with it")
+        #expect(refusal(group + ["--clock", "wall"])?.hasSuffix("--clock cannot be given with it") == true)
+        #expect(refusal(group + ["--to", "out", "--output", "o"]) == "--to writes the records to a stream; --output cannot be given with it")
+        #expect(refusal(["--redis", "redis://localhost", "--to", "out", "--format", "html"]) == "--to writes one entry a record; --format html draws one page")
+        #expect(refusal(["--checkpoint", "1"]) == "--checkpoint needs --state FILE (or --from STREAM)")
+        // A consumer group's run: the follow clock, or the stream clock with --once; --to writes JSON unless told.
+        let live = try CommandLineOptions.parse(group + ["--to", "out", "--checkpoint", "0.5"])
+        #expect(live.clock == .follow)
+        #expect(live.format == .json)
+        #expect(live.redis.stateKey == "toastscript:state:toasts:c1")
+        let once = try CommandLineOptions.parse(group + ["--once", "--format", "text", "--redis-timeout", "2.5"])
+        #expect(once.clock == .stream)
+        #expect(once.format == .text)
+        #expect(once.redis.timeout == 2_500_000)
     }
 
     @Test func helpAndVersionGoToStdoutWithStatusZero() {

@@ -24,7 +24,11 @@ import ToastCore
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            for _ in 0..<200 where !FileManager.default.fileExists(atPath: self.socket) { usleep(20_000) }
+            var tries = 0
+            while !FileManager.default.fileExists(atPath: self.socket) && tries < 200 {
+                usleep(20_000)
+                tries += 1
+            }
         }
 
         deinit {

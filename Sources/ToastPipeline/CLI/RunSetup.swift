@@ -220,8 +220,9 @@ struct RunSetup {
     private static func recordStream(options: CommandLineOptions, client: RedisClient) throws(RedisError) -> RedisRecordSink? {
         guard let stream = options.redis.to else { return nil }
         let type = try client.perform { connection, _ throws(RedisError) in try connection.command(["TYPE", stream]) }
-        guard type == .status("stream") || type == .status("none") else {
-            throw RedisError(server: client.address.description, problem: "--to \(stream) is a key of another type (\(type)), not a stream")
+        guard case .status(let name) = type, name == "stream" || name == "none" else {
+            let name = if case .status(let name) = type { name } else { "\(type)" }
+            throw RedisError(server: client.address.description, problem: "--to \(stream) is a \(name), not a stream")
         }
         return RedisRecordSink(stream: stream, appendingThrough: options.redis.from == nil ? client : nil)
     }
