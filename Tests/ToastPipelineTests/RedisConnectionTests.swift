@@ -169,8 +169,7 @@ import ToastCore
         var consumer = RedisStreamConsumer(client: try client(server.socket), stream: "events", group: "toasts", name: "c1")
         try consumer.joinGroup()
         _ = try consumer.next(count: 10, wait: nil)
-        let lines: [ArraySlice<UInt8>] = [Array("{\"event\":\"present\"}".utf8)[...], Array("x\ty".utf8)[...]]
-        try consumer.commit(records: RecordLines(stream: "out", lines: lines), stateKey: "toastscript:state:toasts:c1",
+        try consumer.commit(records: RecordLines(stream: "out", bytes: Array("{\"event\":\"present\"}\nx\ty\n".utf8)), stateKey: "toastscript:state:toasts:c1",
                             state: Array("saved\n".utf8), acknowledging: ids)
         guard case .array(let entries) = try producer.command(["XRANGE", "out", "-", "+"]) else {
             Issue.record("no out stream")

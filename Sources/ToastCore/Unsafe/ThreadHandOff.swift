@@ -37,6 +37,20 @@ package final class ThreadHandOff: @unchecked Sendable {
         while condition() { pthread_cond_wait(self.condition, mutex) }
     }
 
+    /// Waits while `condition` holds, for at most `microseconds`; false when the time ran out
+    /// with the condition still holding. Call it holding the lock.
+    package func wait(while condition: () -> Bool, atMost microseconds: Int64) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let nanoseconds = Int64(now.tv_nsec) + max(0, microseconds) % 1_000_000 * 1_000
+        var deadline = timespec(tv_sec: now.tv_sec + Int(max(0, microseconds) / 1_000_000 + nanoseconds / 1_000_000_000),
+                                tv_nsec: Int(nanoseconds % 1_000_000_000))
+        while condition() {
+            if pthread_cond_timedwait(self.condition, mutex, &deadline) == ETIMEDOUT { return !condition() }
+        }
+        return true
+    }
+
     /// Wakes every thread waiting in `wait(while:)`, to look again.
     package func wakeAll() {
         pthread_cond_broadcast(condition)

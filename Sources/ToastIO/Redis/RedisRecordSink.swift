@@ -26,24 +26,25 @@ package final class RedisRecordSink: ByteSink {
 
     /// The whole lines written since the last call (a line still being written stays).
     package func takeLines() -> RecordLines {
-        guard let end = pending.lastIndex(of: 0x0A) else { return RecordLines(stream: stream, lines: []) }
-        let taken = Array(pending[...end])
-        pending.removeSubrange(...end)
-        return RecordLines(stream: stream, lines: taken.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast())
+        guard let end = pending.lastIndex(of: 0x0A) else { return RecordLines(stream: stream, bytes: []) }
+        var taken: [UInt8] = []
+        if end == pending.count - 1 {
+            swap(&taken, &pending)
+        } else {
+            taken = Array(pending[...end])
+            pending.removeSubrange(...end)
+        }
+        return RecordLines(stream: stream, bytes: taken)
     }
 
     package func flush() {
         guard let client, failure == nil else { return }
         let records = takeLines()
-        guard !records.lines.isEmpty else { return }
+        guard !records.bytes.isEmpty else { return }
+        var commands = RedisCommands()
+        records.appendAdds(to: &commands)
         do {
-            let replies = try client.perform { connection, _ throws(RedisError) in
-                try connection.commands(records.lines.map { line in
-                    var add = RedisCommand(["XADD", stream, "*", "record"])
-                    add.append(line)
-                    return add
-                })
-            }
+            let replies = try client.perform { connection, _ throws(RedisError) in try connection.commands(commands) }
             if let problem = replies.lazy.compactMap({ if case .error(let message) = $0 { message } else { nil } }).first {
                 failure = .writeFailed("redis \(client.address): XADD \(stream): \(problem)")
             }

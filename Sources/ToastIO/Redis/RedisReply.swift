@@ -11,6 +11,13 @@ package indirect enum RedisReply: Equatable, Sendable {
     case `nil`
 }
 
+/// The reply to a command that reads a stream's entries: the entries, or any other reply (an
+/// error) as it came.
+package enum StreamEntriesReply: Equatable, Sendable {
+    case entries([RedisStreamEntry])
+    case other(RedisReply)
+}
+
 /// A connection to Redis that failed, or a server that cannot be used: says which server, and
 /// what went wrong (and with which command).
 package struct RedisError: Error, Equatable, CustomStringConvertible {

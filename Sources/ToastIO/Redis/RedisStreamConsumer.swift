@@ -39,14 +39,14 @@ package struct RedisStreamConsumer {
     /// The id of the stream's last entry (nil: it has none): `--once` reads up to it.
     package func lastEntryID() throws(RedisError) -> RedisEntryID? {
         let reply = try client.perform { connection, _ throws(RedisError) in
-            try connection.command(["XREVRANGE", stream, "+", "-", "COUNT", "1"])
+            try connection.streamEntries(["XREVRANGE", stream, "+", "-", "COUNT", "1"])
         }
         switch reply {
-        case .array(let entries):
-            return entries.first.flatMap(RedisStreamEntry.init(reply:)).flatMap { RedisEntryID($0.id) }
-        case .error(let message):
+        case .entries(let entries):
+            return entries.first.flatMap { RedisEntryID($0.id) }
+        case .other(.error(let message)):
             throw RedisError(server: server, problem: "XREVRANGE \(stream): \(message)")
-        default:
+        case .other:
             throw RedisError(server: server, problem: "XREVRANGE \(stream): an unexpected reply")
         }
     }
@@ -84,20 +84,12 @@ package struct RedisStreamConsumer {
     package func commit(records: RecordLines?, stateKey: String, state: [UInt8], acknowledging ids: [String]) throws(RedisError) {
         try client.perform { connection, retried throws(RedisError) in
             if retried, try isCommitted(on: connection, stateKey: stateKey, state: state, firstID: ids.first) { return }
-            var commands = [RedisCommand(["MULTI"])]
-            if let records {
-                commands.reserveCapacity(records.count + 4)
-                for line in records.lines {
-                    var add = RedisCommand(["XADD", records.stream, "*", "record"])
-                    add.append(line)
-                    commands.append(add)
-                }
-            }
-            var set = RedisCommand(["SET", stateKey])
-            set.append(state)
-            commands.append(set)
-            if !ids.isEmpty { commands.append(RedisCommand(["XACK", stream, group] + ids)) }
-            commands.append(RedisCommand(["EXEC"]))
+            var commands = RedisCommands(["MULTI"])
+            records?.appendAdds(to: &commands)
+            commands.append(["SET", stateKey])
+            state.withUnsafeBufferPointer { commands.add($0) }
+            if !ids.isEmpty { commands.append(["XACK", stream, group] + ids) }
+            commands.append(["EXEC"])
             let replies = try connection.commands(commands)
             try Self.checkTransaction(replies, commands: commands, server: server)
         }
@@ -115,48 +107,59 @@ package struct RedisStreamConsumer {
     }
 
     /// A transaction's replies: `OK`, `QUEUED` for each command, then `EXEC`'s list of results.
-    private static func checkTransaction(_ replies: [RedisReply], commands: [RedisCommand], server: String) throws(RedisError) {
-        for (reply, command) in zip(replies, commands) {
-            if case .error(let message) = reply { throw RedisError(server: server, problem: "\(command.name): \(message)") }
+    private static func checkTransaction(_ replies: [RedisReply], commands: RedisCommands, server: String) throws(RedisError) {
+        for (index, reply) in replies.enumerated() {
+            if case .error(let message) = reply { throw RedisError(server: server, problem: "\(commands.name(of: index)): \(message)") }
         }
         guard case .array(let results)? = replies.last else {
             throw RedisError(server: server, problem: "EXEC: the transaction was not run (\(replies.last.map { "\($0)" } ?? "no reply"))")
         }
-        for (result, command) in zip(results, commands.dropFirst()) {
-            if case .error(let message) = result { throw RedisError(server: server, problem: "\(command.name): \(message)") }
+        for (index, result) in results.enumerated() {
+            if case .error(let message) = result { throw RedisError(server: server, problem: "\(commands.name(of: index + 1)): \(message)") }
         }
     }
 
     private func read(_ arguments: [String]) throws(RedisError) -> [RedisStreamEntry] {
         let reply = try client.perform { connection, _ throws(RedisError) in
-            try connection.command(["XREADGROUP", "GROUP", group, name] + arguments)
+            try connection.streamEntries(["XREADGROUP", "GROUP", group, name] + arguments)
         }
         switch reply {
-        case .nil:
-            return []
-        case .error(let message):
+        case .entries(let entries):
+            // A deleted entry still pending comes without fields.
+            return entries
+        case .other(.error(let message)):
             throw RedisError(server: server, problem: "XREADGROUP \(stream) \(group): \(message)")
-        case .array(let streams):
-            // [[stream, [[id, [field, value, …]], …]]]; a deleted entry still pending has no fields.
-            return streams.flatMap { item -> [RedisStreamEntry] in
-                guard case .array(let parts) = item, parts.count == 2, case .array(let entries) = parts[1] else { return [] }
-                return entries.compactMap(RedisStreamEntry.init(reply:))
-            }
-        default:
+        case .other:
             throw RedisError(server: server, problem: "XREADGROUP \(stream) \(group): an unexpected reply")
         }
     }
 }
 
-/// The records of a batch, one a line, and the stream they go to as entries with field `record`.
+/// The records of a batch, one a line (each ending in a newline), and the stream they go to
+/// as entries with field `record`.
 package struct RecordLines {
     package var stream: String
-    package var lines: [ArraySlice<UInt8>]
-    package var count: Int { lines.count }
+    package var bytes: [UInt8]
 
-    package init(stream: String, lines: [ArraySlice<UInt8>]) {
+    package init(stream: String, bytes: [UInt8]) {
         self.stream = stream
-        self.lines = lines
+        self.bytes = bytes
+    }
+
+    /// An `XADD STREAM * record LINE` for each line.
+    package func appendAdds(to commands: inout RedisCommands) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var start = 0
+            while let end = buffer[start...].firstIndex(of: 0x0A) {
+                commands.start()
+                commands.add("XADD")
+                commands.add(stream)
+                commands.add("*")
+                commands.add("record")
+                commands.add(UnsafeBufferPointer(rebasing: buffer[start..<end]))
+                start = end + 1
+            }
+        }
     }
 }
 
@@ -166,8 +169,8 @@ package struct RedisEntryID: Comparable, Sendable {
     package var sequence: UInt64
 
     package init?(_ text: String) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, let milliseconds = UInt64(parts[0]), let sequence = UInt64(parts[1]) else { return nil }
+        guard let dash = text.utf8.firstIndex(of: UInt8(ascii: "-")),
+              let milliseconds = UInt64(text[..<dash]), let sequence = UInt64(text[text.index(after: dash)...]) else { return nil }
         self.milliseconds = milliseconds
         self.sequence = sequence
     }

@@ -57,7 +57,7 @@ struct RunLoop {
 
     var pipeline: Pipeline { setup.pipeline }
     private var isWallClock: Bool { setup.options.clock == .wall }
-    private var isFollowing: Bool { setup.options.clock == .follow }
+    var isFollowing: Bool { setup.options.clock == .follow }
 
     /// `--clock follow`: the stream time now, as the wall clock carries it on from the last event.
     var followedNow: Microseconds {
@@ -442,6 +442,11 @@ struct RunLoop {
         }
         if stopReason == nil || savesWhatItHolds { checkpoint(ended: stopReason == nil) }
         setup.writer.finish()
+        if let group = setup.consumerGroup {
+            // The last commits are made before the run ends.
+            group.finish()
+            if let failure = group.commitFailure, stopReason == nil || savesWhatItHolds { stopReason = .redisFailed("\(failure)") }
+        }
         if let checkpoints = setup.checkpoints {
             // The last checkpoints are on disk before the run ends.
             checkpoints.finish()

@@ -58,7 +58,9 @@ struct RunSetup {
             redisRecords = try redisClient.flatMap { client throws(RedisError) in try Self.recordStream(options: options, client: client) }
             consumerGroup = try redisClient.flatMap { client throws(RedisError) in
                 try options.redis.from.map { _ throws(RedisError) in
-                    try ConsumerGroupInput(options: options.redis, client: client, records: redisRecords)
+                    try ConsumerGroupInput(options: options.redis, client: client, records: redisRecords) { () throws(RedisError) in
+                        try Self.connectRedis(options: options, environment: environment, reports: reports) ?? client
+                    }
                 }
             }
         } catch {

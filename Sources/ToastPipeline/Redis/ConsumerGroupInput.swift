@@ -6,35 +6,46 @@ import ToastIO
 /// acknowledged in the transaction that appends their records (`--to`) and sets the run's
 /// state at `toastscript:state:GROUP:NAME`. A consumer killed at any moment and started again
 /// takes up its pending entries first, from the state of the last commit.
+///
+/// Entries are read on one thread (`RedisReadAhead`) and batches committed on another
+/// (`RedisCommitThread`), each on a connection of its own, while the pipeline runs on the
+/// caller's.
 final class ConsumerGroupInput {
     let options: RedisOptions
+    /// The run's first connection: the group joined, the state read (before the threads start).
     let client: RedisClient
-    private var consumer: RedisStreamConsumer
     /// `--to`: the records waiting for the next commit (nil: they go to the usual output).
     let records: RedisRecordSink?
-    /// `--once`: the stream's last entry when the run began; nothing after it is read.
-    private let lastEntry: RedisEntryID?
-    /// `--once`: whether an entry after `lastEntry` (or none) came: the input is at its end.
-    private(set) var atEnd = false
+    private let reader: RedisReadAhead
+    private let committer: RedisCommitThread
+    private var readerStarted = false
     /// The entries handled since the last commit.
-    private(set) var handled: [String] = []
-    /// Entries read so far, for the numbers decoding gives them.
-    private(set) var entriesRead = 0
+    private var handled: [String] = []
 
     /// Entries read at a time.
     static let readCount = 1024
 
-    /// Joins the group (made when missing) and notes where `--once` ends. Throws when Redis is
-    /// not there or answers with an error: the run does not start.
-    init(options: RedisOptions, client: RedisClient, records: RedisRecordSink?) throws(RedisError) {
+    /// Joins the group (made when missing), notes where `--once` ends, and connects the
+    /// threads. Throws when Redis is not there or answers with an error: the run does not start.
+    init(options: RedisOptions, client: RedisClient, records: RedisRecordSink?,
+         connect: () throws(RedisError) -> RedisClient) throws(RedisError) {
         self.options = options
         self.client = client
         self.records = records
-        consumer = RedisStreamConsumer(client: client, stream: options.from ?? "", group: options.group ?? "",
-                                       name: options.consumer ?? "")
-        try consumer.joinGroup()
-        lastEntry = options.once ? try consumer.lastEntryID() : nil
-        atEnd = options.once && lastEntry == nil
+        let stream = options.from ?? ""
+        let group = options.group ?? ""
+        let name = options.consumer ?? ""
+        let joining = RedisStreamConsumer(client: client, stream: stream, group: group, name: name)
+        try joining.joinGroup()
+        let lastEntry = options.once ? try joining.lastEntryID() : nil
+        reader = RedisReadAhead(consumer: RedisStreamConsumer(client: try connect(), stream: stream, group: group, name: name),
+                                once: options.once, lastEntry: lastEntry, count: Self.readCount)
+        committer = RedisCommitThread(consumer: RedisStreamConsumer(client: try connect(), stream: stream, group: group, name: name))
+    }
+
+    deinit {
+        reader.stop()
+        committer.finish()
     }
 
     /// The state the last commit set (nil: none yet).
@@ -51,23 +62,16 @@ final class ConsumerGroupInput {
     /// Where messages say the state is kept.
     var stateDescription: String { "redis \(client.address) key \(options.stateKey)" }
 
-    /// The next entries to handle, waiting up to `wait` for new ones (nil: not at all); empty
-    /// when none came. With `--once`, none after the stream's last entry at the start.
-    func next(wait: Duration?) throws(RedisError) -> ArraySlice<RedisStreamEntry> {
-        guard !atEnd else { return [] }
-        let entries = try consumer.next(count: Self.readCount, wait: options.once ? nil : wait)
-        var taken = entries[...]
-        if let lastEntry {
-            if let beyond = entries.firstIndex(where: { RedisEntryID($0.id).map { $0 > lastEntry } ?? false }) {
-                // Left pending: this consumer takes them up first when it runs again.
-                taken = entries[..<beyond]
-                atEnd = true
-            } else if entries.isEmpty {
-                atEnd = true
+    /// The next entries, or word that none are ready or the input ended, waiting at most
+    /// `microseconds` (nil: none came in that time). Reading starts at the first call.
+    func next(waitingAtMost microseconds: Int64) -> RedisReadAhead.Item? {
+        if !readerStarted {
+            readerStarted = true
+            guard reader.start() else {
+                return .failed(RedisError(server: client.address.description, problem: "cannot start a thread to read the stream"))
             }
         }
-        entriesRead += taken.count
-        return taken
+        return reader.next(waitingAtMost: microseconds)
     }
 
     /// Counts an entry as handled: the next commit acknowledges it.
@@ -78,13 +82,25 @@ final class ConsumerGroupInput {
     /// Whether anything waits for a commit: records, or entries to acknowledge.
     var hasUncommitted: Bool { !handled.isEmpty || (records?.pendingBytes ?? 0) > 0 }
 
-    /// Whether the batch in hand has grown enough to commit now, whatever the time.
-    var batchIsFull: Bool { handled.count >= 65_536 || (records?.pendingBytes ?? 0) >= 16 << 20 }
+    /// Whether the batch in hand has grown enough to commit now, whatever the time. Each commit
+    /// carries the run's whole state, so a batch of a few thousand entries spreads its cost;
+    /// a larger one holds more memory in the commits queued (and in Redis's reply buffers)
+    /// without going faster.
+    var batchIsFull: Bool { handled.count >= 4_096 || (records?.pendingBytes ?? 0) >= 1 << 20 }
 
-    /// Commits the batch: its records, the state, and the acknowledgement of its entries, in
-    /// one transaction.
-    func commit(state: [UInt8]) throws(RedisError) {
-        try consumer.commit(records: records?.takeLines(), stateKey: options.stateKey, state: state, acknowledging: handled)
+    /// Queues the batch's commit: its records, the state, and the acknowledgement of its
+    /// entries, in one transaction.
+    func commit(state: [UInt8]) {
+        committer.submit(.init(records: records?.takeLines(), stateKey: options.stateKey, state: state, entries: handled))
         handled.removeAll(keepingCapacity: true)
+    }
+
+    /// The first commit that failed for good, if any.
+    var commitFailure: RedisError? { committer.failure }
+
+    /// Stops reading and waits until every commit is made.
+    func finish() {
+        reader.stop()
+        committer.finish()
     }
 }

@@ -6,6 +6,7 @@ import ToastIO
 /// acknowledgement of its entries in one transaction — when the stream has nothing more ready,
 /// when `--checkpoint` seconds passed since the last commit, or when it grew large; so a
 /// consumer that keeps up writes each record at once, and one that catches up commits rarely.
+/// The commits are made on a thread of their own, in order; the run's end waits for them.
 extension RunLoop {
     /// Reads until the stream ends (`--once`), a signal comes, or Redis fails for good.
     mutating func read(from group: ConsumerGroupInput) {
@@ -15,46 +16,50 @@ extension RunLoop {
                 return
             }
             if Signals.takeReloadRequest() { reloadScripts() }
-            do {
-                var entries = try group.next(wait: nil)
-                if entries.isEmpty {
-                    if group.atEnd { return }
-                    // Nothing ready: what is in hand is committed before the wait.
-                    if group.hasUncommitted || changedSinceCheckpoint { checkpoint(ended: false) }
-                    entries = try group.next(wait: idleWait)
-                    if entries.isEmpty {
-                        if group.atEnd { return }
-                        advanceWhileQuiet()
-                        continue
-                    }
-                }
+            if let failure = group.commitFailure {
+                stopReason = .redisFailed("\(failure)")
+                return
+            }
+            switch group.next(waitingAtMost: idleWait) {
+            case nil:
+                // Quiet: the timers due by now fire, and what they wrote is committed at once.
+                if advanceWhileQuiet() { checkpoint(ended: false) }
+            case .entries(let entries)?:
                 for entry in entries {
                     handle(entry, of: group)
                     if stopReason != nil { return }
                 }
-            } catch {
+                checkOutput()
+                if group.batchIsFull { checkpoint(ended: false) } else { checkpointIfDue() }
+            case .idle?:
+                // Nothing more is ready: what is in hand is committed before the wait.
+                if group.hasUncommitted || changedSinceCheckpoint { checkpoint(ended: false) }
+            case .end?:
+                return
+            case .failed(let error)?:
                 stopReason = .redisFailed("\(error)")
                 return
             }
-            checkOutput()
-            if group.batchIsFull { checkpoint(ended: false) } else { checkpointIfDue() }
         }
     }
 
-    /// How long a read waits for new entries: until the next timer on the followed clock, and
-    /// never long, so that a signal or a reload is seen soon (a wait in Redis is not broken by one).
-    private var idleWait: Duration {
-        let quarterSecond = 250
-        guard let timers = timerWaitLimit(), timers >= 0 else { return .milliseconds(quarterSecond) }
-        return .milliseconds(max(1, min(Int(timers), quarterSecond)))
+    /// How long to wait for the next entries: until the next timer on the followed clock, and
+    /// never long, so that a signal or a reload is seen soon.
+    private var idleWait: Int64 {
+        let quarterSecond: Int64 = 250_000
+        guard isFollowing, let timers = timerWaitLimit(), timers >= 0 else { return quarterSecond }
+        return max(1_000, min(Int64(timers) * 1_000, quarterSecond))
     }
 
-    /// The stream was quiet for a while: the followed clock runs on, and the timers due by now fire.
-    private mutating func advanceWhileQuiet() {
+    /// The stream was quiet for a while: the followed clock runs on, and the timers due by now
+    /// fire; whether any did.
+    private mutating func advanceWhileQuiet() -> Bool {
+        guard isFollowing else { return false }
         let now = followedNow
-        guard let due = pipeline.nextTimerDue, due <= now else { return }
+        guard let due = pipeline.nextTimerDue, due <= now else { return false }
         pipeline.advance(to: now)
         changedSinceCheckpoint = true
+        return true
     }
 
     /// One entry: its field `event` (a JSON event) or `line` (a line of input, as from a file),
@@ -99,10 +104,6 @@ extension RunLoop {
     mutating func commit(_ state: SavedRun, to group: ConsumerGroupInput) {
         setup.writer.commit {}
         if group.records == nil { setup.writer.flush() }
-        do {
-            try group.commit(state: state.fileBytes)
-        } catch {
-            stopReason = .redisFailed("\(error)")
-        }
+        group.commit(state: state.fileBytes)
     }
 }

@@ -46,30 +46,99 @@ package final class RedisConnection {
     /// Sends one command and waits for its reply. A Redis error reply (`ERR …`) is a reply, not
     /// a throw; a connection that fails (closed, timed out) throws, naming the command.
     package func command(_ arguments: [String]) throws(RedisError) -> RedisReply {
-        try commands([RedisCommand(arguments)])[0]
+        try commands(RedisCommands(arguments))[0]
     }
 
     /// Sends the commands at once and then reads their replies, in order: one round trip for a
     /// batch (a transaction of many `XADD`s) instead of one a command. A connection that fails
     /// throws, naming the first command whose reply did not come.
-    package func commands(_ list: [RedisCommand]) throws(RedisError) -> [RedisReply] {
+    package func commands(_ list: RedisCommands) throws(RedisError) -> [RedisReply] {
         var replies: [RedisReply] = []
         replies.reserveCapacity(list.count)
+        try exchange(list) { replies.append(Self.value(of: $0)) }
+        return replies
+    }
+
+    /// Sends `XREADGROUP` (or `XRANGE`) and reads its reply straight into entries, without a
+    /// `RedisReply` for each of their parts: what a consumer reads most.
+    package func streamEntries(_ arguments: [String]) throws(RedisError) -> StreamEntriesReply {
+        var result = StreamEntriesReply.entries([])
+        try exchange(RedisCommands(arguments)) { reply in
+            switch reply.pointee.type {
+            case REDIS_REPLY_NIL:
+                result = .entries([])
+            case REDIS_REPLY_ARRAY where arguments.first == "XREADGROUP":
+                // [[stream, [entry, …]], …]
+                var entries: [RedisStreamEntry] = []
+                for stream in Self.elements(of: reply) {
+                    guard let list = Self.element(of: stream, at: 1) else { continue }
+                    entries.reserveCapacity(entries.count + Self.count(of: list))
+                    for index in 0..<Self.count(of: list) {
+                        if let item = Self.element(of: list, at: index), let entry = Self.entry(item) { entries.append(entry) }
+                    }
+                }
+                result = .entries(entries)
+            case REDIS_REPLY_ARRAY:
+                result = .entries(Self.elements(of: reply).compactMap { Self.entry($0) })
+            default:
+                result = .other(Self.value(of: reply))
+            }
+        }
+        return result
+    }
+
+    /// Sends `list`, then hands each reply to `read` (which must not keep it) and frees it.
+    private func exchange(_ list: RedisCommands, read: (UnsafeMutablePointer<redisReply>) -> Void) throws(RedisError) {
         let failed: Int? = Self.withoutBrokenPipeSignal {
-            for (index, command) in list.enumerated() where !command.append(to: context) { return index }
-            for index in list.indices {
+            if let index = list.send(to: context) { return index }
+            for index in 0..<list.count {
                 var raw: UnsafeMutableRawPointer?
                 guard redisGetReply(context, &raw) == REDIS_OK, let raw else { return index }
-                replies.append(Self.value(of: raw.assumingMemoryBound(to: redisReply.self)))
+                read(raw.assumingMemoryBound(to: redisReply.self))
                 freeReplyObject(raw)
             }
             return nil
         }
         if let failed {
-            throw RedisError(server: address.description, problem: "\(list[failed].name): \(Self.errorText(of: context))",
+            throw RedisError(server: address.description, problem: "\(list.name(of: failed)): \(Self.errorText(of: context))",
                              isConnectionFailure: true)
         }
-        return replies
+    }
+
+    private static func elements(of reply: UnsafeMutablePointer<redisReply>) -> [UnsafeMutablePointer<redisReply>] {
+        (0..<count(of: reply)).compactMap { element(of: reply, at: $0) }
+    }
+
+    private static func count(of reply: UnsafeMutablePointer<redisReply>) -> Int {
+        reply.pointee.type == REDIS_REPLY_ARRAY ? reply.pointee.elements : 0
+    }
+
+    private static func element(of reply: UnsafeMutablePointer<redisReply>, at index: Int) -> UnsafeMutablePointer<redisReply>? {
+        index < count(of: reply) ? reply.pointee.element?[index] : nil
+    }
+
+    private static func text(of reply: UnsafeMutablePointer<redisReply>?) -> String? {
+        guard let reply, reply.pointee.type == REDIS_REPLY_STRING || reply.pointee.type == REDIS_REPLY_STATUS else { return nil }
+        guard let characters = reply.pointee.str else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: characters, count: reply.pointee.len), as: UTF8.self)
+    }
+
+    /// `[id, [field, value, …]]` (the fields nil: an entry deleted while pending).
+    private static func entry(_ reply: UnsafeMutablePointer<redisReply>) -> RedisStreamEntry? {
+        guard count(of: reply) == 2, let id = text(of: element(of: reply, at: 0)) else { return nil }
+        var fields: [RedisStreamField] = []
+        if let flat = element(of: reply, at: 1) {
+            let total = count(of: flat)
+            fields.reserveCapacity(total / 2)
+            var index = 0
+            while index + 1 < total {
+                if let name = text(of: element(of: flat, at: index)), let value = text(of: element(of: flat, at: index + 1)) {
+                    fields.append(RedisStreamField(name: name, value: value))
+                }
+                index += 2
+            }
+        }
+        return RedisStreamEntry(id: id, fields: fields)
     }
 
     /// Runs `body` with SIGPIPE held back on this thread: a server that went away makes the
