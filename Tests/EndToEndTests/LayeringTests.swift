@@ -23,10 +23,11 @@ import Testing
             "ToastIO/Input": core + ["ToastIO/Unsafe", "ToastIO/Output"],
             "ToastIO/Output": core,
             "ToastIO/Desktop": core,
-            "ToastIO/Redis": core,
+            "ToastIO/Redis": core + ["ToastIO/Output"],
             "ToastLua/Lua": core + ["ToastIO/Input"],
             "ToastPipeline/Diff": core,
             "ToastPipeline/State": core + ["ToastIO/Input", "ToastIO/Output", "ToastLua/Lua"],
+            "ToastPipeline/Redis": core + ["ToastIO/Output", "ToastIO/Redis"],
         ]
         var allowed = rules.mapValues(Set.init)
         allowed["ToastPipeline/CLI"] = Set(rules.keys)

@@ -208,3 +208,30 @@ import Testing
         #expect(lastLine.contains("; gave up after 0."), "\(lastLine)")
     }
 }
+
+extension RedisStreamTests {
+    /// docs/scale.md's producer line and its template unit's `ExecStart=` line, run here against
+    /// the test's own server as shard 2: the entry the producer adds comes out as records.
+    @Test func theScalePagesProducerAndUnitRun() throws {
+        let page = try String(contentsOfFile: root + "/docs/scale.md", encoding: .utf8)
+        let lines = page.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let producer = try #require(lines.first { $0.hasPrefix("redis-cli XADD ") })
+        let start = try #require(lines.first { $0.hasPrefix("ExecStart=") }).dropFirst("ExecStart=".count)
+        let folder = try Folder()
+        let server = try RedisServer()
+        let arguments = start.replacingOccurrences(of: "/run/redis/redis.sock", with: server.socket)
+            .replacingOccurrences(of: "/etc/toastscript/rules.lua", with: root + "/examples/service.lua")
+            .replacingOccurrences(of: "%i", with: "2")
+            .split(separator: " ").map(String.init)
+        #expect(arguments.first == "/usr/local/bin/toastscript")
+        let consumer = try Self.start(Array(arguments.dropFirst()), folder: folder)
+        let added = try runShell(producer.replacingOccurrences(of: "redis-cli ", with: "redis-cli -s \(server.socket) "))
+        #expect(added.status == 0, "\(added.stderr)")
+        let records = try Self.waitForRecords(server, "records:2", count: 1)
+        kill(consumer.processIdentifier, SIGTERM)
+        consumer.waitUntilExit()
+        #expect(consumer.terminationStatus == 143, "\(Self.stderr(folder))")
+        #expect(records.first.map { Self.field($0, "message") } == "Saved")
+        #expect(try server.cli(["GET", "toastscript:state:toasts:shard2"]).hasPrefix(#"{"toastscript_state":1,"#))
+    }
+}

@@ -57,26 +57,6 @@ package struct CommandLineOptions: Equatable, Sendable {
     package init() {}
 }
 
-/// The command line's Redis options (docs/scale.md).
-package struct RedisOptions: Equatable, Sendable {
-    /// `--redis URL|SOCKET`, as given.
-    package var server: String?
-    /// `--from STREAM --group GROUP --consumer NAME`: the consumer group to read entries through.
-    package var from: String?
-    package var group: String?
-    package var consumer: String?
-    /// `--to STREAM`: the stream that gets each record as an entry.
-    package var to: String?
-    /// `--once`: read what the stream holds at the start, then end.
-    package var once = false
-    /// `--redis-timeout SECONDS`: how long a run tries again after its connection failed.
-    package var timeout: Microseconds = 30 * StreamTime.perSecond
-    package var timeoutGiven = false
-
-    /// The key that keeps a consumer's state: `toastscript:state:GROUP:NAME`.
-    package var stateKey: String { "toastscript:state:\(group ?? ""):\(consumer ?? "")" }
-}
-
 /// A command line that cannot be run: exit 2, with a usage line.
 package struct UsageError: Error, Equatable, CustomStringConvertible {
     package var message: String
@@ -395,11 +375,13 @@ extension CommandLineOptions {
             "  \(name) --explain t42 rules.lua < events.jsonl    why t42 was shown or dropped",
             "  \(name) --format html rules.lua < events.jsonl > run.html",
             "  \(name) diff rules.lua new-rules.lua < events.jsonl",
+            "  \(name) --redis /run/redis/redis.sock --from events --group toasts --consumer c1 --to records rules.lua",
             "",
             "Exit status:",
             "  0    all went well",
             "  1    a failure: a script that does not load, output that cannot be written,",
-            "       a --state file that does not fit the run or cannot be saved",
+            "       a --state file that does not fit the run or cannot be saved,",
+            "       a Redis that cannot be used (or stays away past --redis-timeout)",
             "  2    a usage error",
             "  65   the run finished, but input lines were rejected or script calls failed",
             "       (also: input that looks binary)",
