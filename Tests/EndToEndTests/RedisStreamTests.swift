@@ -111,6 +111,16 @@ import Testing
         #expect(try server.records(of: "out").count == 4)
     }
 
+    @Test func recordsFromAnyInputGoToAStreamWithTo() throws {
+        let server = try RedisServer()
+        let whole = try runBinary(["--format", "json", "examples/service.lua"], stdinFile: "examples/service.jsonl")
+        let run = try runBinary(["--redis", server.socket, "--to", "records", "examples/service.lua"], stdinFile: "examples/service.jsonl")
+        #expect(run.status == 0, "\(run.stderr)")
+        let records = try server.records(of: "records")
+        #expect(records.count > 100)
+        #expect(records.joined(separator: "\n") + "\n" == whole.stdout)
+    }
+
     @Test func aRedisThatCannotBeUsedStopsTheRunAtTheStart() throws {
         let server = try RedisServer()
         let missing = server.folder + "/none.sock"
