@@ -171,11 +171,11 @@ import ToastCore
         _ = try consumer.next(count: 10, wait: nil)
         try consumer.commit(records: RecordLines(stream: "out", bytes: Array("{\"event\":\"present\"}\nx\ty\n".utf8)), stateKey: "toastscript:state:toasts:c1",
                             state: Array("saved\n".utf8), acknowledging: ids)
-        guard case .array(let entries) = try producer.command(["XRANGE", "out", "-", "+"]) else {
+        guard case .entries(let entries) = try producer.streamEntries(["XRANGE", "out", "-", "+"]) else {
             Issue.record("no out stream")
             return
         }
-        #expect(entries.compactMap { RedisStreamEntry(reply: $0)?.value(of: "record") } == ["{\"event\":\"present\"}", "x\ty"])
+        #expect(entries.map { $0.value(of: "record") } == ["{\"event\":\"present\"}", "x\ty"])
         #expect(try producer.command(["GET", "toastscript:state:toasts:c1"]) == .string("saved\n"))
         #expect(try producer.command(["XPENDING", "events", "toasts"]) == .array([.integer(0), .nil, .nil, .nil]))
     }

@@ -190,23 +190,6 @@ package struct RedisStreamEntry: Equatable, Sendable {
         self.fields = fields
     }
 
-    /// An entry of an `XREADGROUP`/`XRANGE` reply: `[id, [field, value, …]]` (fields nil: deleted).
-    init?(reply: RedisReply) {
-        guard case .array(let parts) = reply, parts.count == 2, case .string(let id) = parts[0] else { return nil }
-        self.id = id
-        var fields: [RedisStreamField] = []
-        if case .array(let flat) = parts[1] {
-            var index = 0
-            while index + 1 < flat.count {
-                if case .string(let name) = flat[index], case .string(let value) = flat[index + 1] {
-                    fields.append(RedisStreamField(name: name, value: value))
-                }
-                index += 2
-            }
-        }
-        self.fields = fields
-    }
-
     /// The value of the field `name` (the first one).
     package func value(of name: String) -> String? {
         fields.first { $0.name == name }?.value

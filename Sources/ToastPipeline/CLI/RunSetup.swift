@@ -51,20 +51,24 @@ struct RunSetup {
         self.reports = reports
         var saved: SavedRun?
         var stateFile = options.state.map { StateFile(path: $0, killPoint: environment.variables["TOASTSCRIPT_TEST_KILL_AT"]) }
-        let redisClient: RedisClient?
         let redisRecords: RedisRecordSink?
-        do {
-            redisClient = try Self.connectRedis(options: options, environment: environment, reports: reports)
-            redisRecords = try redisClient.flatMap { client throws(RedisError) in try Self.recordStream(options: options, client: client) }
-            consumerGroup = try redisClient.flatMap { client throws(RedisError) in
-                try options.redis.from.map { _ throws(RedisError) in
-                    try ConsumerGroupInput(options: options.redis, client: client, records: redisRecords) { () throws(RedisError) in
-                        try Self.connectRedis(options: options, environment: environment, reports: reports) ?? client
-                    }
-                }
+        if let address = options.redis.server.flatMap(RedisAddress.init) {
+            // The reading and committing threads of a consumer group each connect on their own.
+            let connect = { () throws(RedisError) in
+                try Self.connectRedis(address, options: options, environment: environment, reports: reports)
             }
-        } catch {
-            throw SetupError(message: "\(error)")
+            do {
+                let client = try connect()
+                redisRecords = try Self.recordStream(options: options, client: client)
+                consumerGroup = try options.redis.from.map { _ throws(RedisError) in
+                    try ConsumerGroupInput(options: options.redis, client: client, records: redisRecords, connect: connect)
+                }
+            } catch {
+                throw SetupError(message: "\(error)")
+            }
+        } else {
+            redisRecords = nil
+            consumerGroup = nil
         }
         let statePlace: StatePlace = consumerGroup.map { .redis($0.stateDescription) } ?? .file(options.state ?? "")
         do {
@@ -211,10 +215,9 @@ struct RunSetup {
 
     /// `--redis`: the connection, made at once (a Redis that is not there stops the run before
     /// it starts); made again during the run when it fails, for up to `--redis-timeout`.
-    private static func connectRedis(options: CommandLineOptions, environment: CommandEnvironment,
-                                     reports: ErrorReports) throws(RedisError) -> RedisClient? {
-        guard let server = options.redis.server, let address = RedisAddress(server) else { return nil }
-        return try RedisClient(address: address, replyTimeout: .seconds(10), retryFor: options.redis.timeout,
+    private static func connectRedis(_ address: RedisAddress, options: CommandLineOptions, environment: CommandEnvironment,
+                                     reports: ErrorReports) throws(RedisError) -> RedisClient {
+        try RedisClient(address: address, replyTimeout: .seconds(10), retryFor: options.redis.timeout,
                                clock: environment.wallClock, note: { reports.note($0) }, shouldStop: { Signals.received != 0 })
     }
 
