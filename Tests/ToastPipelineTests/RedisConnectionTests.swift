@@ -7,7 +7,7 @@ import ToastCore
 /// socket in a folder of the test's own (`Scripts/setup --test` installs it).
 @Suite(.serialized) struct RedisConnectionTests {
     /// A `redis-server` of the test's own, stopped when the value goes.
-    final class Server {
+    final class Server: @unchecked Sendable {
         let folder: String
         let socket: String
         private let process = Process()
@@ -116,8 +116,9 @@ import ToastCore
         try RedisConnection(RedisAddress(place: .unix(path: server.socket)), timeout: .seconds(2))
     }
 
-    private func client(_ socket: String, retryFor: Microseconds = 0, notes: NoteLog = NoteLog()) throws -> RedisClient {
-        try RedisClient(address: RedisAddress(place: .unix(path: socket)), replyTimeout: .seconds(2), retryFor: retryFor,
+    private func client(_ socket: String, retryFor: Microseconds = 0, replyTimeout: Duration = .seconds(2),
+                        notes: NoteLog = NoteLog()) throws -> RedisClient {
+        try RedisClient(address: RedisAddress(place: .unix(path: socket)), replyTimeout: replyTimeout, retryFor: retryFor,
                         clock: { Microseconds(Date().timeIntervalSince1970 * 1_000_000) }, note: { notes.lines.append($0) },
                         shouldStop: { false })
     }
@@ -177,6 +178,30 @@ import ToastCore
         }
         #expect(entries.map { $0.value(of: "record") } == ["{\"event\":\"present\"}", "x\ty"])
         #expect(try producer.command(["GET", "toastscript:state:toasts:c1"]) == .string("saved\n"))
+        #expect(try producer.command(["XPENDING", "events", "toasts"]) == .array([.integer(0), .nil, .nil, .nil]))
+    }
+
+    /// A commit whose reply is lost after Redis made it (here: the wait for the reply of a
+    /// transaction of 100,000 records runs out while Redis runs it, and the connection is
+    /// dropped) is looked up on a new connection and not made again; the records are there once.
+    @Test func aCommitWhoseReplyWasLostIsNotMadeTwice() throws {
+        let server = try Server()
+        let producer = try connect(server)
+        let ids = try add(producer, ["a", "b"])
+        let notes = NoteLog()
+        var consumer = RedisStreamConsumer(client: try client(server.socket, retryFor: 30_000_000, replyTimeout: .milliseconds(5),
+                                                              notes: notes),
+                                           stream: "events", group: "toasts", name: "c1")
+        try consumer.joinGroup()
+        _ = try consumer.next(count: 10, wait: nil)
+        let count = 100_000
+        var lines: [UInt8] = []
+        for index in 0..<count { lines += Array("{\"event\":\"present\",\"id\":\"t\(index)\"}\n".utf8) }
+        try consumer.commit(records: RecordLines(stream: "out", bytes: lines), stateKey: "state", state: Array("s1".utf8),
+                            acknowledging: ids)
+        #expect(notes.lines.first?.contains("trying again") == true, "the reply was not lost: \(notes.lines)")
+        #expect(try producer.command(["XLEN", "out"]) == .integer(Int64(count)))
+        #expect(try producer.command(["GET", "state"]) == .string("s1"))
         #expect(try producer.command(["XPENDING", "events", "toasts"]) == .array([.integer(0), .nil, .nil, .nil]))
     }
 
