@@ -163,6 +163,27 @@ import ToastCore
         #expect(try again.lastEntryID().map { "\($0.milliseconds)-\($0.sequence)" } == later[0])
     }
 
+    /// Entries a read gave the consumer whose reply it never got (here another instance of the
+    /// same consumer reads them, and then the connection is cut) are read again from its
+    /// pending entries, in order, before anything new.
+    @Test func entriesOfAReadWhoseReplyWasLostAreReadFromThePendingOnes() throws {
+        let server = try Server()
+        let admin = try connect(server)
+        let ids = try add(admin, ["a", "b", "c"])
+        var consumer = RedisStreamConsumer(client: try client(server.socket, retryFor: 5_000_000), stream: "events",
+                                           group: "toasts", name: "c1")
+        try consumer.joinGroup()
+        #expect(try consumer.next(count: 1, wait: nil).map(\.id) == [ids[0]])
+        var lostReply = RedisStreamConsumer(client: try client(server.socket), stream: "events", group: "toasts", name: "c1")
+        #expect(try lostReply.next(count: 10, wait: nil).map(\.id) == [ids[0]])   // pending, then
+        #expect(try lostReply.next(count: 10, wait: nil).map(\.id) == [ids[1], ids[2]])   // new ones, now c1's
+        let later = try add(admin, ["d"])
+        #expect(try admin.command(["CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"]) == .integer(2))
+        #expect(try consumer.next(count: 10, wait: nil).map(\.id) == [ids[1], ids[2]])
+        #expect(try consumer.next(count: 10, wait: nil).map(\.id) == later)
+        #expect(try consumer.next(count: 10, wait: nil).isEmpty)
+    }
+
     @Test func aCommitAppendsTheRecordsSetsTheStateAndAcknowledgesTogether() throws {
         let server = try Server()
         let producer = try connect(server)

@@ -11,7 +11,7 @@ package struct RedisStreamConsumer {
     package let name: String
     /// The id after which its own pending entries are read next; nil once they are all read.
     private var pendingAfter: String? = "0"
-    /// The last entry handed out, and the client's count of new connections when it was.
+    /// The last entry handed out, and the client's count of new connections after the last read.
     private var lastHandedOut: String?
     private var reconnectionsSeen = 0
 
@@ -53,27 +53,24 @@ package struct RedisStreamConsumer {
 
     /// The next entries, at most `count`: its own pending ones while there are any, then new
     /// ones, waiting up to `wait` for them (nil: not at all). Empty when there are none.
+    ///
+    /// A read whose reply was lost with its connection may have given it entries: they are its
+    /// pending ones after the last it handed out, and are read from there, in order, before
+    /// anything new (so also after a command on the same client was tried again).
     package mutating func next(count: Int, wait: Duration?) throws(RedisError) -> [RedisStreamEntry] {
-        if client.reconnections != reconnectionsSeen {
-            // A reply lost with the old connection may have given it entries no one handled:
-            // they are its pending ones after the last it handed out.
-            reconnectionsSeen = client.reconnections
-            pendingAfter = lastHandedOut ?? "0"
-        }
-        if let after = pendingAfter {
-            let entries = try read(["COUNT", String(count), "STREAMS", stream, after])
-            if let last = entries.last {
-                pendingAfter = last.id
-                lastHandedOut = last.id
-                return entries
-            }
-            pendingAfter = nil
-        }
+        if client.reconnections != reconnectionsSeen { pendingAfter = lastHandedOut ?? "0" }
         var arguments = ["COUNT", String(count)]
-        if let wait { arguments += ["BLOCK", String(max(1, StreamTime.microseconds(wait) / 1_000))] }
-        let entries = try read(arguments + ["STREAMS", stream, ">"])
+        if pendingAfter == nil, let wait { arguments += ["BLOCK", String(max(1, StreamTime.microseconds(wait) / 1_000))] }
+        let pending = ["COUNT", String(count), "STREAMS", stream, pendingAfter ?? lastHandedOut ?? "0"]
+        let (entries, readPending) = try read { retried in
+            retried || pendingAfter != nil ? pending : arguments + ["STREAMS", stream, ">"]
+        }
+        reconnectionsSeen = client.reconnections
         if let last = entries.last { lastHandedOut = last.id }
-        return entries
+        guard readPending else { return entries }
+        pendingAfter = entries.last?.id
+        // Its pending entries all read: new ones now, in the same call.
+        return entries.isEmpty ? try next(count: count, wait: wait) : entries
     }
 
     /// Commits a batch in one transaction (`MULTI`/`EXEC`): its records appended to `records.stream`,
@@ -119,14 +116,18 @@ package struct RedisStreamConsumer {
         }
     }
 
-    private func read(_ arguments: [String]) throws(RedisError) -> [RedisStreamEntry] {
-        let reply = try client.perform { connection, _ throws(RedisError) in
-            try connection.streamEntries(["XREADGROUP", "GROUP", group, name] + arguments)
+    /// `XREADGROUP` with the arguments `query` gives (for a first try, or a try again); the
+    /// entries, and whether they are pending ones (read after an id, not `>`).
+    private func read(_ query: (_ retried: Bool) -> [String]) throws(RedisError) -> (entries: [RedisStreamEntry], pending: Bool) {
+        var arguments: [String] = []
+        let reply = try client.perform { connection, retried throws(RedisError) in
+            arguments = query(retried)
+            return try connection.streamEntries(["XREADGROUP", "GROUP", group, name] + arguments)
         }
         switch reply {
         case .entries(let entries):
             // A deleted entry still pending comes without fields.
-            return entries
+            return (entries, arguments.last != ">")
         case .other(.error(let message)):
             throw RedisError(server: server, problem: "XREADGROUP \(stream) \(group): \(message)")
         case .other:
