@@ -109,7 +109,8 @@ extension CommandLineOptions {
             $0.state = $1
         },
         OptionSpec(name: "--checkpoint", value: "SECONDS",
-                   help: "with --state: save it every SECONDS of wall time (default 1; 0: at the end and on a signal)") {
+                   help: "with --state: save it every SECONDS of wall time (default 1; 0: at the end and on a signal); "
+                       + "with --from: commit at least this often") {
             guard let seconds = Double($1), seconds >= 0, let micros = StreamTime.microseconds(fromSeconds: seconds) else {
                 throw UsageError("--checkpoint takes a number of seconds ≥ 0, not '\($1)'")
             }
