@@ -53,14 +53,14 @@ import Testing
         let duration = Date().timeIntervalSince(started)
         var random = SystemRandomNumberGenerator()
         var kills = 0
-        for trial in 0..<2 {
+        for trial in 0..<3 {
             let arguments = Self.consumer(server, group: "trial\(trial)", to: "out\(trial)", ["--once", "--checkpoint", "0.000001"])
             var runs = 0
             while true {
                 runs += 1
                 let process = try Self.start(arguments, folder: folder)
                 if runs < 80 {
-                    Thread.sleep(forTimeInterval: Double.random(in: 0..<(duration * 0.3), using: &random))
+                    Thread.sleep(forTimeInterval: Double.random(in: 0..<(duration * 0.2), using: &random))
                     kill(process.processIdentifier, SIGKILL)
                 }
                 process.waitUntilExit()
