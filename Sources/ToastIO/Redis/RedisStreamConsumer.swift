@@ -92,7 +92,10 @@ package struct RedisStreamConsumer {
         }
     }
 
-    private func isCommitted(on connection: RedisConnection, stateKey: String, state: [UInt8], firstID: String?) throws(RedisError) -> Bool {
+    /// Whether the commit of `state` acknowledging from `firstID` on was made: its first entry
+    /// is no longer pending (a transaction is made whole or not at all), or, acknowledging
+    /// none, the state key holds its state.
+    package func isCommitted(on connection: RedisConnection, stateKey: String, state: [UInt8], firstID: String?) throws(RedisError) -> Bool {
         if let firstID {
             let reply = try connection.command(["XPENDING", stream, group, firstID, firstID, "1"])
             guard case .array(let pending) = reply else {
