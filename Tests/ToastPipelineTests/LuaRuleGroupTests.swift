@@ -13,8 +13,8 @@ import ToastPipelineTesting
     private let show = lines(#"{"message":"M"}"#)
 
     @Test func eachRuleOfAGroupHasTheWholeBudget() {
-        // Each loop needs about 1,000 instructions: alone within the budget of 1,500, together
-        // far over it. The fourth rule needs about 2,000 and fails on its own.
+        // One loop fits the budget alone; three rules' loops together would not, and the fourth
+        // rule's two loops do not fit it on their own.
         let loop = "for i = 1, 1000 do end"
         let script = """
             rule('a', function(t) \(loop) end)

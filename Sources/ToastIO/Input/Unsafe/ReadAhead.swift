@@ -9,8 +9,8 @@ import ToastCore
 /// here, in input order; their messages are printed by the run loop, in order with everything
 /// else it prints.
 ///
-/// Shared by the two threads (`@unchecked Sendable`): what both touch is guarded by the
-/// hand-off's lock; the reader and the decoder are used by the reading thread alone.
+/// Shared by the two threads (`@unchecked Sendable`): what both touch is the queue; the reader
+/// and the decoder are used by the reading thread alone.
 package final class ReadAhead: @unchecked Sendable {
     package enum Item {
         case line(DecodedLine, number: Int)
@@ -29,11 +29,8 @@ package final class ReadAhead: @unchecked Sendable {
     private let reader: LineReader
     /// The reading thread alone uses it, a line at a time.
     private var decoding: LineDecoding
-    private let handOff = ThreadHandOff()
-    // Guarded by `handOff`'s lock:
-    private var ready: [(batch: HandOverBatch<Item>, end: InputPosition)] = []
-    private var finished = false
-    private var cancelled = false
+    /// Batches decoded and not yet taken, and where the input stands after each.
+    private let ready = HandOverQueue<(batch: HandOverBatch<Item>, end: InputPosition)>(capacity: maxReady)
     private var thread: SystemThread?
 
     package init(reader: LineReader, decoding: LineDecoding) {
@@ -52,20 +49,12 @@ package final class ReadAhead: @unchecked Sendable {
     /// held by the batch would be copied whole by the first stage that changes it). Nil once
     /// the input is done.
     package func next() -> (batch: HandOverBatch<Item>, end: InputPosition)? {
-        handOff.withLock {
-            handOff.wait(while: { ready.isEmpty && !finished })
-            guard !ready.isEmpty else { return nil }
-            handOff.wakeAll()
-            return ready.removeFirst()
-        }
+        ready.take()
     }
 
     /// Stops reading (if it has not ended) and waits for the thread.
     package func stop() {
-        handOff.withLock {
-            cancelled = true
-            handOff.wakeAll()
-        }
+        ready.cancel()
         thread?.join()
         thread = nil
     }
@@ -129,19 +118,10 @@ package final class ReadAhead: @unchecked Sendable {
 
     /// Queues a batch, waiting while enough are ready; false when the run loop wants no more.
     private func hand(_ batch: HandOverBatch<Item>) -> Bool {
-        handOff.withLock {
-            handOff.wait(while: { ready.count >= Self.maxReady && !cancelled })
-            guard !cancelled else { return false }
-            if !batch.isEmpty { ready.append((batch, decoding.position(after: reader))) }
-            handOff.wakeAll()
-            return true
-        }
+        batch.isEmpty ? !ready.isCancelled : ready.put((batch, decoding.position(after: reader)))
     }
 
     private func finish() {
-        handOff.withLock {
-            finished = true
-            handOff.wakeAll()
-        }
+        ready.close()
     }
 }

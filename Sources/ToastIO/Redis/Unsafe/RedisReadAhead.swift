@@ -5,8 +5,8 @@ import ToastCore
 /// pipeline up (docs/scale.md). It also says when the stream has nothing more ready
 /// (`idle`: the run commits what it holds then) and, with `--once`, where the input ends.
 ///
-/// Shared by the two threads (`@unchecked Sendable`): the queue and the flags are guarded by
-/// the hand-off's lock; the consumer is the reading thread's alone once it has started.
+/// Shared by the two threads (`@unchecked Sendable`): what both touch is the queue; the
+/// consumer is the reading thread's alone once it has started.
 package final class RedisReadAhead: @unchecked Sendable {
     package enum Item {
         case entries([RedisStreamEntry])
@@ -24,15 +24,9 @@ package final class RedisReadAhead: @unchecked Sendable {
     private let once: Bool
     private let lastEntry: RedisEntryID?
     private let count: Int
-    private let handOff = ThreadHandOff()
-    // Guarded by `handOff`'s lock:
-    private var ready: [Item] = []
-    private var cancelled = false
-    private var done = false
+    /// Batches read but not yet taken; the reading thread waits when four are ready.
+    private let ready = HandOverQueue<Item>(capacity: 4)
     private var thread: SystemThread?
-
-    /// Batches read but not yet taken; the reading thread waits when this many are ready.
-    private static let maxReady = 4
     /// The longest a read waits in Redis for new entries: how soon the thread sees `stop()`.
     private static let longestWait = Duration.milliseconds(250)
 
@@ -51,40 +45,30 @@ package final class RedisReadAhead: @unchecked Sendable {
 
     /// The next item, waiting at most `microseconds` for one; nil when none came in that time.
     package func next(waitingAtMost microseconds: Int64) -> Item? {
-        handOff.withLock {
-            guard handOff.wait(while: { ready.isEmpty && !done }, atMost: microseconds), !ready.isEmpty else {
-                return done && ready.isEmpty ? .end : nil
-            }
-            handOff.wakeAll()
-            return ready.removeFirst()
+        switch ready.take(waitingAtMost: microseconds) {
+        case .item(let item): item
+        case .ended: .end
+        case .timedOut: nil
         }
     }
 
     /// Stops reading and waits for the thread (at most the longest wait in Redis).
     package func stop() {
-        handOff.withLock {
-            cancelled = true
-            handOff.wakeAll()
-        }
+        ready.cancel()
         thread?.join()
         thread = nil
     }
 
     private func produce() {
-        defer {
-            handOff.withLock {
-                done = true
-                handOff.wakeAll()
-            }
-        }
+        defer { ready.close() }
         var saidIdle = false
-        while !isCancelled {
+        while !ready.isCancelled {
             do {
                 var entries = try consumer.next(count: count, wait: nil)
                 if entries.isEmpty {
                     if once { return }
                     if !saidIdle {
-                        guard hand(.idle) else { return }
+                        guard ready.put(.idle) else { return }
                         saidIdle = true
                     }
                     entries = try consumer.next(count: count, wait: Self.longestWait)
@@ -92,12 +76,12 @@ package final class RedisReadAhead: @unchecked Sendable {
                 }
                 saidIdle = false
                 if once, let last = entries.last, isBeyondTheEnd(last) {
-                    _ = hand(.entries(Array(entries.prefix { !isBeyondTheEnd($0) })))
+                    ready.put(.entries(Array(entries.prefix { !isBeyondTheEnd($0) })))
                     return
                 }
-                guard hand(.entries(entries)) else { return }
+                guard ready.put(.entries(entries)) else { return }
             } catch {
-                _ = hand(.failed(error))
+                ready.put(.failed(error))
                 return
             }
         }
@@ -106,18 +90,5 @@ package final class RedisReadAhead: @unchecked Sendable {
     private func isBeyondTheEnd(_ entry: RedisStreamEntry) -> Bool {
         guard let lastEntry else { return true }
         return RedisEntryID(entry.id).map { $0 > lastEntry } ?? false
-    }
-
-    private var isCancelled: Bool { handOff.withLock { cancelled } }
-
-    /// Queues an item, waiting while enough are ready; false when the run wants no more.
-    private func hand(_ item: Item) -> Bool {
-        handOff.withLock {
-            handOff.wait(while: { ready.count >= Self.maxReady && !cancelled })
-            guard !cancelled else { return false }
-            ready.append(item)
-            handOff.wakeAll()
-            return true
-        }
     }
 }

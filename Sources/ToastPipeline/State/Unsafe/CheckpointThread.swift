@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 import ToastCore
 import ToastIO
 
@@ -10,9 +11,9 @@ import ToastIO
 /// and the state file replaced, in the order the checkpoints were taken. A state file never
 /// counts records that are not on disk; it may lag the run by the checkpoints still queued.
 ///
-/// Shared by the threads (`@unchecked Sendable`): the queue, the failure and `finished` are
-/// guarded by the hand-off's lock; the state file and the output's descriptor are this
-/// thread's alone once it has started (and the caller's again after `finish()`).
+/// Shared by the threads (`@unchecked Sendable`): what both touch is the queue and the
+/// failure; the state file and the output's descriptor are this thread's alone once it has
+/// started (and the caller's again after `finish()`).
 final class CheckpointThread: @unchecked Sendable {
     /// A checkpoint whose records are written: the state, and the output's length after them.
     struct Job: Sendable {
@@ -24,11 +25,8 @@ final class CheckpointThread: @unchecked Sendable {
     /// The output, opened again for syncing and its length (fstat and fsync on a descriptor of
     /// its own, apart from the writer's).
     private let output: OutputFile?
-    private let handOff = ThreadHandOff()
-    // Guarded by `handOff`'s lock:
-    private var queue: [Job] = []
-    private var finished = false
-    private var failureReason: String?
+    private let queue = HandOverQueue<Job>()
+    private let failureReason = Mutex<String?>(nil)
     private var thread: SystemThread?
 
     init(file: StateFile, outputPath: String?) throws(StateRefusal) {
@@ -49,35 +47,22 @@ final class CheckpointThread: @unchecked Sendable {
             thread = SystemThread.start { [self] in run() }
             if thread == nil { return save(job) }
         }
-        handOff.withLock {
-            queue.append(job)
-            handOff.wakeAll()
-        }
+        queue.put(job)
     }
 
     /// Saves what is queued and stops the thread.
     func finish() {
         guard let thread else { return }
-        handOff.withLock {
-            finished = true
-            handOff.wakeAll()
-        }
+        queue.close()
         thread.join()
         self.thread = nil
     }
 
     /// Why a checkpoint could not be saved (the first reason); the run stops on it.
-    var failure: String? { handOff.withLock { failureReason } }
+    var failure: String? { failureReason.withLock { $0 } }
 
     private func run() {
-        while let job = next() { save(job) }
-    }
-
-    private func next() -> Job? {
-        handOff.withLock {
-            handOff.wait(while: { queue.isEmpty && !finished })
-            return queue.isEmpty ? nil : queue.removeFirst()
-        }
+        while let job = queue.take() { save(job) }
     }
 
     /// The output synced up to the job's length, then the state replaced. Nothing more is saved
@@ -94,7 +79,7 @@ final class CheckpointThread: @unchecked Sendable {
     }
 
     private func fail(_ reason: String) {
-        handOff.withLock { if failureReason == nil { failureReason = reason } }
+        failureReason.withLock { $0 = $0 ?? reason }
     }
 }
 
