@@ -155,7 +155,7 @@ import Testing
         let reset = try runBinary(Self.consumer(server, ["--once", "--state-reset"]))
         #expect(reset.status == 0, "\(reset.stderr)")
         #expect(try server.records(of: "out").count == 2)
-        #expect(try server.cli(["GET", "toastscript:state:toasts:c1"]).hasPrefix("{\"toastscript_state\":1,"))
+        #expect(try server.cli(["GET", "toastscript:state:toasts:c1"]).hasPrefix("{\"toastscript_state\":2,"))
     }
 
     @Test func aLiveConsumerFollowsTheStreamAndASignalCommitsWhatItHolds() throws {
@@ -242,6 +242,6 @@ extension RedisStreamTests {
         consumer.waitUntilExit()
         #expect(consumer.terminationStatus == 143, "\(Self.stderr(folder))")
         #expect(records.first.map { Self.field($0, "message") } == "Saved")
-        #expect(try server.cli(["GET", "toastscript:state:toasts:shard2"]).hasPrefix(#"{"toastscript_state":1,"#))
+        #expect(try server.cli(["GET", "toastscript:state:toasts:shard2"]).hasPrefix(#"{"toastscript_state":2,"#))
     }
 }

@@ -63,6 +63,32 @@ import Testing
                                                                   "0 [u1] drop t5 rate_limit rate_limited"])
     }
 
+    /// dedup keeps every screen's keys in one table, each screen with its own `cache` of them:
+    /// a screen that passes more keys than that forgets its own oldest, not another's.
+    @Test func eachScreenRemembersItsOwnCacheOfKeys() throws {
+        let events = [
+            #"{"at":0,"id":"b1","message":"m1","user":"bob"}"#,
+            #"{"at":0,"id":"a1","message":"m1","user":"alice"}"#,
+            #"{"at":0,"id":"a2","message":"m2","user":"alice"}"#,
+            // Alice's third key: her cache of two forgets m1; bob's still holds it.
+            #"{"at":0,"id":"a3","message":"m3","user":"alice"}"#,
+            #"{"at":1,"id":"a4","message":"m1","user":"alice"}"#,
+            #"{"at":1,"id":"b2","message":"m1","user":"bob"}"#,
+            #"{"at":1,"id":"a5","message":"m3","user":"alice"}"#,
+        ]
+        let config = "config{ screens = { by = 'user' }, dedup = { cache = 2 }, queue = { policy = 'stack', max_visible = 9 } }"
+        let story = try story(config, events).filter { !$0.contains("dismiss") }
+        #expect(story == [
+            "0 [bob] present b1 m1",
+            "0 [alice] present a1 m1",
+            "0 [alice] present a2 m2",
+            "0 [alice] present a3 m3",
+            "1 [alice] present a4 m1",
+            "1 [bob] drop b2 dedup duplicate",
+            "1 [alice] drop a5 dedup duplicate",
+        ])
+    }
+
     @Test func interactionsActOnTheScreenTheyName() throws {
         let events = [
             #"{"at":0,"id":"a1","message":"one","user":"alice","duration":0}"#,

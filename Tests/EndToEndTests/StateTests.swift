@@ -174,9 +174,9 @@ extension StateTests {
         let folder = try Folder()
         let saved = String(decoding: try Self.savedState(folder), as: UTF8.self)
         let header = try #require(saved.split(separator: "\n").first)
-        let other = saved.replacingOccurrences(of: header, with: #"{"toastscript_state":2,"written_by":"toastscript 9.0.0"}"#)
+        let other = saved.replacingOccurrences(of: header, with: #"{"toastscript_state":1,"written_by":"toastscript 0.0.9"}"#)
         try Self.expectRefused(Data(other.utf8),
-                               "the file was saved by toastscript 9.0.0 in state format 2, and this toastscript reads format 1")
+                               "the file was saved by toastscript 0.0.9 in state format 1, and this toastscript reads format 2")
     }
 
     @Test func aStateOfOtherStagesIsRefused() throws {
@@ -212,7 +212,7 @@ extension StateTests {
         try Data("hello\n".utf8).write(to: URL(fileURLWithPath: folder.file("state")))
         let run = try runBinary(Self.command(folder) + ["--state-reset"], stdin: #"{"message": "new"}"# + "\n")
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(String(decoding: folder.bytes("state"), as: UTF8.self).hasPrefix(#"{"toastscript_state":1,"#))
+        #expect(String(decoding: folder.bytes("state"), as: UTF8.self).hasPrefix(#"{"toastscript_state":2,"#))
         #expect(String(decoding: folder.bytes("out.jsonl"), as: UTF8.self).contains(#""message":"new""#))
     }
 }
@@ -329,7 +329,7 @@ extension StateTests {
         let live = try runShell(String(shell.dropFirst("/bin/sh -c '".count).dropLast()))
         #expect(live.status == 0, "\(live.stderr)")
         #expect(live.stdout.contains(#""message":"Connection refused""#))
-        #expect(String(decoding: folder.bytes("live.state"), as: UTF8.self).hasPrefix(#"{"toastscript_state":1,"#))
+        #expect(String(decoding: folder.bytes("live.state"), as: UTF8.self).hasPrefix(#"{"toastscript_state":2,"#))
     }
 }
 

@@ -123,8 +123,8 @@ import Testing
         var digest = DigestSettings()
         digest.window = 3_000_000
         var rateLimit = RateLimitSettings()
-        rateLimit.limit = 2
-        rateLimit.window = 2_000_000
+        rateLimit.limit = 1
+        rateLimit.window = 4_000_000
         rateLimit.summary = true
         return Pipeline(settings: settings(screens: screens), stages: holdingStages(debounce, digest, rateLimit), output: log)
     }
@@ -150,6 +150,11 @@ import Testing
         let run = try wholeAndRestored(makeScreensPipeline, screenEvents(seed: seed, count: 150), seed: seed &+ 300)
         #expect(run.restored == run.whole, "stopped after event \(run.stopAfter)")
         #expect(run.whole.contains { $0.contains(#""reason":"screen_limit""#) })
+        // dedup and rate_limit keep every screen's state in one table of their own: it is
+        // saved and restored with the screens' serials.
+        #expect(run.whole.contains { $0.contains(#""stage":"dedup""#) }, "no dedup drop")
+        #expect(run.whole.contains { $0.contains(#""stage":"rate_limit""#) }, "no rate_limit drop")
+        #expect(run.whole.contains { $0.contains(" more") }, "no summary")
     }
 
     /// A plugin stage that keeps state: it holds warnings and lets them go on together two

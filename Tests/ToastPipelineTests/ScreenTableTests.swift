@@ -9,14 +9,11 @@ import ToastPipelineTesting
     private let pipeline = Pipeline(settings: PipelineSettings(), stages: [], output: RecordLog())
 
     private func screen(_ name: String, in table: ScreenTable) -> Screen {
-        let serial = table.makeSerial()
-        let environment = ScreenHostEnvironment(pipeline: pipeline, screen: serial)
-        return Screen(key: .text(name), serial: serial, host: Host(settings: QueueSettings(), environment: environment),
-                      environment: environment, stages: [], ownStages: [])
+        Screen(key: .text(name), serial: table.makeSerial(), pipeline: pipeline, stages: [], ownStages: [])
     }
 
     @Test func aScreenForgottenWhileOnTheListToLookAtLivesUntilTheLook() {
-        let table = ScreenTable(settings: ScreenSettings(by: "user"), perScreen: [], keepsScreen: [])
+        let table = ScreenTable(settings: ScreenSettings(by: "user"), stages: [])
         var alice: Screen? = screen("alice", in: table)
         let (bob, carol) = (screen("bob", in: table), screen("carol", in: table))
         weak let forgotten = alice

@@ -137,10 +137,7 @@ package final class Pipeline: HostEnvironment {
         self.errorRoleLengths = settings.roles.lengthsOfRoles(withPriorityAtLeast: Self.errorPriority)
         self.output = output
         self.counts = PipelineStatistics(stageNames: stages.map(\.name))
-        self.screenTable = settings.screens.map { screens in
-            ScreenTable(settings: screens, perScreen: stages.map { $0.stage.forNewScreen() != nil },
-                        keepsScreen: stages.map { ScreenTable.leavesScreenField($0.stage, by: screens.by) })
-        }
+        self.screenTable = settings.screens.map { ScreenTable(settings: $0, stages: stages.map(\.stage)) }
         self.contexts = stages.enumerated().map { index, entry in
             StageContext(stageName: entry.name, position: index, pipeline: self)
         }
@@ -183,7 +180,7 @@ package final class Pipeline: HostEnvironment {
         contexts = stageNames.enumerated().map { StageContext(stageName: $0.element, position: $0.offset, pipeline: self) }
         for screen in screenTable?.bySerial.values ?? [] {
             screen.host.settings = kept.queue
-            screen.contexts = screenContexts(for: screen)
+            if screenTable?.hasOwnStages == true { screen.contexts = screenContexts(for: screen) }
         }
         entryContext = StageContext(stageName: "scripts", position: -1, pipeline: self)
         return orderChanged
@@ -353,6 +350,7 @@ package final class Pipeline: HostEnvironment {
             table.inHand = nil
             runStages(&toast, from: start) { toast, index in
                 let verdict: StageVerdict
+                if table.keyedByScreen[index] { _ = screenInHand(of: &toast, in: table) }
                 if tracer != nil {
                     let (stage, context) = table.perScreen[index] ? screenInHand(of: &toast, in: table).stageAndContext(index)
                         : (stages[index], contexts[index])

@@ -80,15 +80,13 @@ extension Pipeline {
     /// A new screen object with `key` and `serial` (a new screen's, or a saved run's, whose host
     /// and stages are restored after), added to the table as the most recently named.
     func addNewScreen(_ key: ScreenKey, serial: Int, in table: ScreenTable) -> Screen {
-        let environment = ScreenHostEnvironment(pipeline: self, screen: serial)
-        let host = Host(settings: settings.queue, environment: environment)
-        if tracer != nil { host.trace = { [unowned self] in self.trace($0) } }
-        let stages = stageInstances.indices.map { index in
+        // Without a stage of its own (the built-in stages key their state by screen in tables
+        // of their own), a screen has no stage list: its toasts are run by the pipeline's.
+        let stages = !table.hasOwnStages ? [] : stageInstances.indices.map { index in
             table.perScreen[index] ? (stageInstances[index].forNewScreen() ?? stageInstances[index]) : stageInstances[index]
         }
-        let screen = Screen(key: key, serial: serial, host: host, environment: environment, stages: stages,
-                            ownStages: table.perScreen)
-        screen.contexts = screenContexts(for: screen)
+        let screen = Screen(key: key, serial: serial, pipeline: self, stages: stages, ownStages: table.perScreen)
+        if table.hasOwnStages { screen.contexts = screenContexts(for: screen) }
         table.add(screen)
         return screen
     }
@@ -97,6 +95,7 @@ extension Pipeline {
     /// empty, and its stages are emptied here (a plugin's are made again when it is reused).
     private func forget(_ screen: Screen, in table: ScreenTable) {
         table.remove(screen)
+        for stage in table.keyedStages { stage.forget(screen: screen.serial) }
         guard table.spare.count < ScreenTable.spareLimit, screen.host.isEmpty, screen.held == 0 else { return }
         for builtIn in screen.builtIns { builtIn.empty() }
         table.spare.append(screen)
@@ -173,7 +172,7 @@ extension Pipeline {
     func forgetIdleScreens(_ table: ScreenTable) {
         table.lookAtScreens(now: now) { screen in
             guard screen.isRemembered else { return }
-            switch stateEnds(of: screen) {
+            switch stateEnds(of: screen, in: table) {
             case .now: forget(screen, in: table)
             case .at(let time): table.lookAgain(screen, at: time)
             case .onActivity: break
@@ -188,11 +187,13 @@ extension Pipeline {
 
     /// When what `screen` holds ends: nothing visible, waiting, delayed or held, and nothing
     /// in its own stages (docs/events.md, "Screens").
-    private func stateEnds(of screen: Screen) -> ScreenStateEndOrEvent {
+    private func stateEnds(of screen: Screen, in table: ScreenTable) -> ScreenStateEndOrEvent {
         guard screen.host.isEmpty && screen.held == 0 else { return .onActivity }
         var latest: Microseconds?
-        for builtIn in screen.builtIns {
-            switch builtIn.stateEnds(now: now, isHeld: { heldToast($0) != nil }) {
+        let ends = table.keyedStages.lazy.map { [now] in $0.stateEnds(ofScreen: screen.serial, now: now) }
+            + screen.builtIns.lazy.map { [now] in $0.stateEnds(now: now, isHeld: { self.heldToast($0) != nil }) }
+        for end in ends {
+            switch end {
             case .now: continue
             case .at(let time): latest = max(latest ?? time, time)
             case .onActivity: return .onActivity

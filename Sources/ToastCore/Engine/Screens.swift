@@ -1,17 +1,26 @@
 /// One screen's part of a run when screens are on (docs/events.md, "Screens"): its host, its
 /// own instance of each stage that keeps state per screen, and where it stands among the
-/// screens (first appearance, last time an event named it).
-final class Screen: RecencyListed, TouchListed {
+/// screens (first appearance, last time an event named it). It is its host's environment: the
+/// host's timers carry the screen's serial back to it, and its records go to the pipeline.
+final class Screen: RecencyListed, TouchListed, HostEnvironment {
     var key: ScreenKey
     /// Unique for the run: timers carry it, so that a forgotten screen's timers go stale, and
     /// it orders screens by first appearance. A screen object reused for another screen gets
     /// a new one.
-    var serial: Int {
-        didSet { environment.screen = serial }
-    }
-    let host: Host
-    let environment: ScreenHostEnvironment
-    /// For each stage: this screen's own instance, or the one all screens share.
+    var serial: Int
+    /// The pipeline owns the screen table, and so every screen; a screen reaches the pipeline
+    /// only while the pipeline drives it (`unowned(unsafe)`: no reference count on every
+    /// record and timer, as `StageContext.pipeline`).
+    unowned(unsafe) let pipeline: Pipeline
+    /// Made on first use: it needs the screen, as its environment.
+    private(set) lazy var host: Host = {
+        let host = Host(settings: pipeline.settings.queue, environment: self, keepingEnvironment: false)
+        host.releasesEmptyLines = true
+        if pipeline.tracer != nil { host.trace = { [unowned pipeline] in pipeline.trace($0) } }
+        return host
+    }()
+    /// For each stage: this screen's own instance, or the one all screens share. Empty when
+    /// no stage has an instance for each screen (the built-in stages key their state by screen).
     var stages: [any ToastStage] = [] {
         didSet { unretainedStages = Self.unretained(stages, contexts) }
     }
@@ -50,39 +59,25 @@ final class Screen: RecencyListed, TouchListed {
         unretainedStages[index].process(&toast)
     }
 
-    /// A screen with `stages`, its own where `ownStages` says so (its contexts are set after).
-    init(key: ScreenKey, serial: Int, host: Host, environment: ScreenHostEnvironment, stages: [any ToastStage],
-         ownStages: [Bool]) {
+    /// A screen of `pipeline` with `stages`, its own where `ownStages` says so (its contexts
+    /// are set after).
+    init(key: ScreenKey, serial: Int, pipeline: Pipeline, stages: [any ToastStage], ownStages: [Bool]) {
         self.key = key
         self.serial = serial
-        self.host = host
-        self.environment = environment
+        self.pipeline = pipeline
         self.stages = stages
-        let own = stages.indices.filter { ownStages[$0] }
+        let own = stages.indices.filter { ownStages[$0] }   // (none when `stages` is empty)
         builtIns = own.compactMap { stages[$0] as? any ScreenState }
         ownPlugins = own.filter { !(stages[$0] is any ScreenState) }
     }
-}
 
-/// A host's timers and records, marked with its screen: the pipeline is every screen's
-/// environment, and a timer must find its way back to its own host.
-final class ScreenHostEnvironment: HostEnvironment {
-    /// The pipeline owns the screen table, and so every screen's host and environment; a host
-    /// reaches its environment only while the pipeline drives it (`unowned(unsafe)`: no
-    /// reference count on every record and timer, as `StageContext.pipeline`).
-    unowned(unsafe) let pipeline: Pipeline
-    var screen: Int
-
-    init(pipeline: Pipeline, screen: Int) {
-        self.pipeline = pipeline
-        self.screen = screen
-    }
+    // MARK: The host's environment
 
     var now: Microseconds { pipeline.now }
     var timeDisplay: TimeDisplay { pipeline.timeDisplay }
 
     func schedule(_ timer: HostTimer, at time: Microseconds) {
-        pipeline.scheduleHostTimer(timer, screen: screen, at: time)
+        pipeline.scheduleHostTimer(timer, screen: serial, at: time)
     }
 
     func write(_ record: consuming Record) {
@@ -102,6 +97,13 @@ final class ScreenTable {
     let field: FieldReference
     /// Which stages keep their state per screen (`ToastStage.forNewScreen()` gave an instance).
     let perScreen: [Bool]
+    /// Whether any stage has an instance for each screen.
+    let hasOwnStages: Bool
+    /// Which stages keep every screen's state in tables of their own (`ScreenKeyedStage`): the
+    /// toast's screen is found before them.
+    let keyedByScreen: [Bool]
+    /// Those stages.
+    let keyedStages: [any ScreenKeyedStage]
     /// Which stages never change the field `by`, so a toast's screen found before them holds after.
     let keepsScreen: [Bool]
     /// What changes as screens come and go: each method here reaches it in single steps that
@@ -161,11 +163,15 @@ final class ScreenTable {
 
     static let spareLimit = 256
 
-    init(settings: ScreenSettings, perScreen: [Bool], keepsScreen: [Bool]) {
+    init(settings: ScreenSettings, stages: [any ToastStage]) {
         self.settings = settings
         self.field = FieldReference(name: settings.by)
-        self.perScreen = perScreen
-        self.keepsScreen = keepsScreen
+        perScreen = stages.map { $0.forNewScreen() != nil }
+        hasOwnStages = perScreen.contains(true)
+        keyedStages = stages.compactMap { $0 as? any ScreenKeyedStage }
+        keyedByScreen = stages.map { $0 is any ScreenKeyedStage }
+        keepsScreen = stages.map { Self.leavesScreenField($0, by: settings.by) }
+        for stage in keyedStages { stage.keyByScreen() }
     }
 
     var count: Int { state.byKey.count }
@@ -186,6 +192,9 @@ final class ScreenTable {
         get { state.inHand.value }
         set { state.inHand.value = newValue }
     }
+
+    /// The serial of the screen in hand (0: none).
+    var serialInHand: Int { state.inHand.with { $0.serial } ?? 0 }
 
     /// `body` with the screen in hand, lent without a reference count; nil when there is none.
     @inline(__always)

@@ -59,11 +59,29 @@ public final class StageContext {
     /// `madeBy`), it first goes through the rules, as every toast from input does, then on
     /// from just after this stage.
     public func emit(_ toast: Toast) {
+        emit(toast, onScreen: screenNode)
+    }
+
+    /// `emit`, onto `screen` (nil: where the toast's own field says).
+    func emit(_ toast: Toast, onScreen screen: Screen?) {
         guard position >= 0 else { return pipeline.emit(toast, atStage: 0) }
         var made = toast
         made.madeBy = stageName
-        if let screenNode, let field = pipeline.screenTable?.settings.by { made.moveToScreen(screenNode.key, by: field) }
+        if let screen, let field = pipeline.screenTable?.settings.by { made.moveToScreen(screen.key, by: field) }
         pipeline.emit(made, atStage: position + 1)
+    }
+
+    /// With screens on, the serial of the screen of the toast in hand, which the pipeline
+    /// finds before it calls a stage that keys its state by screen (`ScreenKeyedStage`); 0 with
+    /// screens off.
+    package var screenSerialInHand: Int { pipeline.screenTable?.serialInHand ?? 0 }
+
+    /// The screen with `serial` while the run remembers it (nil once it is forgotten or ended),
+    /// as used now: a stage that keys its state by screen acts on it from a timer.
+    func rememberedScreen(_ serial: Int) -> Screen? {
+        guard let table = pipeline.screenTable, let screen = table.bySerial[serial] else { return nil }
+        table.touch(screen)
+        return screen
     }
 
     /// Brings a new toast in at the first stage, as a show event would (a script's `emit`).

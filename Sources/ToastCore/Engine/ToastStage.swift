@@ -85,6 +85,20 @@ protocol FieldPreserving {
     func leaves(field: String) -> Bool
 }
 
+/// A built-in stage that keeps every screen's state in its own tables, keyed by the screen's
+/// serial (dedup, rate_limit): a screen then costs an entry in them, where an instance of the
+/// stage for each screen cost its object, its tables and a context (a million screens held at
+/// once is a service's everyday load). The pipeline finds the toast's screen before calling it
+/// (`StageContext.screenSerialInHand`).
+protocol ScreenKeyedStage: AnyObject {
+    /// Screens are on: the state is kept by screen from now on (called once, before any toast).
+    func keyByScreen()
+    /// When what the screen with `serial` keeps here ends (as `ScreenState.stateEnds`).
+    func stateEnds(ofScreen serial: Int, now: Microseconds) -> ScreenStateEnd
+    /// The screen is forgotten (or ended by `screens.limit`): what it kept here goes.
+    func forget(screen serial: Int)
+}
+
 /// A built-in stage kept per screen: it says when its screen's state ends, more precisely than
 /// `isIdle(at:)`, and can be emptied for another screen instead of being freed with its screen
 /// and made again (`ScreenTable` keeps a few forgotten screens for reuse).

@@ -20,7 +20,7 @@ package final class Host {
     /// The environment a public caller passed, held so that it lives as long as the host (a
     /// temporary environment would otherwise be used after it was freed). Nil for the
     /// pipeline's own host, which must not hold its owner.
-    private let keptEnvironment: (any HostEnvironment)?
+    private let keptEnvironment: AnyObject?
 
     /// What the host holds and counts, read and changed through the properties below. The
     /// settings are read in every step and written only by a reload, between events; a toast is
@@ -58,9 +58,28 @@ package final class Host {
         _modify { yield &state.delayed }
     }
     /// Receives the host's decisions when the run is traced (see `TraceRecord`).
-    var trace: ((TraceRecord) -> Void)?
-    /// While traced: the toast whose arrival is being settled, which an eviction names.
-    private var arrivingForTrace: Toast?
+    var trace: ((TraceRecord) -> Void)? {
+        get { tracing?.trace }
+        set { tracing = newValue.map(Tracing.init) }
+    }
+    /// What a traced host keeps (nil untraced: with many screens, every host's bytes count).
+    private var tracing: Tracing?
+    private final class Tracing {
+        let trace: (TraceRecord) -> Void
+        /// The toast whose arrival is being settled, which an eviction names.
+        var arriving: Toast?
+
+        init(_ trace: @escaping (TraceRecord) -> Void) {
+            self.trace = trace
+        }
+    }
+    private var arrivingForTrace: Toast? {
+        get { tracing?.arriving }
+        set { tracing?.arriving = newValue }
+    }
+    /// Whether a line that empties lets go of its memory: set for a screen's host, which holds
+    /// a toast or two at a time among a million screens; the one host keeps its lines' room.
+    var releasesEmptyLines = false
 
     /// A host that sends its records and timers to `environment`, which it keeps alive.
     package convenience init(settings: QueueSettings, environment: any HostEnvironment) {
@@ -191,8 +210,9 @@ package final class Host {
                 }
                 drop(evicted, reason: .evicted)
             }
-            guard evictedHead else { return }
+            guard evictedHead else { break }
         }
+        if releasesEmptyLines && waiting.isEmpty && waiting.capacity > 0 { waiting = [] }
     }
 
     /// Whether the head of the line, with this policy, may be shown now.
@@ -391,7 +411,7 @@ package final class Host {
 
     /// Whether the run is traced. Every trace call stands behind it, so an untraced run pays
     /// one check a decision and builds nothing.
-    private var isTraced: Bool { trace != nil }
+    private var isTraced: Bool { tracing != nil }
 
     /// Traces one decision on `toast`, with the waiting line's length after it.
     private func traced(_ toast: Toast, _ verdict: TraceVerdict, _ details: [JSONMember] = [], because: String? = nil) {

@@ -129,7 +129,7 @@ extension Toast: StateRepresentable {
 
 /// Bytes in a saved state (a dedup key, a rate-limit group), as lowercase hexadecimal text.
 package enum SavedBytes {
-    package static func text(_ bytes: [UInt8]) -> String {
+    package static func text(_ bytes: some Collection<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(bytes.count * 2)

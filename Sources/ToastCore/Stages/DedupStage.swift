@@ -2,62 +2,69 @@
 ///
 /// The window counts from the last toast that passed, so a steady flood passes once per
 /// window. At most `cache` keys are remembered, the least recently passed forgotten first.
+/// With screens on, each screen has its own keys and its own `cache` of them, all in one
+/// table, each key prefixed with its screen's serial (`ScreenKeyedStage`).
 package final class DedupStage: ToastStage, CalledUnretained {
-    package var settings: DedupSettings { shared.configuration.settings }
-    private var fields: [FieldReference] { shared.configuration.fields }
+    package private(set) var settings: DedupSettings
+    private var fields: [FieldReference]
 
-    /// The settings and the fields they name, and the key buffer, which the instances for every
-    /// screen share.
-    private let shared: PerScreenShared<(settings: DedupSettings, fields: [FieldReference])>
     // Each access is one step of `process` that calls out to nothing that could reach this
     // stage: no access to `cache` overlaps another.
-    private var cache: RecencyCache<PassedToast>
-
     /// The keys that passed, least recently passed first to go.
+    private var cache: RecencyCache<PassedToast>
     /// Reused for building each key.
-    private var scratch: ByteBuffer {
-        _read { yield shared.scratch }
-        _modify { yield &shared.scratch }
-    }
+    private var scratch = ByteBuffer(capacity: 64)
 
     struct PassedToast {
         var time: Microseconds
         var id: String
     }
 
-    /// When a toast last passed (a key was remembered), for `stateEnds`.
-    private var lastPass: Microseconds?
-
-    package convenience init(settings: DedupSettings) {
-        self.init(sharing: PerScreenShared((settings, settings.fields.map(FieldReference.init(name:)))))
+    /// A screen's keys (the cache's one list, with screens off) and when a toast last passed.
+    struct ScreenKeys {
+        var keys = RecencyCache<PassedToast>.List()
+        var lastPass: Microseconds?
     }
+    private var single = ScreenKeys()
+    /// With screens on, each screen's, by its serial (nil: screens off).
+    private var byScreen: [Int: ScreenKeys]?
 
-    private init(sharing shared: PerScreenShared<(settings: DedupSettings, fields: [FieldReference])>) {
-        self.shared = shared
-        self.cache = RecencyCache(capacity: shared.configuration.settings.cache)
+    package init(settings: DedupSettings) {
+        self.settings = settings
+        self.fields = settings.fields.map(FieldReference.init(name:))
+        self.cache = RecencyCache(capacity: settings.cache)
     }
 
     /// New `window` and `fields`; the keys remembered stay, and so does the cache's size (a
     /// new `cache` takes effect at the next start).
     package func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? DedupStage else { return }
-        var settings = replacement.settings
+        settings = replacement.settings
         settings.cache = cache.capacity
-        shared.configuration = (settings, replacement.fields)
+        fields = replacement.fields
     }
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
-        buildIdentity(of: toast, roles: context.roles)
+        guard byScreen != nil else { return decide(&toast, context: context, keys: &single, screen: nil) }
+        let serial = context.screenSerialInHand
+        return decide(&toast, context: context, keys: &byScreen![serial, default: ScreenKeys()], screen: serial)
+    }
+
+    /// Decides on `toast` against `keys`, the keys of its screen (`screen`, whose serial
+    /// starts each of them; nil with screens off).
+    @inline(__always)
+    private func decide(_ toast: inout Toast, context: StageContext, keys: inout ScreenKeys, screen: Int?) -> StageVerdict {
+        buildIdentity(of: toast, screen: screen, roles: context.roles)
         let now = context.nowMicros
         let passed = PassedToast(time: now, id: toast.id)
         let found = scratch.withBytes { key -> Int? in
             let hash = RecencyCache<PassedToast>.hash(key)
             if let slot = cache.slot(of: key, hash: hash) { return slot }
-            cache.insert(key, hash: hash, passed)
+            cache.insert(key, hash: hash, passed, in: &keys.keys)
             return nil
         }
         guard let slot = found else {
-            lastPass = now
+            keys.lastPass = now
             return .pass
         }
         let earlier = cache.value(at: slot)
@@ -65,22 +72,10 @@ package final class DedupStage: ToastStage, CalledUnretained {
             context.explain(self.explanation(of: toast, earlier: earlier, context: context))
             return .drop(Drop(stage: context.stageLabel, reason: .duplicate, of: earlier.id))
         }
-        cache.update(at: slot, passed)
-        lastPass = now
+        cache.update(at: slot, passed, in: &keys.keys)
+        keys.lastPass = now
         return .pass
     }
-
-    /// For a screen reused after another was forgotten: no key remembered.
-    func empty() {
-        cache.removeAll()
-        lastPass = nil
-    }
-
-    /// With screens on, each screen has its own keys (and shares the settings and the buffer).
-    package func forNewScreen() -> (any ToastStage)? {
-        DedupStage(sharing: shared)
-    }
-
 
     /// "same message, subtitle and role as t1 at 2 s, within the 5 s window".
     private func explanation(of toast: Toast, earlier: PassedToast, context: StageContext) -> String {
@@ -96,52 +91,88 @@ package final class DedupStage: ToastStage, CalledUnretained {
         return names.count == 1 ? last : names.dropLast().joined(separator: ", ") + " and " + last
     }
 
-    /// Builds in `scratch` the toast's identity (`Toast.appendIdentity`).
-    private func buildIdentity(of toast: Toast, roles: RoleTable) {
+    /// Builds in `scratch` the toast's identity (`Toast.appendIdentity`), after its screen's
+    /// serial when there is one.
+    private func buildIdentity(of toast: Toast, screen: Int?, roles: RoleTable) {
         scratch.removeAll()
+        if let screen { scratch.appendSerial(screen) }
         toast.appendIdentity(fields: fields, roles: roles, to: &scratch)
     }
 }
 
 extension DedupStage {
-    /// The keys that passed, the least recently passed first, each with when and which toast.
+    /// The keys that passed, the least recently passed first, each with when and which toast;
+    /// with screens on, those of each screen (by serial), each key without the serial.
     package func saveState() -> JSONValue? {
-        .object([
-            JSONMember("keys", .array(cache.entriesOldestFirst().map { entry in
-                .object([JSONMember("key", .string(SavedBytes.text(entry.key))),
-                         JSONMember("time", .integer(entry.value.time)), JSONMember("id", .string(entry.value.id))])
-            })),
-            JSONMember("last_pass", lastPass.map { .integer($0) } ?? .null),
-        ])
+        guard let byScreen else { return .object(saved(single, prefix: 0)) }
+        return .object([JSONMember("screens", .array(byScreen.keys.sorted().map { serial in
+            .object([JSONMember("screen", .integer(Int64(serial)))] + saved(byScreen[serial] ?? ScreenKeys(), prefix: 8))
+        }))])
+    }
+
+    private func saved(_ keys: ScreenKeys, prefix: Int) -> [JSONMember] {
+        [JSONMember("keys", .array(cache.entriesOldestFirst(of: keys.keys).map { entry in
+            .object([JSONMember("key", .string(SavedBytes.text(entry.key.dropFirst(prefix)))),
+                     JSONMember("time", .integer(entry.value.time)), JSONMember("id", .string(entry.value.id))])
+        })),
+         JSONMember("last_pass", keys.lastPass.map { .integer($0) } ?? .null)]
     }
 
     package func restoreState(from saved: JSONValue) throws {
-        let path = "state"
-        let object = try SavedObject(saved, path: path)
-        let keys = try object.list("keys")
+        let object = try SavedObject(saved, path: "state")
         var restored = RecencyCache<PassedToast>(capacity: cache.capacity)
-        for (index, item) in keys.enumerated() {
-            let entry = try SavedObject(item, path: "\(path).keys[\(index)]")
-            restored.insert(try SavedBytes.bytes(try entry.required("key"), path: "\(path).keys[\(index)].key"),
-                            PassedToast(time: try entry.integer("time"), id: try entry.string("id")))
+        if byScreen != nil {
+            var screens: [Int: ScreenKeys] = [:]
+            for (index, item) in try object.list("screens").enumerated() {
+                let path = "state.screens[\(index)]"
+                let screen = try SavedObject(item, path: path)
+                let serial = Int(try screen.integer("screen"))
+                screens[serial] = try restore(screen, path: path, into: &restored, screen: serial)
+            }
+            cache = restored
+            byScreen = screens
+        } else {
+            let keys = try restore(object, path: "state", into: &restored, screen: nil)
+            cache = restored
+            single = keys
         }
-        let lastPass: Microseconds?
+    }
+
+    private func restore(_ object: SavedObject, path: String, into restored: inout RecencyCache<PassedToast>,
+                         screen: Int?) throws -> ScreenKeys {
+        var keys = ScreenKeys()
+        for (index, item) in try object.list("keys").enumerated() {
+            let entry = try SavedObject(item, path: "\(path).keys[\(index)]")
+            var key = ByteBuffer(capacity: 64)
+            if let screen { key.appendSerial(screen) }
+            try SavedBytes.bytes(try entry.required("key"), path: "\(path).keys[\(index)].key").withUnsafeBytes { key.append($0) }
+            let passed = PassedToast(time: try entry.integer("time"), id: try entry.string("id"))
+            key.withBytes { restored.insert($0, hash: RecencyCache<PassedToast>.hash($0), passed, in: &keys.keys) }
+        }
         switch try object.required("last_pass") {
-        case .null: lastPass = nil
-        case .integer(let time): lastPass = time
+        case .null: keys.lastPass = nil
+        case .integer(let time): keys.lastPass = time
         default: throw SavedStateError("\(path).last_pass is not a time")
         }
-        cache = restored
-        self.lastPass = lastPass
+        return keys
     }
 }
 
-extension DedupStage: ScreenState {
+extension DedupStage: ScreenKeyedStage {
+    func keyByScreen() {
+        byScreen = [:]
+    }
+
     /// A key keeps its screen for `window` after it passed; with `window = 0` no key does (a
     /// repeat on a screen that came back is no repeat).
-    func stateEnds(now: Microseconds, isHeld: (HoldHandle) -> Bool) -> ScreenStateEnd {
-        guard settings.window > 0, let lastPass, now < lastPass + settings.window else { return .now }
+    func stateEnds(ofScreen serial: Int, now: Microseconds) -> ScreenStateEnd {
+        guard settings.window > 0, let lastPass = byScreen?[serial]?.lastPass, now < lastPass + settings.window else { return .now }
         return .at(lastPass + settings.window)
+    }
+
+    func forget(screen serial: Int) {
+        guard var keys = byScreen?.removeValue(forKey: serial) else { return }
+        cache.removeAll(in: &keys.keys)
     }
 }
 

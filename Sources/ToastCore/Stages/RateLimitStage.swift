@@ -3,22 +3,17 @@
 /// "N more" toast, `window` after the run's first drop, that says what it stands for: the role
 /// of the dropped toast with the highest priority, and their count and ids.
 package final class RateLimitStage: ToastStage, CalledUnretained {
-    package var settings: RateLimitSettings { shared.configuration.settings }
-    private var key: FieldReference { shared.configuration.key }
+    package private(set) var settings: RateLimitSettings
+    private var key: FieldReference
 
-    /// The settings and the field they group by, and the key buffer, which the instances for
-    /// every screen share.
-    private let shared: PerScreenShared<(settings: RateLimitSettings, key: FieldReference)>
     // While a group is being changed the stage reads only `scratch` and sets a timer, which
     // fires later: no access to `groups` overlaps another.
+    /// Groups by the key bytes of their value (see `Toast.appendKey`); with screens on, each
+    /// key starts with its screen's serial, so that every screen has its own groups.
     private var groups = ByteKeyTable<GroupState>()
 
-    /// Groups by the key bytes of their value (see `Toast.appendKey`).
     /// Reused for building each key.
-    private var scratch: ByteBuffer {
-        _read { yield shared.scratch }
-        _modify { yield &shared.scratch }
-    }
+    private var scratch = ByteBuffer(capacity: 64)
     /// The key bytes of the group each pending summary is for, by its timer's token.
     fileprivate var summaryGroups: [Int: [UInt8]] = [:]
     private var nextToken = 0
@@ -53,25 +48,32 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
         }
     }
 
-    /// When a toast last passed, for `stateEnds`.
-    fileprivate var lastPass: Microseconds?
-
-    package convenience init(settings: RateLimitSettings) {
-        self.init(sharing: PerScreenShared((settings, FieldReference(name: settings.key))))
+    /// What keeps a screen (`stateEnds`): when a toast of it last passed, and how many of its
+    /// summaries are pending.
+    struct ScreenWindow {
+        var lastPass: Microseconds?
+        var pendingSummaries = 0
     }
+    /// With screens off.
+    private var single = ScreenWindow()
+    /// With screens on, each screen's, by its serial (nil: screens off).
+    private var byScreen: [Int: ScreenWindow]?
 
-    private init(sharing shared: PerScreenShared<(settings: RateLimitSettings, key: FieldReference)>) {
-        self.shared = shared
+    package init(settings: RateLimitSettings) {
+        self.settings = settings
+        self.key = FieldReference(name: settings.key)
     }
 
     /// New settings; the groups' windows and pending summaries stay.
     package func reload(from replacement: any ToastStage) {
         guard let replacement = replacement as? RateLimitStage else { return }
-        shared.configuration = (replacement.settings, replacement.key)
+        (settings, key) = (replacement.settings, replacement.key)
     }
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         scratch.removeAll()
+        let screen = byScreen == nil ? nil : context.screenSerialInHand
+        if let screen { scratch.appendSerial(screen) }
         toast.appendKey(of: key, roles: context.roles, to: &scratch)
         let group = scratch.withBytes { key in
             let hash = ByteKeyTable<GroupState>.hash(key)
@@ -79,17 +81,18 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
                 ?? groups.insert(key, hash: hash, GroupState())
         }
         let now = context.nowMicros
-        let verdict = admit(toast, into: &groups[group], now: now, context: context)
+        let verdict = admit(toast, into: &groups[group], screen: screen, now: now, context: context)
         sweepIfGrown(now: now)
         return verdict
     }
 
     /// Counts one toast into its group's window: a pass while fewer than `limit` passed.
-    private func admit(_ toast: Toast, into state: inout GroupState, now: Microseconds, context: StageContext) -> StageVerdict {
+    private func admit(_ toast: Toast, into state: inout GroupState, screen: Int?, now: Microseconds,
+                       context: StageContext) -> StageVerdict {
         state.passes.removeAll(atOrBefore: now - settings.window)
         if state.passes.count < settings.limit {
             state.passes.append(now)
-            lastPass = now
+            if let screen { byScreen?[screen, default: ScreenWindow()].lastPass = now } else { single.lastPass = now }
             return .pass
         }
         if state.pendingDrops != nil {
@@ -99,10 +102,12 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
             let token = nextToken
             nextToken += 1
             summaryGroups[token] = scratch.bytes   // the group's key, still in the buffer
+            if let screen { byScreen?[screen, default: ScreenWindow()].pendingSummaries += 1 }
             context.setTimer(atMicros: now + settings.window, token: token)
         }
         // The group's key is still in `scratch`.
-        context.explain("\(state.passes.count) toasts with this \(settings.key) (\(scratch.withBytes(Toast.groupLabel(ofKey:)) ?? "none")) "
+        let label = scratch.withBytes { Toast.groupLabel(ofKey: UnsafeRawBufferPointer(rebasing: $0[(screen == nil ? 0 : 8)...])) }
+        context.explain("\(state.passes.count) toasts with this \(settings.key) (\(label ?? "none")) "
                         + "passed within \(StreamTime.format(settings.window)) s; the limit is \(settings.limit)")
         return .drop(Drop(stage: context.stageLabel, reason: .rateLimited))
     }
@@ -113,31 +118,27 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
               let group = key.withUnsafeBytes({ groups.number(of: $0, hash: ByteKeyTable<GroupState>.hash($0)) }),
               let drops = groups[group].pendingDrops else { return }
         groups[group].pendingDrops = nil
-        let label = key.withUnsafeBytes(Toast.groupLabel(ofKey:))
+        var screen: Screen?
+        if byScreen != nil {
+            // The summary goes to the screen of its group, unless that screen was ended by
+            // `screens.limit` meanwhile: its pending summaries end without a toast.
+            guard key.count >= 8 else { return }
+            let serial = key.withUnsafeBytes { $0.loadUnaligned(as: Int.self) }
+            byScreen?[serial]?.pendingSummaries -= 1
+            guard let remembered = context.rememberedScreen(serial) else { return }
+            screen = remembered
+        }
+        let label = key.withUnsafeBytes { Toast.groupLabel(ofKey: UnsafeRawBufferPointer(rebasing: $0[(screen == nil ? 0 : 8)...])) }
         let count = drops.ids.count
         var summary = context.makeToast(message: label.map { "\(count) more from \($0)" } ?? "\(count) more notifications",
                                         role: drops.role, source: label)
         summary.priority = context.roles.priority(of: drops.role) ?? 0
         summary.extra = [JSONMember("count", .integer(Int64(count))), JSONMember("ids", .array(drops.ids.map(JSONValue.string)))]
-        context.emit(summary)
+        context.emit(summary, onScreen: screen)
     }
 
     /// Forgets groups with nothing in their window and no summary pending, whenever the
-    /// table has doubled, so memory stays flat on a stream of ever new sources.
-    /// For a screen reused after another was forgotten: no group, no window, no summary.
-    func empty() {
-        groups.removeAll()
-        if !summaryGroups.isEmpty { summaryGroups.removeAll() }
-        lastPass = nil
-        groupCountAfterLastSweep = 0
-    }
-
-    /// With screens on, each screen has its own groups and windows (and shares the settings
-    /// and the buffer).
-    package func forNewScreen() -> (any ToastStage)? {
-        RateLimitStage(sharing: shared)
-    }
-
+    /// table has doubled, so memory stays flat on a stream of ever new sources (and screens).
     private func sweepIfGrown(now: Microseconds) {
         guard groups.count > max(1024, 2 * groupCountAfterLastSweep) else { return }
         let horizon = now - settings.window
@@ -150,12 +151,23 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     }
 }
 
-extension RateLimitStage: ScreenState {
+extension RateLimitStage: ScreenKeyedStage {
+    func keyByScreen() {
+        byScreen = [:]
+    }
+
     /// A pending summary keeps its screen until it is sent; a toast that passed, for `window`.
-    func stateEnds(now: Microseconds, isHeld: (HoldHandle) -> Bool) -> ScreenStateEnd {
-        if !summaryGroups.isEmpty { return .onActivity }
-        guard let lastPass, now < lastPass + settings.window else { return .now }
+    func stateEnds(ofScreen serial: Int, now: Microseconds) -> ScreenStateEnd {
+        guard let window = byScreen?[serial] else { return .now }
+        if window.pendingSummaries > 0 { return .onActivity }
+        guard let lastPass = window.lastPass, now < lastPass + settings.window else { return .now }
         return .at(lastPass + settings.window)
+    }
+
+    /// Its groups stay until a sweep finds them empty (a screen is forgotten only once its
+    /// windows are; one ended by the limit may leave a summary pending, which its timer ends).
+    func forget(screen serial: Int) {
+        byScreen?.removeValue(forKey: serial)
     }
 }
 
@@ -208,11 +220,13 @@ struct TimeWindow {
 extension RateLimitStage {
     /// Each group's key (hexadecimal bytes) with the times of its passes in the window and the
     /// drops its pending summary stands for; the summaries' timers by token, and the counters.
+    /// With screens on, a group and a summary name their screen's serial (`screen`, the key
+    /// without it), and each screen's last pass and pending summaries are listed (`screens`).
     package func saveState() -> JSONValue? {
-        .object([
+        var members = [
             JSONMember("groups", .array(groups.storedEntries().map { entry in
-                var members = [JSONMember("key", .string(SavedBytes.text(entry.key))),
-                               JSONMember("passes", .array(entry.value.passes.all.map { .integer($0) }))]
+                var members = screenAndKey(entry.key)
+                members.append(JSONMember("passes", .array(entry.value.passes.all.map { .integer($0) })))
                 if let drops = entry.value.pendingDrops {
                     members.append(JSONMember("pending", .object([
                         JSONMember("ids", .array(drops.ids.map(JSONValue.string))), JSONMember("role", .string(drops.role)),
@@ -222,12 +236,37 @@ extension RateLimitStage {
                 return .object(members)
             })),
             JSONMember("summaries", .array(summaryGroups.sorted { $0.key < $1.key }.map { token, key in
-                .object([JSONMember("token", .integer(Int64(token))), JSONMember("key", .string(SavedBytes.text(key)))])
+                .object([JSONMember("token", .integer(Int64(token)))] + screenAndKey(key))
             })),
             JSONMember("next_token", .integer(Int64(nextToken))),
             JSONMember("groups_after_sweep", .integer(Int64(groupCountAfterLastSweep))),
-            JSONMember("last_pass", lastPass.map { .integer($0) } ?? .null),
-        ])
+        ]
+        if let byScreen {
+            members.append(JSONMember("screens", .array(byScreen.keys.sorted().map { serial in
+                let window = byScreen[serial] ?? ScreenWindow()
+                return .object([JSONMember("screen", .integer(Int64(serial))),
+                                JSONMember("last_pass", window.lastPass.map { .integer($0) } ?? .null),
+                                JSONMember("pending", .integer(Int64(window.pendingSummaries)))])
+            })))
+        } else {
+            members.append(JSONMember("last_pass", single.lastPass.map { .integer($0) } ?? .null))
+        }
+        return .object(members)
+    }
+
+    /// A group's key as saved: with screens on, its screen's serial and the rest of the key.
+    private func screenAndKey(_ key: [UInt8]) -> [JSONMember] {
+        guard byScreen != nil, key.count >= 8 else { return [JSONMember("key", .string(SavedBytes.text(key)))] }
+        let serial = key.withUnsafeBytes { $0.loadUnaligned(as: Int.self) }
+        return [JSONMember("screen", .integer(Int64(serial))), JSONMember("key", .string(SavedBytes.text(key.dropFirst(8))))]
+    }
+
+    /// The key `screenAndKey` saved.
+    private func key(from object: SavedObject, path: String) throws -> [UInt8] {
+        let key = try SavedBytes.bytes(try object.required("key"), path: "\(path).key")
+        guard byScreen != nil else { return key }
+        var serial = Int(try object.integer("screen"))
+        return withUnsafeBytes(of: &serial) { Array($0) } + key
     }
 
     package func restoreState(from saved: JSONValue) throws {
@@ -238,7 +277,7 @@ extension RateLimitStage {
         for (index, item) in savedGroups.enumerated() {
             let itemPath = "\(path).groups[\(index)]"
             let group = try SavedObject(item, path: itemPath)
-            let key = try SavedBytes.bytes(try group.required("key"), path: "\(itemPath).key")
+            let key = try key(from: group, path: itemPath)
             var state = GroupState()
             let passes = try group.list("passes")
             for pass in passes {
@@ -258,21 +297,35 @@ extension RateLimitStage {
         let savedSummaries = try object.list("summaries")
         var restoredSummaries: [Int: [UInt8]] = [:]
         for (index, item) in savedSummaries.enumerated() {
-            let summary = try SavedObject(item, path: "\(path).summaries[\(index)]")
-            restoredSummaries[Int(try summary.integer("token"))] = try SavedBytes.bytes(try summary.required("key"),
-                                                                                         path: "\(path).summaries[\(index)].key")
+            let summaryPath = "\(path).summaries[\(index)]"
+            let summary = try SavedObject(item, path: summaryPath)
+            restoredSummaries[Int(try summary.integer("token"))] = try key(from: summary, path: summaryPath)
         }
-        let lastPass: Microseconds?
-        switch try object.required("last_pass") {
-        case .null: lastPass = nil
-        case .integer(let time): lastPass = time
-        default: throw SavedStateError("\(path).last_pass is not a time")
+        if byScreen != nil {
+            var screens: [Int: ScreenWindow] = [:]
+            for (index, item) in try object.list("screens").enumerated() {
+                let screenPath = "\(path).screens[\(index)]"
+                let screen = try SavedObject(item, path: screenPath)
+                screens[Int(try screen.integer("screen"))] = ScreenWindow(
+                    lastPass: try Self.time(try screen.required("last_pass"), path: "\(screenPath).last_pass"),
+                    pendingSummaries: Int(try screen.integer("pending")))
+            }
+            byScreen = screens
+        } else {
+            single.lastPass = try Self.time(try object.required("last_pass"), path: "\(path).last_pass")
         }
         let counters = (Int(try object.integer("next_token")), Int(try object.integer("groups_after_sweep")))
         (nextToken, groupCountAfterLastSweep) = counters
         groups = restoredGroups
         summaryGroups = restoredSummaries
-        self.lastPass = lastPass
+    }
+
+    private static func time(_ saved: JSONValue, path: String) throws -> Microseconds? {
+        switch saved {
+        case .null: return nil
+        case .integer(let time): return time
+        default: throw SavedStateError("\(path) is not a time")
+        }
     }
 }
 

@@ -56,6 +56,12 @@
         count += bytes.count
     }
 
+    /// Appends a screen's serial, the eight bytes that start a key of a stage that keeps its
+    /// state for every screen in one table (`ScreenKeyedStage`).
+    @inlinable mutating func appendSerial(_ serial: Int) {
+        withUnsafeBytes(of: serial) { append($0) }
+    }
+
     /// Appends one part of a key (`Toast.appendKey`): `tag`, the length of `bytes` in four
     /// bytes, most significant first, then the bytes; one check for room instead of one for
     /// each piece (dedup builds a key of three parts for every toast).

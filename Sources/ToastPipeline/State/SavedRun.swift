@@ -7,7 +7,7 @@ import ToastLua
 /// pipeline's whole state. Written as four JSON lines, so that the first (what saved it) can
 /// be checked before the rest is trusted:
 ///
-///     {"toastscript_state":1,"written_by":"toastscript 0.1.0","stages":[…],"screens_by":null}
+///     {"toastscript_state":2,"written_by":"toastscript 0.1.0","stages":[…],"screens_by":null}
 ///     {"input":{"offset":…,"line":…,"shows":…,"saw_first_line":…},"input_seekable":true,"output_length":…,"ended":false}
 ///     {"store":[…]}
 ///     {"pipeline":{…}}
@@ -16,7 +16,7 @@ import ToastLua
 /// (the output's length is counted) and nothing else is kept yet.
 struct SavedRun: Equatable, Sendable {
     /// The saved form's version: a toastscript reads its own and refuses any other.
-    static let formatVersion: Int64 = 1
+    static let formatVersion: Int64 = 2
 
     var writtenBy: String
     var stages: [String]

@@ -11,10 +11,21 @@ struct RecencyCache<Value>: ~Copyable {
         var older: Int
     }
 
+    /// Keys from the least recently stored to the most, at most `capacity` of them: the cache
+    /// keeps one (`keys`), or a caller keeps one for each part of its keys in a table of its
+    /// own (dedup with screens on: a list a screen, all in one cache) and passes it in.
+    struct List {
+        fileprivate var newest = -1
+        fileprivate var oldest = -1
+        fileprivate(set) var count = 0
+
+        var isEmpty: Bool { count == 0 }
+    }
+
     let capacity: Int
     private var table = ByteKeyTable<Node>()
-    private var newest = -1
-    private var oldest = -1
+    /// The list of a cache that keeps one.
+    private var keys = List()
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -23,7 +34,7 @@ struct RecencyCache<Value>: ~Copyable {
     /// Forgets every key, keeping the memory.
     mutating func removeAll() {
         table.removeAll()
-        (newest, oldest) = (-1, -1)
+        keys = List()
     }
 
     var count: Int { table.count }
@@ -45,32 +56,21 @@ struct RecencyCache<Value>: ~Copyable {
 
     /// Stores a new value for the key at `slot`, which becomes the most recently used.
     mutating func update(at slot: Int, _ value: Value) {
-        table[slot].value = value
-        unlink(slot)
-        linkAsNewest(slot)
+        var list = keys
+        update(at: slot, value, in: &list)
+        keys = list
     }
 
     /// Stores a key that is not stored yet, forgetting the least recently used at capacity.
     mutating func insert(_ key: UnsafeRawBufferPointer, hash: Int, _ value: Value) {
-        guard capacity > 0 else { return }
-        if table.count >= capacity {
-            let forgotten = oldest
-            unlink(forgotten)
-            table.remove(at: forgotten)
-        }
-        let slot = table.insert(key, hash: hash, Node(value: value, newer: -1, older: -1))
-        linkAsNewest(slot)
+        var list = keys
+        insert(key, hash: hash, value, in: &list)
+        keys = list
     }
 
     /// Every key and value, the least recently used first (for `--state`).
     func entriesOldestFirst() -> [(key: [UInt8], value: Value)] {
-        var entries: [(key: [UInt8], value: Value)] = []
-        var slot = oldest
-        while slot >= 0 {
-            entries.append((table.key(at: slot), table[slot].value))
-            slot = table[slot].newer
-        }
-        return entries
+        entriesOldestFirst(of: keys)
     }
 
     /// Stores `key` as the most recently used (a key not stored yet; for `--state`).
@@ -78,18 +78,63 @@ struct RecencyCache<Value>: ~Copyable {
         key.withUnsafeBytes { insert($0, hash: Self.hash($0), value) }
     }
 
-    private mutating func unlink(_ slot: Int) {
-        let newer = table[slot].newer
-        let older = table[slot].older
-        if newer >= 0 { table[newer].older = older } else { newest = older }
-        if older >= 0 { table[older].newer = newer } else { oldest = newer }
+    // MARK: A list kept by the caller
+
+    /// `update(at:_:)` for a key of `list`.
+    mutating func update(at slot: Int, _ value: Value, in list: inout List) {
+        table[slot].value = value
+        unlink(slot, from: &list)
+        linkAsNewest(slot, in: &list)
     }
 
-    private mutating func linkAsNewest(_ slot: Int) {
-        table[slot].older = newest
+    /// `insert(_:hash:_:)` into `list`, forgetting its least recently used at capacity.
+    mutating func insert(_ key: UnsafeRawBufferPointer, hash: Int, _ value: Value, in list: inout List) {
+        guard capacity > 0 else { return }
+        if list.count >= capacity {
+            let forgotten = list.oldest
+            unlink(forgotten, from: &list)
+            table.remove(at: forgotten)
+        }
+        let slot = table.insert(key, hash: hash, Node(value: value, newer: -1, older: -1))
+        linkAsNewest(slot, in: &list)
+    }
+
+    /// Forgets every key of `list`, which is left empty.
+    mutating func removeAll(in list: inout List) {
+        var slot = list.oldest
+        while slot >= 0 {
+            let newer = table[slot].newer
+            table.remove(at: slot)
+            slot = newer
+        }
+        list = List()
+    }
+
+    /// The keys and values of `list`, the least recently used first (for `--state`).
+    func entriesOldestFirst(of list: List) -> [(key: [UInt8], value: Value)] {
+        var entries: [(key: [UInt8], value: Value)] = []
+        var slot = list.oldest
+        while slot >= 0 {
+            entries.append((table.key(at: slot), table[slot].value))
+            slot = table[slot].newer
+        }
+        return entries
+    }
+
+    private mutating func unlink(_ slot: Int, from list: inout List) {
+        let newer = table[slot].newer
+        let older = table[slot].older
+        if newer >= 0 { table[newer].older = older } else { list.newest = older }
+        if older >= 0 { table[older].newer = newer } else { list.oldest = newer }
+        list.count -= 1
+    }
+
+    private mutating func linkAsNewest(_ slot: Int, in list: inout List) {
+        table[slot].older = list.newest
         table[slot].newer = -1
-        if newest >= 0 { table[newest].newer = slot }
-        newest = slot
-        if oldest < 0 { oldest = slot }
+        if list.newest >= 0 { table[list.newest].newer = slot }
+        list.newest = slot
+        if list.oldest < 0 { list.oldest = slot }
+        list.count += 1
     }
 }
