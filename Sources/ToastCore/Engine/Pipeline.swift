@@ -350,7 +350,7 @@ package final class Pipeline: HostEnvironment {
             table.inHand = nil
             runStages(&toast, from: start) { toast, index in
                 let verdict: StageVerdict
-                if table.keyedByScreen[index] { _ = screenInHand(of: &toast, in: table) }
+                if table.keyedByScreen[index] && table.serialInHand == 0 { _ = screenInHand(of: &toast, in: table) }
                 if tracer != nil {
                     let (stage, context) = table.perScreen[index] ? screenInHand(of: &toast, in: table).stageAndContext(index)
                         : (stages[index], contexts[index])

@@ -190,10 +190,15 @@ extension Pipeline {
     private func stateEnds(of screen: Screen, in table: ScreenTable) -> ScreenStateEndOrEvent {
         guard screen.host.isEmpty && screen.held == 0 else { return .onActivity }
         var latest: Microseconds?
-        let ends = table.keyedStages.lazy.map { [now] in $0.stateEnds(ofScreen: screen.serial, now: now) }
-            + screen.builtIns.lazy.map { [now] in $0.stateEnds(now: now, isHeld: { self.heldToast($0) != nil }) }
-        for end in ends {
-            switch end {
+        for stage in table.keyedStages {
+            switch stage.stateEnds(ofScreen: screen.serial, now: now) {
+            case .now: continue
+            case .at(let time): latest = max(latest ?? time, time)
+            case .onActivity: return .onActivity
+            }
+        }
+        for builtIn in screen.builtIns {
+            switch builtIn.stateEnds(now: now, isHeld: { heldToast($0) != nil }) {
             case .now: continue
             case .at(let time): latest = max(latest ?? time, time)
             case .onActivity: return .onActivity

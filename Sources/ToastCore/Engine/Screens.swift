@@ -127,6 +127,8 @@ final class ScreenTable {
         var lastFound = UnownedSlot<Screen>()
         /// The screen of the toast in hand (`Pipeline.screenInHand`).
         var inHand = UnownedSlot<Screen>()
+        /// Its serial (0: none), read by the stages that key their state by screen.
+        var serialInHand = 0
         /// Screens kept only by a time window, to look at again when it ends: (time, serial).
         var windows = TimerQueue<Int>()
         var spare: [Screen] = []
@@ -190,11 +192,14 @@ final class ScreenTable {
     /// found (`Pipeline.screenInHand`); nil when there is none.
     var inHand: Screen? {
         get { state.inHand.value }
-        set { state.inHand.value = newValue }
+        set {
+            state.inHand.value = newValue
+            state.serialInHand = newValue?.serial ?? 0
+        }
     }
 
     /// The serial of the screen in hand (0: none).
-    var serialInHand: Int { state.inHand.with { $0.serial } ?? 0 }
+    var serialInHand: Int { state.serialInHand }
 
     /// `body` with the screen in hand, lent without a reference count; nil when there is none.
     @inline(__always)
@@ -277,7 +282,7 @@ final class ScreenTable {
         state.bySerial[screen.serial] = nil
         screen.isRemembered = false
         if state.lastFound.holds(screen) { state.lastFound.value = nil }
-        if state.inHand.holds(screen) { state.inHand.value = nil }
+        if state.inHand.holds(screen) { inHand = nil }
         if screen.touchedLink.isTouched { state.removedWhileTouched.append(screen) }
         state.recency.remove(screen)
     }
@@ -299,7 +304,7 @@ final class ScreenTable {
     func removeAll() {
         takeTouched { _ in }
         state.lastFound.value = nil
-        state.inHand.value = nil
+        inHand = nil
         for screen in bySerial.values { state.recency.remove(screen) }
         state.byKey.removeAll()
         state.bySerial.removeAll()

@@ -27,7 +27,7 @@ package final class DedupStage: ToastStage, CalledUnretained {
     }
     private var single = ScreenKeys()
     /// With screens on, each screen's, by its serial (nil: screens off).
-    private var byScreen: [Int: ScreenKeys]?
+    private var byScreen: SerialTable<ScreenKeys>?
 
     package init(settings: DedupSettings) {
         self.settings = settings
@@ -47,7 +47,9 @@ package final class DedupStage: ToastStage, CalledUnretained {
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         guard byScreen != nil else { return decide(&toast, context: context, keys: &single, screen: nil) }
         let serial = context.screenSerialInHand
-        return decide(&toast, context: context, keys: &byScreen![serial, default: ScreenKeys()], screen: serial)
+        var table = byScreen.take() ?? SerialTable()
+        defer { byScreen = table }
+        return table.update(serial, default: ScreenKeys.init) { decide(&toast, context: context, keys: &$0, screen: serial) }
     }
 
     /// Decides on `toast` against `keys`, the keys of its screen (`screen`, whose serial
@@ -105,8 +107,8 @@ extension DedupStage {
     /// with screens on, those of each screen (by serial), each key without the serial.
     package func saveState() -> JSONValue? {
         guard let byScreen else { return .object(saved(single, prefix: 0)) }
-        return .object([JSONMember("screens", .array(byScreen.keys.sorted().map { serial in
-            .object([JSONMember("screen", .integer(Int64(serial)))] + saved(byScreen[serial] ?? ScreenKeys(), prefix: 8))
+        return .object([JSONMember("screens", .array(byScreen.entries.map { serial, keys in
+            .object([JSONMember("screen", .integer(Int64(serial)))] + saved(keys, prefix: 8))
         }))])
     }
 
@@ -122,7 +124,7 @@ extension DedupStage {
         let object = try SavedObject(saved, path: "state")
         var restored = RecencyCache<PassedToast>(capacity: cache.capacity)
         if byScreen != nil {
-            var screens: [Int: ScreenKeys] = [:]
+            var screens = SerialTable<ScreenKeys>()
             for (index, item) in try object.list("screens").enumerated() {
                 let path = "state.screens[\(index)]"
                 let screen = try SavedObject(item, path: path)
@@ -160,7 +162,7 @@ extension DedupStage {
 
 extension DedupStage: ScreenKeyedStage {
     func keyByScreen() {
-        byScreen = [:]
+        byScreen = SerialTable()
     }
 
     /// A key keeps its screen for `window` after it passed; with `window = 0` no key does (a
@@ -171,7 +173,8 @@ extension DedupStage: ScreenKeyedStage {
     }
 
     func forget(screen serial: Int) {
-        guard var keys = byScreen?.removeValue(forKey: serial) else { return }
+        guard var keys = byScreen?[serial] else { return }
+        byScreen?[serial] = nil
         cache.removeAll(in: &keys.keys)
     }
 }

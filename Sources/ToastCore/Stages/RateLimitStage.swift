@@ -57,7 +57,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     /// With screens off.
     private var single = ScreenWindow()
     /// With screens on, each screen's, by its serial (nil: screens off).
-    private var byScreen: [Int: ScreenWindow]?
+    private var byScreen: SerialTable<ScreenWindow>?
 
     package init(settings: RateLimitSettings) {
         self.settings = settings
@@ -92,7 +92,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
         state.passes.removeAll(atOrBefore: now - settings.window)
         if state.passes.count < settings.limit {
             state.passes.append(now)
-            if let screen { byScreen?[screen, default: ScreenWindow()].lastPass = now } else { single.lastPass = now }
+            if let screen { byScreen?.update(screen, default: ScreenWindow.init) { $0.lastPass = now } } else { single.lastPass = now }
             return .pass
         }
         if state.pendingDrops != nil {
@@ -102,7 +102,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
             let token = nextToken
             nextToken += 1
             summaryGroups[token] = scratch.bytes   // the group's key, still in the buffer
-            if let screen { byScreen?[screen, default: ScreenWindow()].pendingSummaries += 1 }
+            if let screen { byScreen?.update(screen, default: ScreenWindow.init) { $0.pendingSummaries += 1 } }
             context.setTimer(atMicros: now + settings.window, token: token)
         }
         // The group's key is still in `scratch`.
@@ -124,7 +124,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
             // `screens.limit` meanwhile: its pending summaries end without a toast.
             guard key.count >= 8 else { return }
             let serial = key.withUnsafeBytes { $0.loadUnaligned(as: Int.self) }
-            byScreen?[serial]?.pendingSummaries -= 1
+            if byScreen?[serial] != nil { byScreen?.update(serial, default: ScreenWindow.init) { $0.pendingSummaries -= 1 } }
             guard let remembered = context.rememberedScreen(serial) else { return }
             screen = remembered
         }
@@ -153,7 +153,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
 
 extension RateLimitStage: ScreenKeyedStage {
     func keyByScreen() {
-        byScreen = [:]
+        byScreen = SerialTable()
     }
 
     /// A pending summary keeps its screen until it is sent; a toast that passed, for `window`.
@@ -167,7 +167,7 @@ extension RateLimitStage: ScreenKeyedStage {
     /// Its groups stay until a sweep finds them empty (a screen is forgotten only once its
     /// windows are; one ended by the limit may leave a summary pending, which its timer ends).
     func forget(screen serial: Int) {
-        byScreen?.removeValue(forKey: serial)
+        byScreen?[serial] = nil
     }
 }
 
@@ -242,9 +242,8 @@ extension RateLimitStage {
             JSONMember("groups_after_sweep", .integer(Int64(groupCountAfterLastSweep))),
         ]
         if let byScreen {
-            members.append(JSONMember("screens", .array(byScreen.keys.sorted().map { serial in
-                let window = byScreen[serial] ?? ScreenWindow()
-                return .object([JSONMember("screen", .integer(Int64(serial))),
+            members.append(JSONMember("screens", .array(byScreen.entries.map { serial, window in
+                .object([JSONMember("screen", .integer(Int64(serial))),
                                 JSONMember("last_pass", window.lastPass.map { .integer($0) } ?? .null),
                                 JSONMember("pending", .integer(Int64(window.pendingSummaries)))])
             })))
@@ -302,7 +301,7 @@ extension RateLimitStage {
             restoredSummaries[Int(try summary.integer("token"))] = try key(from: summary, path: summaryPath)
         }
         if byScreen != nil {
-            var screens: [Int: ScreenWindow] = [:]
+            var screens = SerialTable<ScreenWindow>()
             for (index, item) in try object.list("screens").enumerated() {
                 let screenPath = "\(path).screens[\(index)]"
                 let screen = try SavedObject(item, path: screenPath)
