@@ -12,8 +12,8 @@
 /// then enter at their stage. At the end, `finish` drains the clock so every toast ends.
 ///
 /// With screens on (`PipelineScreens.swift`), the toast's screen is read from its field when it
-/// reaches a stage that keeps state per screen, or the host: that screen's own dedup, rate
-/// limit and host decide for it.
+/// reaches a stage that keeps state per screen, or the host: dedup and rate_limit look up that
+/// screen's keys and windows in their tables, and its own host (and debounce and digest) decide for it.
 ///
 /// One show line, from stdin to its record, through the modules:
 /// 1. ToastPipeline's `RunLoop` (CLI/) reads standard input with ToastIO's `LineReader`, which

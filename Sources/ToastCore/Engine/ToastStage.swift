@@ -21,8 +21,8 @@ public protocol ToastStage: AnyObject {
     func reload(from replacement: any ToastStage)
 
     /// With screens on (`config{ screens = ... }`), the stage of a screen that is new: made
-    /// with this stage's settings, holding nothing. Each screen then has its own (as dedup,
-    /// rate_limit, debounce and digest do) and forgets it with the screen. The default, nil,
+    /// with this stage's settings, holding nothing. Each screen then has its own (as debounce and
+    /// digest do) and forgets it with the screen. The default, nil,
     /// keeps one instance for every screen.
     func forNewScreen() -> (any ToastStage)?
 
