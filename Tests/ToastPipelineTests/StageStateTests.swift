@@ -59,7 +59,6 @@ import Testing
         let badKey = JSONValue.object([
             JSONMember("keys", .array([.object([JSONMember("key", .string("zz")), JSONMember("time", .integer(0)),
                                                 JSONMember("id", .string("a"))])])),
-            JSONMember("last_pass", .null),
         ])
         #expect(throws: SavedStateError("state.keys[0].key is not hexadecimal bytes")) { try stage.restoreState(from: badKey) }
         #expect(throws: SavedStateError("state has no keys")) { try stage.restoreState(from: .object([])) }

@@ -396,7 +396,9 @@ package final class Pipeline: HostEnvironment {
         }
         counts.countPasses(from: start, upTo: stages.count)
         if let table = screenTable {
-            screenInHand(of: &toast, in: table).host.admit(toast)
+            let host = screenInHand(of: &toast, in: table).host
+            host.admit(toast)
+            host.releaseEmptyLine()
         } else {
             host.admit(toast)
         }

@@ -95,7 +95,7 @@ extension Pipeline {
     /// empty, and its stages are emptied here (a plugin's are made again when it is reused).
     private func forget(_ screen: Screen, in table: ScreenTable) {
         table.remove(screen)
-        for stage in table.keyedStages { stage.forget(screen: screen.serial) }
+        for stage in table.keyedStages { stage.forget(screen) }
         guard table.spare.count < ScreenTable.spareLimit, screen.host.isEmpty, screen.held == 0 else { return }
         for builtIn in screen.builtIns { builtIn.empty() }
         table.spare.append(screen)
@@ -191,7 +191,7 @@ extension Pipeline {
         guard screen.host.isEmpty && screen.held == 0 else { return .onActivity }
         var latest: Microseconds?
         for stage in table.keyedStages {
-            switch stage.stateEnds(ofScreen: screen.serial, now: now) {
+            switch stage.stateEnds(of: screen, now: now) {
             case .now: continue
             case .at(let time): latest = max(latest ?? time, time)
             case .onActivity: return .onActivity

@@ -15,7 +15,6 @@ final class Screen: RecencyListed, TouchListed, HostEnvironment {
     /// Made on first use: it needs the screen, as its environment.
     private(set) lazy var host: Host = {
         let host = Host(settings: pipeline.settings.queue, environment: self, keepingEnvironment: false)
-        host.releasesEmptyLines = true
         if pipeline.tracer != nil { host.trace = { [unowned pipeline] in pipeline.trace($0) } }
         return host
     }()
@@ -34,6 +33,8 @@ final class Screen: RecencyListed, TouchListed, HostEnvironment {
     /// (plugins) are, which are made again when the object is reused.
     let builtIns: [any ScreenState]
     let ownPlugins: [Int]
+    /// What the stages that key their state by screen keep on it, by their slot numbers.
+    var stageSlots = ScreenStageSlots()
     /// Toasts of this screen that stages hold, and those of them of priority 2 or more.
     var held = 0
     var heldErrors = 0
@@ -173,7 +174,7 @@ final class ScreenTable {
         keyedStages = stages.compactMap { $0 as? any ScreenKeyedStage }
         keyedByScreen = stages.map { $0 is any ScreenKeyedStage }
         keepsScreen = stages.map { Self.leavesScreenField($0, by: settings.by) }
-        for stage in keyedStages { stage.keyByScreen() }
+        for (slot, stage) in keyedStages.enumerated() { stage.keyByScreen(in: self, slot: slot) }
     }
 
     var count: Int { state.byKey.count }

@@ -38,20 +38,6 @@ struct SerialTable<Value> {
     /// Every value, in no particular order.
     var values: [Value] { buckets.compactMap(\.value) }
 
-    /// Every serial with its value, in order of serial.
-    var entries: [(serial: Int, value: Value)] {
-        buckets.compactMap { bucket in bucket.value.map { (bucket.serial, $0) } }.sorted { $0.serial < $1.serial }
-    }
-
-    /// `body` with the value for `serial`, stored as `make()` first when there is none; what
-    /// `body` leaves is stored.
-    mutating func update<Result>(_ serial: Int, default make: () -> Value, _ body: (inout Value) -> Result) -> Result {
-        var value = self[serial] ?? make()
-        let result = body(&value)
-        self[serial] = value
-        return result
-    }
-
     mutating func removeAll() {
         self = SerialTable()
     }

@@ -71,11 +71,6 @@ public final class StageContext {
         pipeline.emit(made, atStage: position + 1)
     }
 
-    /// With screens on, the serial of the screen of the toast in hand, which the pipeline
-    /// finds before it calls a stage that keys its state by screen (`ScreenKeyedStage`); 0 with
-    /// screens off.
-    package var screenSerialInHand: Int { pipeline.screenTable?.serialInHand ?? 0 }
-
     /// The screen with `serial` while the run remembers it (nil once it is forgotten or ended),
     /// as used now: a stage that keys its state by screen acts on it from a timer.
     func rememberedScreen(_ serial: Int) -> Screen? {

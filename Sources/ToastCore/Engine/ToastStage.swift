@@ -88,15 +88,18 @@ protocol FieldPreserving {
 /// A built-in stage that keeps every screen's state in its own tables, keyed by the screen's
 /// serial (dedup, rate_limit): a screen then costs an entry in them, where an instance of the
 /// stage for each screen cost its object, its tables and a context (a million screens held at
-/// once is a service's everyday load). The pipeline finds the toast's screen before calling it
-/// (`StageContext.screenSerialInHand`).
+/// once is a service's everyday load); what it keeps for each screen besides sits in the
+/// screen's slot for the stage (`ScreenStageSlot`). The pipeline finds the toast's screen
+/// before calling it (`ScreenTable.withScreenInHand`).
 protocol ScreenKeyedStage: AnyObject {
-    /// Screens are on: the state is kept by screen from now on (called once, before any toast).
-    func keyByScreen()
-    /// When what the screen with `serial` keeps here ends (as `ScreenState.stateEnds`).
-    func stateEnds(ofScreen serial: Int, now: Microseconds) -> ScreenStateEnd
-    /// The screen is forgotten (or ended by `screens.limit`): what it kept here goes.
-    func forget(screen serial: Int)
+    /// Screens are on: the state is kept by screen from now on, in `table`'s screens, each
+    /// with its slot `slot` for this stage (called once, before any toast).
+    func keyByScreen(in table: ScreenTable, slot: Int)
+    /// When what `screen` keeps here ends (as `ScreenState.stateEnds`).
+    func stateEnds(of screen: Screen, now: Microseconds) -> ScreenStateEnd
+    /// The screen is forgotten (or ended by `screens.limit`): what it kept here goes, and its
+    /// slot is emptied (the screen object may be reused for another screen).
+    func forget(_ screen: Screen)
 }
 
 /// A built-in stage kept per screen: it says when its screen's state ends, more precisely than

@@ -77,9 +77,6 @@ package final class Host {
         get { tracing?.arriving }
         set { tracing?.arriving = newValue }
     }
-    /// Whether a line that empties lets go of its memory: set for a screen's host, which holds
-    /// a toast or two at a time among a million screens; the one host keeps its lines' room.
-    var releasesEmptyLines = false
 
     /// A host that sends its records and timers to `environment`, which it keeps alive.
     package convenience init(settings: QueueSettings, environment: any HostEnvironment) {
@@ -210,9 +207,14 @@ package final class Host {
                 }
                 drop(evicted, reason: .evicted)
             }
-            guard evictedHead else { break }
+            guard evictedHead else { return }
         }
-        if releasesEmptyLines && waiting.isEmpty && waiting.capacity > 0 { waiting = [] }
+    }
+
+    /// Lets go of the waiting line's memory when it is empty: for a screen's host, which holds
+    /// a toast or two at a time among a million screens (the one host keeps its line's room).
+    func releaseEmptyLine() {
+        if waiting.isEmpty && waiting.capacity > 0 { waiting = [] }
     }
 
     /// Whether the head of the line, with this policy, may be shown now.

@@ -3,7 +3,8 @@
 /// The window counts from the last toast that passed, so a steady flood passes once per
 /// window. At most `cache` keys are remembered, the least recently passed forgotten first.
 /// With screens on, each screen has its own keys and its own `cache` of them, all in one
-/// table, each key prefixed with its screen's serial (`ScreenKeyedStage`).
+/// table, each key prefixed with its screen's serial, the head of each screen's list in the
+/// screen's slot for this stage (`ScreenKeyedStage`).
 package final class DedupStage: ToastStage, CalledUnretained {
     package private(set) var settings: DedupSettings
     private var fields: [FieldReference]
@@ -20,14 +21,12 @@ package final class DedupStage: ToastStage, CalledUnretained {
         var id: String
     }
 
-    /// A screen's keys (the cache's one list, with screens off) and when a toast last passed.
-    struct ScreenKeys {
-        var keys = RecencyCache<PassedToast>.List()
-        var lastPass: Microseconds?
-    }
-    private var single = ScreenKeys()
-    /// With screens on, each screen's, by its serial (nil: screens off).
-    private var byScreen: SerialTable<ScreenKeys>?
+    /// The keys with screens off (the cache's one list).
+    private var single = ScreenStageSlot()
+    /// With screens on, the screens, each with its keys in its slot `slot` (the pipeline owns
+    /// the table and this stage: `unowned(unsafe)`, as `StageContext.pipeline`).
+    private unowned(unsafe) var screens: ScreenTable?
+    private var slot = 0
 
     package init(settings: DedupSettings) {
         self.settings = settings
@@ -45,17 +44,17 @@ package final class DedupStage: ToastStage, CalledUnretained {
     }
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
-        guard byScreen != nil else { return decide(&toast, context: context, keys: &single, screen: nil) }
-        let serial = context.screenSerialInHand
-        var table = byScreen.take() ?? SerialTable()
-        defer { byScreen = table }
-        return table.update(serial, default: ScreenKeys.init) { decide(&toast, context: context, keys: &$0, screen: serial) }
+        guard let screens else { return decide(&toast, context: context, keys: &single, screen: nil) }
+        // The pipeline found the screen in hand before calling (it is never missing here).
+        return screens.withScreenInHand { screen in
+            decide(&toast, context: context, keys: &screen.stageSlots[slot], screen: screen.serial)
+        } ?? .pass
     }
 
     /// Decides on `toast` against `keys`, the keys of its screen (`screen`, whose serial
     /// starts each of them; nil with screens off).
     @inline(__always)
-    private func decide(_ toast: inout Toast, context: StageContext, keys: inout ScreenKeys, screen: Int?) -> StageVerdict {
+    private func decide(_ toast: inout Toast, context: StageContext, keys: inout ScreenStageSlot, screen: Int?) -> StageVerdict {
         buildIdentity(of: toast, screen: screen, roles: context.roles)
         let now = context.nowMicros
         let passed = PassedToast(time: now, id: toast.id)
@@ -66,7 +65,7 @@ package final class DedupStage: ToastStage, CalledUnretained {
             return nil
         }
         guard let slot = found else {
-            keys.lastPass = now
+            if screen != nil { keys.lastPass = now }
             return .pass
         }
         let earlier = cache.value(at: slot)
@@ -75,7 +74,7 @@ package final class DedupStage: ToastStage, CalledUnretained {
             return .drop(Drop(stage: context.stageLabel, reason: .duplicate, of: earlier.id))
         }
         cache.update(at: slot, passed, in: &keys.keys)
-        keys.lastPass = now
+        if screen != nil { keys.lastPass = now }
         return .pass
     }
 
@@ -106,33 +105,39 @@ extension DedupStage {
     /// The keys that passed, the least recently passed first, each with when and which toast;
     /// with screens on, those of each screen (by serial), each key without the serial.
     package func saveState() -> JSONValue? {
-        guard let byScreen else { return .object(saved(single, prefix: 0)) }
-        return .object([JSONMember("screens", .array(byScreen.entries.map { serial, keys in
-            .object([JSONMember("screen", .integer(Int64(serial)))] + saved(keys, prefix: 8))
+        guard let screens else { return .object(saved(single, prefix: 0, screen: false)) }
+        let held = screens.bySerial.values.sorted { $0.serial < $1.serial }.filter { !$0.stageSlots[slot].isEmpty }
+        return .object([JSONMember("screens", .array(held.map { screen in
+            .object([JSONMember("screen", .integer(Int64(screen.serial)))] + saved(screen.stageSlots[slot], prefix: 8, screen: true))
         }))])
     }
 
-    private func saved(_ keys: ScreenKeys, prefix: Int) -> [JSONMember] {
+    /// A screen's keys (their screen's serial, `prefix` bytes, left out) and, with screens on,
+    /// when a toast of the screen last passed.
+    private func saved(_ keys: ScreenStageSlot, prefix: Int, screen: Bool) -> [JSONMember] {
         [JSONMember("keys", .array(cache.entriesOldestFirst(of: keys.keys).map { entry in
             .object([JSONMember("key", .string(SavedBytes.text(entry.key.dropFirst(prefix)))),
                      JSONMember("time", .integer(entry.value.time)), JSONMember("id", .string(entry.value.id))])
         })),
-         JSONMember("last_pass", keys.lastPass.map { .integer($0) } ?? .null)]
+        ] + (screen ? [JSONMember("last_pass", keys.lastPass.map { .integer($0) } ?? .null)] : [])
     }
 
     package func restoreState(from saved: JSONValue) throws {
         let object = try SavedObject(saved, path: "state")
         var restored = RecencyCache<PassedToast>(capacity: cache.capacity)
-        if byScreen != nil {
-            var screens = SerialTable<ScreenKeys>()
+        if let screens {
+            var restoredSlots: [(Screen, ScreenStageSlot)] = []
             for (index, item) in try object.list("screens").enumerated() {
                 let path = "state.screens[\(index)]"
-                let screen = try SavedObject(item, path: path)
-                let serial = Int(try screen.integer("screen"))
-                screens[serial] = try restore(screen, path: path, into: &restored, screen: serial)
+                let saved = try SavedObject(item, path: path)
+                let serial = Int(try saved.integer("screen"))
+                guard serial > 0, let screen = screens.bySerial[serial] else {
+                    throw SavedStateError("\(path) is for a screen that is not saved")
+                }
+                restoredSlots.append((screen, try restore(saved, path: path, into: &restored, screen: serial)))
             }
             cache = restored
-            byScreen = screens
+            for (screen, keys) in restoredSlots { screen.stageSlots[slot] = keys }
         } else {
             let keys = try restore(object, path: "state", into: &restored, screen: nil)
             cache = restored
@@ -141,8 +146,8 @@ extension DedupStage {
     }
 
     private func restore(_ object: SavedObject, path: String, into restored: inout RecencyCache<PassedToast>,
-                         screen: Int?) throws -> ScreenKeys {
-        var keys = ScreenKeys()
+                         screen: Int?) throws -> ScreenStageSlot {
+        var keys = ScreenStageSlot()
         for (index, item) in try object.list("keys").enumerated() {
             let entry = try SavedObject(item, path: "\(path).keys[\(index)]")
             var key = ByteBuffer(capacity: 64)
@@ -151,6 +156,7 @@ extension DedupStage {
             let passed = PassedToast(time: try entry.integer("time"), id: try entry.string("id"))
             key.withBytes { restored.insert($0, hash: RecencyCache<PassedToast>.hash($0), passed, in: &keys.keys) }
         }
+        guard screen != nil else { return keys }
         switch try object.required("last_pass") {
         case .null: keys.lastPass = nil
         case .integer(let time): keys.lastPass = time
@@ -161,21 +167,20 @@ extension DedupStage {
 }
 
 extension DedupStage: ScreenKeyedStage {
-    func keyByScreen() {
-        byScreen = SerialTable()
+    func keyByScreen(in table: ScreenTable, slot: Int) {
+        (screens, self.slot) = (table, slot)
     }
 
     /// A key keeps its screen for `window` after it passed; with `window = 0` no key does (a
     /// repeat on a screen that came back is no repeat).
-    func stateEnds(ofScreen serial: Int, now: Microseconds) -> ScreenStateEnd {
-        guard settings.window > 0, let lastPass = byScreen?[serial]?.lastPass, now < lastPass + settings.window else { return .now }
+    func stateEnds(of screen: Screen, now: Microseconds) -> ScreenStateEnd {
+        guard settings.window > 0, let lastPass = screen.stageSlots[slot].lastPass, now < lastPass + settings.window else { return .now }
         return .at(lastPass + settings.window)
     }
 
-    func forget(screen serial: Int) {
-        guard var keys = byScreen?[serial] else { return }
-        byScreen?[serial] = nil
-        cache.removeAll(in: &keys.keys)
+    func forget(_ screen: Screen) {
+        cache.removeAll(in: &screen.stageSlots[slot].keys)
+        screen.stageSlots[slot] = ScreenStageSlot()
     }
 }
 

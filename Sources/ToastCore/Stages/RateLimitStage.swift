@@ -26,8 +26,9 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
         var pendingDrops: SummaryDrops?
     }
 
-    /// The toasts a pending summary stands for.
-    struct SummaryDrops {
+    /// The toasts a pending summary stands for: an object, so that a group without one (most
+    /// of them) carries a reference, not the ids and role.
+    final class SummaryDrops {
         var ids: [String]
         /// The role of the dropped toast with the highest priority, the latest among equals.
         var role: String
@@ -41,23 +42,21 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
             (self.ids, self.role, self.priority) = (ids, role, priority)
         }
 
-        mutating func add(_ toast: Toast, roles: RoleTable) {
+        func add(_ toast: Toast, roles: RoleTable) {
             ids.append(toast.id)
             let priority = toast.effectivePriority(in: roles)
             if priority >= self.priority { (role, self.priority) = (toast.role, priority) }
         }
     }
 
-    /// What keeps a screen (`stateEnds`): when a toast of it last passed, and how many of its
-    /// summaries are pending.
-    struct ScreenWindow {
-        var lastPass: Microseconds?
-        var pendingSummaries = 0
-    }
-    /// With screens off.
-    private var single = ScreenWindow()
-    /// With screens on, each screen's, by its serial (nil: screens off).
-    private var byScreen: SerialTable<ScreenWindow>?
+    /// The slot `decide` is given with screens off, where nothing keeps a screen (so it stays
+    /// empty).
+    private var single = ScreenStageSlot()
+    /// With screens on, the screens, each with what keeps it here (`stateEnds`: when a toast
+    /// of it last passed, and how many of its summaries are pending) in its slot `slot` (the
+    /// pipeline owns the table and this stage: `unowned(unsafe)`, as `StageContext.pipeline`).
+    private unowned(unsafe) var screens: ScreenTable?
+    private var slot = 0
 
     package init(settings: RateLimitSettings) {
         self.settings = settings
@@ -71,8 +70,18 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     }
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+        guard let screens else { return decide(&toast, context: context, slot: &single, screen: nil) }
+        // The pipeline found the screen in hand before calling (it is never missing here).
+        return screens.withScreenInHand { screen in
+            decide(&toast, context: context, slot: &screen.stageSlots[slot], screen: screen.serial)
+        } ?? .pass
+    }
+
+    /// Decides on `toast` in its group of its screen (`screen`, whose serial starts the
+    /// group's key; nil with screens off), whose slot for this stage is `slot`.
+    @inline(__always)
+    private func decide(_ toast: inout Toast, context: StageContext, slot: inout ScreenStageSlot, screen: Int?) -> StageVerdict {
         scratch.removeAll()
-        let screen = byScreen == nil ? nil : context.screenSerialInHand
         if let screen { scratch.appendSerial(screen) }
         toast.appendKey(of: key, roles: context.roles, to: &scratch)
         let group = scratch.withBytes { key in
@@ -81,18 +90,18 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
                 ?? groups.insert(key, hash: hash, GroupState())
         }
         let now = context.nowMicros
-        let verdict = admit(toast, into: &groups[group], screen: screen, now: now, context: context)
+        let verdict = admit(toast, into: &groups[group], slot: &slot, keyStart: screen == nil ? 0 : 8, now: now, context: context)
         sweepIfGrown(now: now)
         return verdict
     }
 
     /// Counts one toast into its group's window: a pass while fewer than `limit` passed.
-    private func admit(_ toast: Toast, into state: inout GroupState, screen: Int?, now: Microseconds,
-                       context: StageContext) -> StageVerdict {
+    private func admit(_ toast: Toast, into state: inout GroupState, slot: inout ScreenStageSlot, keyStart: Int,
+                       now: Microseconds, context: StageContext) -> StageVerdict {
         state.passes.removeAll(atOrBefore: now - settings.window)
         if state.passes.count < settings.limit {
             state.passes.append(now)
-            if let screen { byScreen?.update(screen, default: ScreenWindow.init) { $0.lastPass = now } } else { single.lastPass = now }
+            if screens != nil { slot.lastPass = now }
             return .pass
         }
         if state.pendingDrops != nil {
@@ -102,11 +111,11 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
             let token = nextToken
             nextToken += 1
             summaryGroups[token] = scratch.bytes   // the group's key, still in the buffer
-            if let screen { byScreen?.update(screen, default: ScreenWindow.init) { $0.pendingSummaries += 1 } }
+            if screens != nil { slot.pendingSummaries += 1 }
             context.setTimer(atMicros: now + settings.window, token: token)
         }
         // The group's key is still in `scratch`.
-        let label = scratch.withBytes { Toast.groupLabel(ofKey: UnsafeRawBufferPointer(rebasing: $0[(screen == nil ? 0 : 8)...])) }
+        let label = scratch.withBytes { Toast.groupLabel(ofKey: UnsafeRawBufferPointer(rebasing: $0[keyStart...])) }
         context.explain("\(state.passes.count) toasts with this \(settings.key) (\(label ?? "none")) "
                         + "passed within \(StreamTime.format(settings.window)) s; the limit is \(settings.limit)")
         return .drop(Drop(stage: context.stageLabel, reason: .rateLimited))
@@ -119,13 +128,13 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
               let drops = groups[group].pendingDrops else { return }
         groups[group].pendingDrops = nil
         var screen: Screen?
-        if byScreen != nil {
+        if screens != nil {
             // The summary goes to the screen of its group, unless that screen was ended by
             // `screens.limit` meanwhile: its pending summaries end without a toast.
             guard key.count >= 8 else { return }
             let serial = key.withUnsafeBytes { $0.loadUnaligned(as: Int.self) }
-            if byScreen?[serial] != nil { byScreen?.update(serial, default: ScreenWindow.init) { $0.pendingSummaries -= 1 } }
             guard let remembered = context.rememberedScreen(serial) else { return }
+            remembered.stageSlots[slot].pendingSummaries -= 1
             screen = remembered
         }
         let label = key.withUnsafeBytes { Toast.groupLabel(ofKey: UnsafeRawBufferPointer(rebasing: $0[(screen == nil ? 0 : 8)...])) }
@@ -152,13 +161,13 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
 }
 
 extension RateLimitStage: ScreenKeyedStage {
-    func keyByScreen() {
-        byScreen = SerialTable()
+    func keyByScreen(in table: ScreenTable, slot: Int) {
+        (screens, self.slot) = (table, slot)
     }
 
     /// A pending summary keeps its screen until it is sent; a toast that passed, for `window`.
-    func stateEnds(ofScreen serial: Int, now: Microseconds) -> ScreenStateEnd {
-        guard let window = byScreen?[serial] else { return .now }
+    func stateEnds(of screen: Screen, now: Microseconds) -> ScreenStateEnd {
+        let window = screen.stageSlots[slot]
         if window.pendingSummaries > 0 { return .onActivity }
         guard let lastPass = window.lastPass, now < lastPass + settings.window else { return .now }
         return .at(lastPass + settings.window)
@@ -166,8 +175,8 @@ extension RateLimitStage: ScreenKeyedStage {
 
     /// Its groups stay until a sweep finds them empty (a screen is forgotten only once its
     /// windows are; one ended by the limit may leave a summary pending, which its timer ends).
-    func forget(screen serial: Int) {
-        byScreen?[serial] = nil
+    func forget(_ screen: Screen) {
+        screen.stageSlots[slot] = ScreenStageSlot()
     }
 }
 
@@ -180,8 +189,13 @@ struct TimeWindow {
     /// The times when there are two or more, from `start` on.
     private var times: [Microseconds] = []
     private var start = 0
-    /// The time when it is the only one (`times` holds none then).
-    private var single: Microseconds?
+    /// The time when it is the only one (`times` holds none then); `Int64.min`: none (an
+    /// optional took a word more in every group).
+    private var singleTime = Int64.min
+    private var single: Microseconds? {
+        get { singleTime == .min ? nil : singleTime }
+        set { singleTime = newValue ?? .min }
+    }
 
     var count: Int { single == nil ? times.count - start : 1 }
 
@@ -241,21 +255,21 @@ extension RateLimitStage {
             JSONMember("next_token", .integer(Int64(nextToken))),
             JSONMember("groups_after_sweep", .integer(Int64(groupCountAfterLastSweep))),
         ]
-        if let byScreen {
-            members.append(JSONMember("screens", .array(byScreen.entries.map { serial, window in
-                .object([JSONMember("screen", .integer(Int64(serial))),
+        if let screens {
+            let held = screens.bySerial.values.sorted { $0.serial < $1.serial }.filter { !$0.stageSlots[slot].isEmpty }
+            members.append(JSONMember("screens", .array(held.map { screen in
+                let window = screen.stageSlots[slot]
+                return .object([JSONMember("screen", .integer(Int64(screen.serial))),
                                 JSONMember("last_pass", window.lastPass.map { .integer($0) } ?? .null),
                                 JSONMember("pending", .integer(Int64(window.pendingSummaries)))])
             })))
-        } else {
-            members.append(JSONMember("last_pass", single.lastPass.map { .integer($0) } ?? .null))
         }
         return .object(members)
     }
 
     /// A group's key as saved: with screens on, its screen's serial and the rest of the key.
     private func screenAndKey(_ key: [UInt8]) -> [JSONMember] {
-        guard byScreen != nil, key.count >= 8 else { return [JSONMember("key", .string(SavedBytes.text(key)))] }
+        guard screens != nil, key.count >= 8 else { return [JSONMember("key", .string(SavedBytes.text(key)))] }
         let serial = key.withUnsafeBytes { $0.loadUnaligned(as: Int.self) }
         return [JSONMember("screen", .integer(Int64(serial))), JSONMember("key", .string(SavedBytes.text(key.dropFirst(8))))]
     }
@@ -263,7 +277,7 @@ extension RateLimitStage {
     /// The key `screenAndKey` saved.
     private func key(from object: SavedObject, path: String) throws -> [UInt8] {
         let key = try SavedBytes.bytes(try object.required("key"), path: "\(path).key")
-        guard byScreen != nil else { return key }
+        guard screens != nil else { return key }
         var serial = Int(try object.integer("screen"))
         return withUnsafeBytes(of: &serial) { Array($0) } + key
     }
@@ -300,18 +314,21 @@ extension RateLimitStage {
             let summary = try SavedObject(item, path: summaryPath)
             restoredSummaries[Int(try summary.integer("token"))] = try key(from: summary, path: summaryPath)
         }
-        if byScreen != nil {
-            var screens = SerialTable<ScreenWindow>()
+        if let screens {
+            var restoredSlots: [(Screen, ScreenStageSlot)] = []
             for (index, item) in try object.list("screens").enumerated() {
                 let screenPath = "\(path).screens[\(index)]"
-                let screen = try SavedObject(item, path: screenPath)
-                screens[Int(try screen.integer("screen"))] = ScreenWindow(
-                    lastPass: try Self.time(try screen.required("last_pass"), path: "\(screenPath).last_pass"),
-                    pendingSummaries: Int(try screen.integer("pending")))
+                let saved = try SavedObject(item, path: screenPath)
+                let serial = Int(try saved.integer("screen"))
+                guard serial > 0, let screen = screens.bySerial[serial] else {
+                    throw SavedStateError("\(screenPath) is for a screen that is not saved")
+                }
+                var window = ScreenStageSlot()
+                window.lastPass = try Self.time(try saved.required("last_pass"), path: "\(screenPath).last_pass")
+                window.pendingSummaries = Int32(clamping: try saved.integer("pending"))
+                restoredSlots.append((screen, window))
             }
-            byScreen = screens
-        } else {
-            single.lastPass = try Self.time(try object.required("last_pass"), path: "\(path).last_pass")
+            for (screen, window) in restoredSlots { screen.stageSlots[slot] = window }
         }
         let counters = (Int(try object.integer("next_token")), Int(try object.integer("groups_after_sweep")))
         (nextToken, groupCountAfterLastSweep) = counters

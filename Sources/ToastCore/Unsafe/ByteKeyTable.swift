@@ -18,8 +18,21 @@ struct ByteKeyTable<Value>: ~Copyable {
         /// number (-1: none), so the free numbers need no array of their own.
         var keyStart: Int
         /// -1 for a removed entry.
-        var keyCount: Int
-        var hash: Int
+        var keyCount: Int32
+        /// The low 32 bits of the key's hash, all that a bucket's number takes (the buckets
+        /// never number 2³²) and enough to skip most keys without comparing bytes; with
+        /// `keyCount` in 32 bits, an entry costs a word less in every table (with screens on,
+        /// every screen has an entry in three of them).
+        var hash: UInt32
+
+        init(keyStart: Int, keyCount: Int, hash: Int, value: consuming Value) {
+            self.keyStart = keyStart
+            self.keyCount = Int32(truncatingIfNeeded: keyCount)
+            self.hash = UInt32(truncatingIfNeeded: hash)
+            self.value = value
+        }
+
+        var home: Int { Int(hash) }
         var value: Value
 
         var isStored: Bool { keyCount >= 0 }
@@ -54,7 +67,7 @@ struct ByteKeyTable<Value>: ~Copyable {
         while true {
             let number = buckets[bucket]
             if number < 0 { return nil }
-            if entries[number].hash == hash, hasKey(key, at: number) {
+            if entries[number].hash == UInt32(truncatingIfNeeded: hash), hasKey(key, at: number) {
                 return number
             }
             bucket = (bucket + 1) & mask
@@ -63,7 +76,7 @@ struct ByteKeyTable<Value>: ~Copyable {
 
     /// Whether entry `number`'s key has the bytes `key`.
     private func hasKey(_ key: UnsafeRawBufferPointer, at number: Int) -> Bool {
-        let (start, count) = (entries[number].keyStart, entries[number].keyCount)
+        let (start, count) = (entries[number].keyStart, Int(entries[number].keyCount))
         guard count == key.count else { return false }
         return keyBytes.withBytes { UnsafeRawBufferPointer(rebasing: $0[start..<start + count]).hasSameBytes(as: key) }
     }
@@ -84,13 +97,13 @@ struct ByteKeyTable<Value>: ~Copyable {
             entries.append(Entry(keyStart: keyStart, keyCount: key.count, hash: hash, value: value))
         }
         count += 1
-        if count * 2 > buckets.count { grow() } else { place(number, hash: hash) }
+        if count * 2 > buckets.count { grow() } else { place(number, hash: entries[number].home) }
         return number
     }
 
     /// The key bytes of entry `number`, which is stored (a copy).
     func key(at number: Int) -> [UInt8] {
-        let (start, count) = (entries[number].keyStart, entries[number].keyCount)
+        let (start, count) = (entries[number].keyStart, Int(entries[number].keyCount))
         return keyBytes.withBytes { Array($0[start..<start + count]) }
     }
 
@@ -103,7 +116,7 @@ struct ByteKeyTable<Value>: ~Copyable {
     /// Forgets entry `number`; its number may be given to a later key.
     mutating func remove(at number: Int) {
         guard entries[number].isStored else { return }
-        let hash = entries[number].hash
+        let hash = entries[number].home
         let mask = buckets.count - 1
         var hole = hash & mask
         while buckets[hole] != number { hole = (hole + 1) & mask }
@@ -112,7 +125,7 @@ struct ByteKeyTable<Value>: ~Copyable {
             next = (next + 1) & mask
             let moving = buckets[next]
             if moving < 0 { break }
-            let home = entries[moving].hash & mask
+            let home = entries[moving].home & mask
             // It stays if its home lies cyclically after the hole and up to where it is.
             let staysPut = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
             if staysPut { continue }
@@ -120,7 +133,7 @@ struct ByteKeyTable<Value>: ~Copyable {
             hole = next
         }
         buckets[hole] = -1
-        forgottenBytes += entries[number].keyCount
+        forgottenBytes += Int(entries[number].keyCount)
         entries[number].keyCount = -1
         entries[number].keyStart = firstFree
         firstFree = number
@@ -135,7 +148,7 @@ struct ByteKeyTable<Value>: ~Copyable {
             for number in entries.indices where entries[number].isStored {
                 let start = entries[number].keyStart
                 entries[number].keyStart = compacted.count
-                compacted.append(UnsafeRawBufferPointer(rebasing: all[start..<start + entries[number].keyCount]))
+                compacted.append(UnsafeRawBufferPointer(rebasing: all[start..<start + Int(entries[number].keyCount)]))
             }
         }
         keyBytes = compacted
@@ -178,7 +191,7 @@ struct ByteKeyTable<Value>: ~Copyable {
     private mutating func grow() {
         buckets = [Int](repeating: -1, count: buckets.count * 2)
         for number in entries.indices where entries[number].isStored {
-            place(number, hash: entries[number].hash)
+            place(number, hash: entries[number].home)
         }
     }
 }

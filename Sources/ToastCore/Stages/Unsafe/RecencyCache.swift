@@ -5,22 +5,18 @@
 /// Safe to use as `ByteKeyTable` is: a key is borrowed only for the call that looks it up or
 /// stores it, and entries are linked by number, not by pointer.
 struct RecencyCache<Value>: ~Copyable {
+    /// A stored value with its neighbours in its list (entry numbers; -1: none). Entry numbers
+    /// fit in 32 bits: a cache of 2³¹ keys would not fit in memory.
     private struct Node {
         var value: Value
-        var newer: Int
-        var older: Int
+        var newer: Int32
+        var older: Int32
     }
 
     /// Keys from the least recently stored to the most, at most `capacity` of them: the cache
-    /// keeps one (`keys`), or a caller keeps one for each part of its keys in a table of its
-    /// own (dedup with screens on: a list a screen, all in one cache) and passes it in.
-    struct List {
-        fileprivate var newest = -1
-        fileprivate var oldest = -1
-        fileprivate(set) var count = 0
-
-        var isEmpty: Bool { count == 0 }
-    }
+    /// keeps one (`keys`), or a caller keeps one for each part of its keys (dedup with screens
+    /// on: a list a screen, each in the screen's slot, all in one cache) and passes it in.
+    typealias List = CachedKeyList
 
     let capacity: Int
     private var table = ByteKeyTable<Node>()
@@ -90,8 +86,8 @@ struct RecencyCache<Value>: ~Copyable {
     /// `insert(_:hash:_:)` into `list`, forgetting its least recently used at capacity.
     mutating func insert(_ key: UnsafeRawBufferPointer, hash: Int, _ value: Value, in list: inout List) {
         guard capacity > 0 else { return }
-        if list.count >= capacity {
-            let forgotten = list.oldest
+        if Int(list.count) >= capacity {
+            let forgotten = Int(list.oldest)
             unlink(forgotten, from: &list)
             table.remove(at: forgotten)
         }
@@ -101,9 +97,9 @@ struct RecencyCache<Value>: ~Copyable {
 
     /// Forgets every key of `list`, which is left empty.
     mutating func removeAll(in list: inout List) {
-        var slot = list.oldest
+        var slot = Int(list.oldest)
         while slot >= 0 {
-            let newer = table[slot].newer
+            let newer = Int(table[slot].newer)
             table.remove(at: slot)
             slot = newer
         }
@@ -113,28 +109,31 @@ struct RecencyCache<Value>: ~Copyable {
     /// The keys and values of `list`, the least recently used first (for `--state`).
     func entriesOldestFirst(of list: List) -> [(key: [UInt8], value: Value)] {
         var entries: [(key: [UInt8], value: Value)] = []
-        var slot = list.oldest
+        var slot = Int(list.oldest)
         while slot >= 0 {
             entries.append((table.key(at: slot), table[slot].value))
-            slot = table[slot].newer
+            slot = Int(table[slot].newer)
         }
         return entries
     }
 
+    @inline(__always)
     private mutating func unlink(_ slot: Int, from list: inout List) {
         let newer = table[slot].newer
         let older = table[slot].older
-        if newer >= 0 { table[newer].older = older } else { list.newest = older }
-        if older >= 0 { table[older].newer = newer } else { list.oldest = newer }
+        if newer >= 0 { table[Int(newer)].older = older } else { list.newest = older }
+        if older >= 0 { table[Int(older)].newer = newer } else { list.oldest = newer }
         list.count -= 1
     }
 
+    @inline(__always)
     private mutating func linkAsNewest(_ slot: Int, in list: inout List) {
+        let number = Int32(truncatingIfNeeded: slot)
         table[slot].older = list.newest
         table[slot].newer = -1
-        if list.newest >= 0 { table[list.newest].newer = slot }
-        list.newest = slot
-        if list.oldest < 0 { list.oldest = slot }
+        if list.newest >= 0 { table[Int(list.newest)].newer = number }
+        list.newest = number
+        if list.oldest < 0 { list.oldest = number }
         list.count += 1
     }
 }
