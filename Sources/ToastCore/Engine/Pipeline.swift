@@ -97,9 +97,11 @@ package final class Pipeline: HostEnvironment {
 
     /// The last stage; built on first use, as it needs the pipeline as its environment.
     package private(set) lazy var host: Host = {
-        let host = Host(settings: settings.queue, environment: self, keepingEnvironment: false)
-        if tracer != nil { host.trace = { [unowned self] in self.trace($0) } }
-        return host
+        Host(sharing: hostShared, environment: self, keepingEnvironment: false)
+    }()
+    /// What the host and every screen's host share: the queue settings and the tracing.
+    private(set) lazy var hostShared: HostShared = {
+        HostShared(settings: settings.queue, trace: tracer == nil ? nil : { [unowned self] in self.trace($0) })
     }()
 
     enum PipelineTimer {
@@ -174,12 +176,11 @@ package final class Pipeline: HostEnvironment {
         settings = kept
         scopes = stageNames.map { ScopeCheck(kept.scopes[$0], roles: kept.roles) }
         errorRoleLengths = kept.roles.lengthsOfRoles(withPriorityAtLeast: Self.errorPriority)
-        host.settings = kept.queue
+        hostShared.settings = kept.queue
         self.observers = observers
         // The contexts hand the stages the new roles and settings.
         contexts = stageNames.enumerated().map { StageContext(stageName: $0.element, position: $0.offset, pipeline: self) }
         for screen in screenTable?.bySerial.values ?? [] {
-            screen.host.settings = kept.queue
             if screenTable?.hasOwnStages == true { screen.contexts = screenContexts(for: screen) }
         }
         entryContext = StageContext(stageName: "scripts", position: -1, pipeline: self)
@@ -297,9 +298,9 @@ package final class Pipeline: HostEnvironment {
                 if stops() { draining = false }
             }
             if !draining { timers.removeAll() }
-            for host in hosts { host.removeAll() }
+            forEachHost { $0.removeAll() }
             runPending()
-        } while hosts.contains { !$0.isEmpty } || (draining && !timers.isEmpty)
+        } while anyHostHoldsToasts || (draining && !timers.isEmpty)
         // After the host's own endings, the toasts still held, in the order they were held.
         endAllHeld(reason: .hostRemoved, because: "the run ended while it was held")
     }

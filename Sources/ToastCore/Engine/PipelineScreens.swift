@@ -6,13 +6,21 @@ extension Pipeline {
     /// Whether no toast is visible, waiting, delayed or held anywhere (`--clock replay` skips
     /// such stretches of idle time).
     package var holdsNoToast: Bool {
-        heldCount == 0 && hosts.allSatisfy(\.isEmpty)
+        heldCount == 0 && !anyHostHoldsToasts
     }
 
-    /// Every host: the one host, or every screen's in the order they first appeared.
-    var hosts: [Host] {
-        guard let screenTable else { return [host] }
-        return screenTable.inOrderOfAppearance.map(\.host)
+    /// Whether a host (the one host, or a screen's) holds a toast.
+    var anyHostHoldsToasts: Bool {
+        guard let screenTable else { return !host.isEmpty }
+        return screenTable.bySerial.contains { !$0.host.isEmpty }
+    }
+
+    /// `body` with every host: the one host, or every screen's in the order they first
+    /// appeared (the screens listed once, not a list of their hosts beside them: with a
+    /// million screens held, the end of a run is where memory peaks).
+    func forEachHost(_ body: (Host) -> Void) {
+        guard let screenTable else { return body(host) }
+        for screen in screenTable.inOrderOfAppearance { body(screen.host) }
     }
 
     /// The screen `toast` is on now, made when it is new; the toast keeps its screen for its

@@ -207,8 +207,8 @@ extension Pipeline {
             }
             let serial = Int(try entry.integer("serial"))
             let screen = addNewScreen(key, serial: serial, in: table)
-            screen.held = Int(try entry.integer("held"))
-            screen.heldErrors = Int(try entry.integer("held_errors"))
+            screen.held = Int32(clamping: try entry.integer("held"))
+            screen.heldErrors = Int32(clamping: try entry.integer("held_errors"))
             try screen.host.restore(from: try entry.required("host"))
             let stages = try entry.list("stages")
             for (stageIndex, stageItem) in stages.enumerated() {

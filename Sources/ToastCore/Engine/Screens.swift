@@ -4,6 +4,9 @@
 /// host's timers carry the screen's serial back to it, and its records go to the pipeline.
 final class Screen: RecencyListed, TouchListed, HostEnvironment {
     var key: ScreenKey
+    /// Whether the table still remembers it (false once forgotten or ended). (Declared after
+    /// `key`, whose last word it shares: a million screens make each word count.)
+    var isRemembered = true
     /// Unique for the run: timers carry it, so that a forgotten screen's timers go stale, and
     /// it orders screens by first appearance. A screen object reused for another screen gets
     /// a new one.
@@ -14,32 +17,31 @@ final class Screen: RecencyListed, TouchListed, HostEnvironment {
     unowned(unsafe) let pipeline: Pipeline
     /// Made on first use: it needs the screen, as its environment.
     private(set) lazy var host: Host = {
-        let host = Host(settings: pipeline.settings.queue, environment: self, keepingEnvironment: false)
-        if pipeline.tracer != nil { host.trace = { [unowned pipeline] in pipeline.trace($0) } }
-        return host
+        Host(sharing: pipeline.hostShared, environment: self, keepingEnvironment: false)
     }()
-    /// For each stage: this screen's own instance, or the one all screens share. Empty when
-    /// no stage has an instance for each screen (the built-in stages key their state by screen).
-    var stages: [any ToastStage] = [] {
-        didSet { unretainedStages = Self.unretained(stages, contexts) }
+    /// Its own instances of stages and their contexts; nil when no stage has an instance for
+    /// each screen (the built-in stages key their state by screen), so that such a screen
+    /// carries one word for them, not five lists.
+    private let own: OwnStages?
+
+    /// For each stage: this screen's own instance, or the one all screens share (empty
+    /// without stages of its own).
+    var stages: [any ToastStage] {
+        get { own?.stages ?? [] }
+        set { own?.stages = newValue }
     }
-    var contexts: [StageContext] = [] {
-        didSet { unretainedStages = Self.unretained(stages, contexts) }
+    var contexts: [StageContext] {
+        get { own?.contexts ?? [] }
+        set { own?.contexts = newValue }
     }
-    /// The same, as every toast's run calls them (`UnretainedStage`): `contexts` holds each
-    /// context, and these are made again whenever a stage or a context is replaced.
-    private(set) var unretainedStages: [UnretainedStage] = []
-    /// Its own instances of the built-in stages, found once; and where the others of its own
-    /// (plugins) are, which are made again when the object is reused.
-    let builtIns: [any ScreenState]
-    let ownPlugins: [Int]
+    /// Its own instances of the built-in stages, and where the others of its own (plugins) are.
+    var builtIns: [any ScreenState] { own?.builtIns ?? [] }
+    var ownPlugins: [Int] { own?.ownPlugins ?? [] }
     /// What the stages that key their state by screen keep on it, by their slot numbers.
     var stageSlots = ScreenStageSlots()
     /// Toasts of this screen that stages hold, and those of them of priority 2 or more.
-    var held = 0
-    var heldErrors = 0
-    /// Whether the table still remembers it (false once forgotten or ended).
-    var isRemembered = true
+    var held: Int32 = 0
+    var heldErrors: Int32 = 0
     /// Its entry in the table's screens by key, while remembered.
     var entry = -1
     /// Whether it is among the screens to look at when the next event arrives, the list
@@ -50,14 +52,10 @@ final class Screen: RecencyListed, TouchListed, HostEnvironment {
     /// (`ScreenTable.leastRecent` first): in it exactly while the table remembers it.
     var recencyLinks = RecencyLinks<Screen>()
 
-    private static func unretained(_ stages: [any ToastStage], _ contexts: [StageContext]) -> [UnretainedStage] {
-        zip(stages, contexts).map { UnretainedStage(stage: $0, context: $1) }
-    }
-
-    /// This screen's stage `index` decides on `toast`.
+    /// This screen's stage `index` (one of its own) decides on `toast`.
     @inline(__always)
     func process(_ toast: inout Toast, at index: Int) -> StageVerdict {
-        unretainedStages[index].process(&toast)
+        own?.unretainedStages[index].process(&toast) ?? .pass
     }
 
     /// A screen of `pipeline` with `stages`, its own where `ownStages` says so (its contexts
@@ -66,10 +64,7 @@ final class Screen: RecencyListed, TouchListed, HostEnvironment {
         self.key = key
         self.serial = serial
         self.pipeline = pipeline
-        self.stages = stages
-        let own = stages.indices.filter { ownStages[$0] }   // (none when `stages` is empty)
-        builtIns = own.compactMap { stages[$0] as? any ScreenState }
-        ownPlugins = own.filter { !(stages[$0] is any ScreenState) }
+        own = stages.isEmpty ? nil : OwnStages(stages: stages, ownStages: ownStages)
     }
 
     // MARK: The host's environment
@@ -83,6 +78,36 @@ final class Screen: RecencyListed, TouchListed, HostEnvironment {
 
     func write(_ record: consuming Record) {
         pipeline.write(record)
+    }
+}
+
+/// A screen's own stage instances (`ToastStage.forNewScreen()`), with every stage's context
+/// for it.
+final class OwnStages {
+    /// For each stage: the screen's own instance, or the one all screens share.
+    var stages: [any ToastStage] {
+        didSet { unretainedStages = Self.unretained(stages, contexts) }
+    }
+    var contexts: [StageContext] = [] {
+        didSet { unretainedStages = Self.unretained(stages, contexts) }
+    }
+    /// The same, as every toast's run calls them (`UnretainedStage`): `contexts` holds each
+    /// context, and these are made again whenever a stage or a context is replaced.
+    private(set) var unretainedStages: [UnretainedStage] = []
+    /// Its own instances of the built-in stages, found once; and where the others of its own
+    /// (plugins) are, which are made again when the screen object is reused.
+    let builtIns: [any ScreenState]
+    let ownPlugins: [Int]
+
+    init(stages: [any ToastStage], ownStages: [Bool]) {
+        self.stages = stages
+        let own = stages.indices.filter { ownStages[$0] }
+        builtIns = own.compactMap { stages[$0] as? any ScreenState }
+        ownPlugins = own.filter { !(stages[$0] is any ScreenState) }
+    }
+
+    private static func unretained(_ stages: [any ToastStage], _ contexts: [StageContext]) -> [UnretainedStage] {
+        zip(stages, contexts).map { UnretainedStage(stage: $0, context: $1) }
     }
 }
 
@@ -231,7 +256,11 @@ final class ScreenTable {
     }
 
     /// Every screen, in the order they first appeared.
-    var inOrderOfAppearance: [Screen] { bySerial.values.sorted { $0.serial < $1.serial } }
+    var inOrderOfAppearance: [Screen] {
+        var screens = bySerial.values
+        screens.sort { $0.serial < $1.serial }   // (in place: one list of them, not two)
+        return screens
+    }
 
     // MARK: Saved state (--state)
 

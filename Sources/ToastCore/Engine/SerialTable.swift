@@ -36,7 +36,17 @@ struct SerialTable<Value> {
     }
 
     /// Every value, in no particular order.
-    var values: [Value] { buckets.compactMap(\.value) }
+    var values: [Value] {
+        var values: [Value] = []
+        values.reserveCapacity(count)
+        for bucket in buckets { if let value = bucket.value { values.append(value) } }
+        return values
+    }
+
+    /// Whether a value satisfies `predicate` (without a list of the values).
+    func contains(where predicate: (Value) -> Bool) -> Bool {
+        buckets.contains { bucket in bucket.value.map(predicate) ?? false }
+    }
 
     mutating func removeAll() {
         self = SerialTable()

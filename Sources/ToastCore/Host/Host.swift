@@ -8,9 +8,11 @@
 package final class Host {
     /// Replaced when the scripts are reloaded (`Pipeline.reload`); what the host holds stays.
     package internal(set) var settings: QueueSettings {
-        get { state.settings }
-        set { state.settings = newValue }
+        get { shared.settings }
+        set { shared.settings = newValue }
     }
+    /// The settings and the tracing, which every host of a pipeline shares (`HostShared`).
+    let shared: HostShared
     /// Where records go and timers are set: the pipeline that owns this host, or whatever a
     /// caller of the public initializer passed. Called without a reference count on every
     /// record and timer (`UnretainedEnvironment`); safe because it cannot go away while the
@@ -27,7 +29,6 @@ package final class Host {
     /// removed from its list and slot before the host writes its record or calls out, so no
     /// access to the rest overlaps another.
     private struct State {
-        var settings: QueueSettings
         var slots = HostSlots()
         var visible: [Int] = []
         var waiting: [Int] = []
@@ -58,34 +59,22 @@ package final class Host {
         _modify { yield &state.delayed }
     }
     /// Receives the host's decisions when the run is traced (see `TraceRecord`).
-    var trace: ((TraceRecord) -> Void)? {
-        get { tracing?.trace }
-        set { tracing = newValue.map(Tracing.init) }
-    }
-    /// What a traced host keeps (nil untraced: with many screens, every host's bytes count).
-    private var tracing: Tracing?
-    private final class Tracing {
-        let trace: (TraceRecord) -> Void
-        /// The toast whose arrival is being settled, which an eviction names.
-        var arriving: Toast?
-
-        init(_ trace: @escaping (TraceRecord) -> Void) {
-            self.trace = trace
-        }
-    }
+    private var trace: ((TraceRecord) -> Void)? { shared.trace }
     private var arrivingForTrace: Toast? {
-        get { tracing?.arriving }
-        set { tracing?.arriving = newValue }
+        get { shared.arriving }
+        set { shared.arriving = newValue }
     }
 
     /// A host that sends its records and timers to `environment`, which it keeps alive.
     package convenience init(settings: QueueSettings, environment: any HostEnvironment) {
-        self.init(settings: settings, environment: environment, keepingEnvironment: true)
+        self.init(sharing: HostShared(settings: settings), environment: environment, keepingEnvironment: true)
     }
 
-    /// `keepingEnvironment: false` only for an owner that is itself the environment (the pipeline).
-    init(settings: QueueSettings, environment: any HostEnvironment, keepingEnvironment: Bool) {
-        self.state = State(settings: settings)
+    /// `keepingEnvironment: false` only for an owner that is itself the environment (the
+    /// pipeline, a screen).
+    init(sharing shared: HostShared, environment: any HostEnvironment, keepingEnvironment: Bool) {
+        self.shared = shared
+        self.state = State()
         self.environment = UnretainedEnvironment(environment)
         keptEnvironment = keepingEnvironment ? environment : nil
     }
@@ -144,8 +133,9 @@ package final class Host {
     /// A toast (in `slot`) reaches the host: dropped as a repeat, shown at once (`replace`)
     /// or placed in the waiting line.
     private func arrive(_ slot: Int) {
-        slots[slot].arrivalTime = now
-        slots[slot].arrivalOrder = state.nextArrivalOrder
+        var entry = slots[slot]
+        (entry.arrivalTime, entry.arrivalOrder) = (now, state.nextArrivalOrder)
+        slots[slot] = entry
         state.nextArrivalOrder += 1
         let toast = slots.toast(slot)
         if settings.dropRepeats, let newest = newestSlot().map(slots.toast),
@@ -248,8 +238,10 @@ package final class Host {
     }
 
     private func startTimeout(of slot: Int) {
-        slots[slot].timeoutGeneration += 1
-        slots[slot].isPaused = false
+        var entry = slots[slot]
+        entry.timeoutGeneration += 1
+        entry.isPaused = false
+        slots[slot] = entry
         guard let duration = slots.toast(slot).durationMicros else { return }
         environment.schedule(.timeout(serial: slots[slot].serial, generation: slots[slot].timeoutGeneration),
                              at: now + duration)
@@ -372,8 +364,10 @@ package final class Host {
             switch phase {
             case .begin:
                 if !slots[slot].isPaused {
-                    slots[slot].isPaused = true
-                    slots[slot].timeoutGeneration += 1
+                    var entry = slots[slot]
+                    entry.isPaused = true
+                    entry.timeoutGeneration += 1
+                    slots[slot] = entry
                     if isTraced { traced(toast, .paused, because: "a drag holds it: no timeout runs") }
                 }
             case .end:
@@ -413,7 +407,7 @@ package final class Host {
 
     /// Whether the run is traced. Every trace call stands behind it, so an untraced run pays
     /// one check a decision and builds nothing.
-    private var isTraced: Bool { tracing != nil }
+    private var isTraced: Bool { shared.trace != nil }
 
     /// Traces one decision on `toast`, with the waiting line's length after it.
     private func traced(_ toast: Toast, _ verdict: TraceVerdict, _ details: [JSONMember] = [], because: String? = nil) {
@@ -485,7 +479,7 @@ extension Host {
     /// written). Throws `SavedStateError` naming the part that is wrong, the host unchanged.
     package func restore(from saved: JSONValue) throws {
         let object = try SavedObject(saved, path: "host")
-        var restored = State(settings: state.settings)
+        var restored = State()
         func line(_ name: String) throws -> [Int] {
             let items = try object.list(name)
             return try items.enumerated().map { index, item in
@@ -506,5 +500,22 @@ extension Host {
         restored.nextSerial = Int(try object.integer("next_serial"))
         restored.nextArrivalOrder = Int(try object.integer("next_arrival_order"))
         state = restored
+    }
+}
+
+/// What every host of a pipeline shares: the queue settings, which a reload replaces for all
+/// at once, and where their decisions are traced. (A copy in each host was a good part of what
+/// a screen costs, with a million of them held.)
+final class HostShared {
+    var settings: QueueSettings
+    /// Receives the hosts' decisions when the run is traced; nil untraced.
+    let trace: ((TraceRecord) -> Void)?
+    /// While traced: the toast whose arrival a host is settling, which an eviction names (one
+    /// host settles at a time: the pipeline is single-threaded).
+    var arriving: Toast?
+
+    init(settings: QueueSettings, trace: ((TraceRecord) -> Void)? = nil) {
+        self.settings = settings
+        self.trace = trace
     }
 }

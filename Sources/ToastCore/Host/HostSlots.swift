@@ -1,8 +1,16 @@
 /// The toasts in the host, each in a numbered slot that is reused once it is free. The host's
 /// three lines hold slot numbers: placing a toast in the waiting line, promoting it or evicting
 /// it moves an integer, not a toast.
+///
+/// Slot 0 is kept here, the others in arrays: a screen's host holds one toast most of the time,
+/// and with a million screens held two arrays for it were a good part of what each one cost.
 struct HostSlots {
-    /// The toasts by slot; a free slot holds `vacant`, so that it keeps no toast alive.
+    /// Slot 0's toast (`vacant` when free) and bookkeeping.
+    private var firstToast = Self.vacant
+    private var firstEntry = HostedToast(serial: -1, priority: 0)
+    private var firstIsFree = true
+    /// Slots 1 and up, at their number less one; a free slot holds `vacant`, so that it keeps
+    /// no toast alive.
     private var toasts: [Toast] = []
     private var entries: [HostedToast] = []
     private var freeSlots: [Int] = []
@@ -13,30 +21,45 @@ struct HostSlots {
 
     /// Puts `toast` in a free slot and returns the slot's number.
     mutating func add(_ toast: Toast, _ entry: HostedToast) -> Int {
+        if firstIsFree {
+            firstToast = toast
+            firstEntry = entry
+            firstIsFree = false
+            return 0
+        }
         if let slot = freeSlots.popLast() {
-            toasts[slot] = toast
-            entries[slot] = entry
+            toasts[slot - 1] = toast
+            entries[slot - 1] = entry
             return slot
         }
         toasts.append(toast)
         entries.append(entry)
-        return toasts.count - 1
+        return toasts.count
     }
 
     /// Takes the toast out of `slot`, which becomes free.
     mutating func remove(_ slot: Int) -> Toast {
-        let toast = toasts[slot]
-        toasts[slot] = Self.vacant
+        if slot == 0 {
+            let toast = firstToast
+            firstToast = Self.vacant
+            firstIsFree = true
+            return toast
+        }
+        let toast = toasts[slot - 1]
+        toasts[slot - 1] = Self.vacant
         freeSlots.append(slot)
         return toast
     }
 
     /// The toast in `slot`.
-    func toast(_ slot: Int) -> Toast { toasts[slot] }
+    func toast(_ slot: Int) -> Toast { slot == 0 ? firstToast : toasts[slot - 1] }
 
-    /// The bookkeeping of the toast in `slot`.
+    /// The bookkeeping of the toast in `slot`. (A `set`, not a `_modify`: a coroutine that
+    /// yields one of two places had its frame allocated on the heap, for every change.)
     subscript(slot: Int) -> HostedToast {
-        get { entries[slot] }
-        _modify { yield &entries[slot] }
+        get { slot == 0 ? firstEntry : entries[slot - 1] }
+        set {
+            if slot == 0 { firstEntry = newValue } else { entries[slot - 1] = newValue }
+        }
     }
 }
