@@ -95,14 +95,11 @@ package final class Pipeline: HostEnvironment {
     }
     private var counts: PipelineStatistics
 
-    /// The last stage; built on first use, as it needs the pipeline as its environment.
-    package private(set) lazy var host: Host = {
-        Host(sharing: hostShared, environment: self, keepingEnvironment: false)
-    }()
+    /// The last stage, whose environment is the pipeline (set once the pipeline is made: a
+    /// stored property, read without a call for every toast).
+    package let host: Host
     /// What the host and every screen's host share: the queue settings and the tracing.
-    private(set) lazy var hostShared: HostShared = {
-        HostShared(settings: settings.queue, trace: tracer == nil ? nil : { [unowned self] in self.trace($0) })
-    }()
+    let hostShared: HostShared
 
     enum PipelineTimer {
         case host(HostTimer)
@@ -140,6 +137,10 @@ package final class Pipeline: HostEnvironment {
         self.output = output
         self.counts = PipelineStatistics(stageNames: stages.map(\.name))
         self.screenTable = settings.screens.map { ScreenTable(settings: $0, stages: stages.map(\.stage)) }
+        hostShared = HostShared(settings: settings.queue)
+        host = Host(sharing: hostShared)
+        host.environment = UnretainedEnvironment(self)
+        if tracer != nil { hostShared.trace = { [unowned self] in self.trace($0) } }
         self.contexts = stages.enumerated().map { index, entry in
             StageContext(stageName: entry.name, position: index, pipeline: self)
         }

@@ -1,8 +1,9 @@
 /// One screen's part of a run when screens are on (docs/events.md, "Screens"): its host, its
 /// own instance of each stage that keeps state per screen, and where it stands among the
-/// screens (first appearance, last time an event named it). It is its host's environment: the
-/// host's timers carry the screen's serial back to it, and its records go to the pipeline.
-final class Screen: RecencyListed, TouchListed, HostEnvironment {
+/// screens (first appearance, last time an event named it). It is its own host (one object for
+/// both) and that host's environment: the host's timers carry the screen's serial back to it,
+/// and its records go to the pipeline.
+final class Screen: Host, RecencyListed, TouchListed, HostEnvironment {
     var key: ScreenKey
     /// Whether the table still remembers it (false once forgotten or ended). (Declared after
     /// `key`, whose last word it shares: a million screens make each word count.)
@@ -15,10 +16,8 @@ final class Screen: RecencyListed, TouchListed, HostEnvironment {
     /// only while the pipeline drives it (`unowned(unsafe)`: no reference count on every
     /// record and timer, as `StageContext.pipeline`).
     unowned(unsafe) let pipeline: Pipeline
-    /// Made on first use: it needs the screen, as its environment.
-    private(set) lazy var host: Host = {
-        Host(sharing: pipeline.hostShared, environment: self, keepingEnvironment: false)
-    }()
+    /// Its host: itself.
+    var host: Host { self }
     /// Its own instances of stages and their contexts; nil when no stage has an instance for
     /// each screen (the built-in stages key their state by screen), so that such a screen
     /// carries one word for them, not five lists.
@@ -42,15 +41,14 @@ final class Screen: RecencyListed, TouchListed, HostEnvironment {
     /// Toasts of this screen that stages hold, and those of them of priority 2 or more.
     var held: Int32 = 0
     var heldErrors: Int32 = 0
-    /// Its entry in the table's screens by key, while remembered.
-    var entry = -1
-    /// Whether it is among the screens to look at when the next event arrives, the list
-    /// (`TouchedList`) the table keeps of them; a screen in it is remembered, spare, or kept
-    /// by the table until the list is looked at (`ScreenTable.remove`).
-    var touchedLink = TouchedLink<Screen>()
     /// Where it stands in the list of screens by when an event last named them
     /// (`ScreenTable.leastRecent` first): in it exactly while the table remembers it.
     var recencyLinks = RecencyLinks<Screen>()
+    /// Whether it is among the screens to look at when the next event arrives, the list
+    /// (`TouchedList`) the table keeps of them; a screen in it is remembered, spare, or kept
+    /// by the table until the list is looked at (`ScreenTable.remove`). (Last: its flag
+    /// ends the object, without a word of padding after it.)
+    var touchedLink = TouchedLink<Screen>()
 
     /// This screen's stage `index` (one of its own) decides on `toast`.
     @inline(__always)
@@ -65,6 +63,8 @@ final class Screen: RecencyListed, TouchListed, HostEnvironment {
         self.serial = serial
         self.pipeline = pipeline
         own = stages.isEmpty ? nil : OwnStages(stages: stages, ownStages: ownStages)
+        super.init(sharing: pipeline.hostShared)
+        environment = UnretainedEnvironment(self)
     }
 
     // MARK: The host's environment
@@ -295,7 +295,7 @@ final class ScreenTable {
     }
 
     func add(_ screen: Screen) {
-        screen.entry = screen.key.withKeyBytes { bytes in
+        _ = screen.key.withKeyBytes { bytes in
             state.byKey.insert(bytes, hash: ByteKeyTable<Screen>.hash(bytes), screen)
         }
         state.bySerial[screen.serial] = screen
@@ -306,9 +306,11 @@ final class ScreenTable {
     }
 
     func remove(_ screen: Screen) {
-        // (A screen's entry number may go to another screen once it is removed.)
         guard screen.isRemembered else { return }
-        state.byKey.remove(at: screen.entry)
+        // Found by its key again, once: a screen keeps no entry number (a word more in each).
+        if let entry = screen.key.withKeyBytes({ state.byKey.number(of: $0, hash: ByteKeyTable<Screen>.hash($0)) }) {
+            state.byKey.remove(at: entry)
+        }
         state.bySerial[screen.serial] = nil
         screen.isRemembered = false
         if state.lastFound.holds(screen) { state.lastFound.value = nil }

@@ -5,7 +5,10 @@
 /// join the waiting line, ordered by priority, then arrival. After every change the head of
 /// the line is promoted while it may be shown, and the line is cut to `limit` by evicting
 /// the lowest-priority, oldest toast. Visible toasts leave by timeout or interaction.
-package final class Host {
+///
+/// Not final: a screen is its own host (`Screen`, one object for both, with a million screens
+/// held at once); nothing overrides it.
+package class Host {
     /// Replaced when the scripts are reloaded (`Pipeline.reload`); what the host holds stays.
     package internal(set) var settings: QueueSettings {
         get { shared.settings }
@@ -16,13 +19,9 @@ package final class Host {
     /// Where records go and timers are set: the pipeline that owns this host, or whatever a
     /// caller of the public initializer passed. Called without a reference count on every
     /// record and timer (`UnretainedEnvironment`); safe because it cannot go away while the
-    /// host runs: the pipeline owns its host, and the public initializer keeps its environment
-    /// alive in `keptEnvironment`.
-    let environment: UnretainedEnvironment
-    /// The environment a public caller passed, held so that it lives as long as the host (a
-    /// temporary environment would otherwise be used after it was freed). Nil for the
-    /// pipeline's own host, which must not hold its owner.
-    private let keptEnvironment: AnyObject?
+    /// host runs: the pipeline owns its host (and a screen is its own), and the public
+    /// initializer keeps its environment alive in the host's own `HostShared`.
+    var environment: UnretainedEnvironment
 
     /// What the host holds and counts, read and changed through the properties below. The
     /// settings are read in every step and written only by a reload, between events; a toast is
@@ -30,7 +29,7 @@ package final class Host {
     /// access to the rest overlaps another.
     private struct State {
         var slots = HostSlots()
-        var visible: [Int] = []
+        var visible = SlotLine()
         var waiting: [Int] = []
         var delayed: [Int] = []
         var nextSerial = 0
@@ -44,7 +43,7 @@ package final class Host {
         _modify { yield &state.slots }
     }
     /// Visible toasts, in the order they were presented.
-    private var visible: [Int] {
+    private var visible: SlotLine {
         _read { yield state.visible }
         _modify { yield &state.visible }
     }
@@ -67,16 +66,23 @@ package final class Host {
 
     /// A host that sends its records and timers to `environment`, which it keeps alive.
     package convenience init(settings: QueueSettings, environment: any HostEnvironment) {
-        self.init(sharing: HostShared(settings: settings), environment: environment, keepingEnvironment: true)
+        let shared = HostShared(settings: settings)
+        shared.keptEnvironment = environment
+        self.init(sharing: shared, environment: environment)
     }
 
-    /// `keepingEnvironment: false` only for an owner that is itself the environment (the
-    /// pipeline, a screen).
-    init(sharing shared: HostShared, environment: any HostEnvironment, keepingEnvironment: Bool) {
+    private init(sharing shared: HostShared, environment: any HostEnvironment) {
         self.shared = shared
         self.state = State()
         self.environment = UnretainedEnvironment(environment)
-        keptEnvironment = keepingEnvironment ? environment : nil
+    }
+
+    /// For a host whose environment is its owner or itself (the pipeline's, a screen), which
+    /// sets `environment` before anything reaches it; the host does not keep it.
+    init(sharing shared: HostShared) {
+        self.shared = shared
+        self.state = State()
+        self.environment = UnretainedEnvironment(NoEnvironment.shared)
     }
 
     package var isEmpty: Bool { visible.isEmpty && waiting.isEmpty && delayed.isEmpty }
@@ -312,7 +318,7 @@ package final class Host {
     /// Whether it shows, queues or delays a toast of at least `priority` (its own, else its
     /// role's): such a screen is spared by `screens.limit` while another can be ended.
     package func holdsToast(ofPriorityAtLeast priority: Int, roles: RoleTable) -> Bool {
-         (visible + waiting + delayed).contains { slots.toast($0).effectivePriority(in: roles) >= priority }
+         (Array(visible) + waiting + delayed).contains { slots.toast($0).effectivePriority(in: roles) >= priority }
     }
 
     // MARK: Interactions
@@ -467,7 +473,7 @@ extension Host {
             })
         }
         return .object([
-            JSONMember("visible", entries(visible)),
+            JSONMember("visible", entries(Array(visible))),
             JSONMember("waiting", entries(waiting)),
             JSONMember("delayed", entries(delayed)),
             JSONMember("next_serial", .integer(Int64(state.nextSerial))),
@@ -494,7 +500,7 @@ extension Host {
                 return restored.slots.add(try Toast(savedState: saved.required("toast")), entry)
             }
         }
-        restored.visible = try line("visible")
+        restored.visible = SlotLine(try line("visible"))
         restored.waiting = try line("waiting")
         restored.delayed = try line("delayed")
         restored.nextSerial = Int(try object.integer("next_serial"))
@@ -509,13 +515,25 @@ extension Host {
 final class HostShared {
     var settings: QueueSettings
     /// Receives the hosts' decisions when the run is traced; nil untraced.
-    let trace: ((TraceRecord) -> Void)?
+    var trace: ((TraceRecord) -> Void)?
     /// While traced: the toast whose arrival a host is settling, which an eviction names (one
     /// host settles at a time: the pipeline is single-threaded).
     var arriving: Toast?
+    /// The environment a public caller of `Host.init(settings:environment:)` passed, held so
+    /// that it lives as long as the host (a temporary environment would otherwise be used
+    /// after it was freed); nil for the pipeline's hosts, which must not hold their owner.
+    var keptEnvironment: AnyObject?
 
-    init(settings: QueueSettings, trace: ((TraceRecord) -> Void)? = nil) {
+    init(settings: QueueSettings) {
         self.settings = settings
-        self.trace = trace
     }
+}
+
+/// The environment a host has until its subclass, its own environment, sets itself: records
+/// and timers sent here would go nowhere, and none is (`Host.init(sharing:)`).
+private final class NoEnvironment: HostEnvironment {
+    nonisolated(unsafe) static let shared = NoEnvironment()
+    var now: Microseconds { 0 }
+    func schedule(_ timer: HostTimer, at time: Microseconds) {}
+    func write(_ record: consuming Record) {}
 }

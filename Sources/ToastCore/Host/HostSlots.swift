@@ -5,10 +5,9 @@
 /// Slot 0 is kept here, the others in arrays: a screen's host holds one toast most of the time,
 /// and with a million screens held two arrays for it were a good part of what each one cost.
 struct HostSlots {
-    /// Slot 0's toast (`vacant` when free) and bookkeeping.
+    /// Slot 0's toast (`vacant` when free) and bookkeeping (serial -1 when free).
     private var firstToast = Self.vacant
-    private var firstEntry = HostedToast(serial: -1, priority: 0)
-    private var firstIsFree = true
+    private var firstEntry = Self.free
     /// Slots 1 and up, at their number less one; a free slot holds `vacant`, so that it keeps
     /// no toast alive.
     private var toasts: [Toast] = []
@@ -18,13 +17,14 @@ struct HostSlots {
     /// Shared by threads only as a value that is never changed (a change would copy it first),
     /// whose reference count is atomic.
     nonisolated(unsafe) private static let vacant = Toast(id: "", message: " ")
+    /// Slot 0's bookkeeping while it is free (a host's serials count from 0).
+    private static let free = HostedToast(serial: -1, priority: 0)
 
     /// Puts `toast` in a free slot and returns the slot's number.
     mutating func add(_ toast: Toast, _ entry: HostedToast) -> Int {
-        if firstIsFree {
+        if firstEntry.serial < 0 {
             firstToast = toast
             firstEntry = entry
-            firstIsFree = false
             return 0
         }
         if let slot = freeSlots.popLast() {
@@ -42,7 +42,7 @@ struct HostSlots {
         if slot == 0 {
             let toast = firstToast
             firstToast = Self.vacant
-            firstIsFree = true
+            firstEntry = Self.free
             return toast
         }
         let toast = toasts[slot - 1]

@@ -43,9 +43,9 @@ struct ByteKeyTable<Value>: ~Copyable {
     private var entries: [Entry] = []
     /// The first removed entry's number (-1: none); each names the next in its `keyStart`.
     private var firstFree = -1
-    /// Entry numbers by hash; -1 is empty. Few to start with: with screens on, every screen
-    /// has its own tables, most of which never hold more than a few keys.
-    private var buckets = [Int](repeating: -1, count: 8)
+    /// Entry numbers by hash; -1 is empty. In 32 bits (no table holds 2³¹ entries): half the
+    /// memory of the buckets, which with screens on hold a million entries or more.
+    private var buckets = [Int32](repeating: -1, count: 8)
     private(set) var count = 0
     /// The keys' bytes, each entry's at its `keyStart`; `forgottenBytes` of them belong to no
     /// stored entry.
@@ -65,7 +65,7 @@ struct ByteKeyTable<Value>: ~Copyable {
         let mask = buckets.count - 1
         var bucket = hash & mask
         while true {
-            let number = buckets[bucket]
+            let number = Int(buckets[bucket])
             if number < 0 { return nil }
             if entries[number].hash == UInt32(truncatingIfNeeded: hash), hasKey(key, at: number) {
                 return number
@@ -119,13 +119,13 @@ struct ByteKeyTable<Value>: ~Copyable {
         let hash = entries[number].home
         let mask = buckets.count - 1
         var hole = hash & mask
-        while buckets[hole] != number { hole = (hole + 1) & mask }
+        while Int(buckets[hole]) != number { hole = (hole + 1) & mask }
         var next = hole
         while true {
             next = (next + 1) & mask
             let moving = buckets[next]
             if moving < 0 { break }
-            let home = entries[moving].home & mask
+            let home = entries[Int(moving)].home & mask
             // It stays if its home lies cyclically after the hole and up to where it is.
             let staysPut = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
             if staysPut { continue }
@@ -184,12 +184,12 @@ struct ByteKeyTable<Value>: ~Copyable {
         let mask = buckets.count - 1
         var bucket = hash & mask
         while buckets[bucket] >= 0 { bucket = (bucket + 1) & mask }
-        buckets[bucket] = number
+        buckets[bucket] = Int32(truncatingIfNeeded: number)
     }
 
     /// Doubles the buckets and places every entry again.
     private mutating func grow() {
-        buckets = [Int](repeating: -1, count: buckets.count * 2)
+        buckets = [Int32](repeating: -1, count: buckets.count * 2)
         for number in entries.indices where entries[number].isStored {
             place(number, hash: entries[number].home)
         }
