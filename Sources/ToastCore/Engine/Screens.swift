@@ -227,6 +227,14 @@ final class ScreenTable {
     /// The serial of the screen in hand (0: none).
     var serialInHand: Int { state.serialInHand }
 
+    /// A stage that keys its state by screen decides with its slot `slot` in the screen in hand
+    /// and the screen's serial: the pipeline found the screen before calling the stage, so it
+    /// is never missing here (were it, the toast would pass).
+    @inline(__always)
+    func withSlotInHand(_ slot: Int, _ decide: (inout ScreenStageSlot, Int) -> StageVerdict) -> StageVerdict {
+        state.inHand.with { screen in decide(&screen.stageSlots[slot], screen.serial) } ?? .pass
+    }
+
     /// `body` with the screen in hand, lent without a reference count; nil when there is none.
     @inline(__always)
     func withScreenInHand<Result>(_ body: (Screen) -> Result) -> Result? {
@@ -284,6 +292,19 @@ final class ScreenTable {
         state.seen = seen
         state.endedByLimit = endedByLimit
         state.mostAtOnce = mostAtOnce
+    }
+
+    /// For a stage's saved state that lists screens by serial (`screen`): each item of `list`
+    /// with the screen restored under that serial and the item's path; throws for a serial
+    /// the saved run does not have.
+    func savedScreens(_ list: [JSONValue], path: String) throws -> [(screen: Screen, saved: SavedObject, path: String)] {
+        try list.enumerated().map { index, item in
+            let itemPath = "\(path)[\(index)]"
+            let saved = try SavedObject(item, path: itemPath)
+            let serial = Int(try saved.integer("screen"))
+            guard serial > 0, let screen = bySerial[serial] else { throw SavedStateError("\(itemPath) is for a screen that is not saved") }
+            return (screen, saved, itemPath)
+        }
     }
 
     /// The last serial given (the next screen gets the one after).

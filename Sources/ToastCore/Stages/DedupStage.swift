@@ -45,10 +45,7 @@ package final class DedupStage: ToastStage, CalledUnretained {
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         guard let screens else { return decide(&toast, context: context, keys: &single, screen: nil) }
-        // The pipeline found the screen in hand before calling (it is never missing here).
-        return screens.withScreenInHand { screen in
-            decide(&toast, context: context, keys: &screen.stageSlots[slot], screen: screen.serial)
-        } ?? .pass
+        return screens.withSlotInHand(slot) { decide(&toast, context: context, keys: &$0, screen: $1) }
     }
 
     /// Decides on `toast` against `keys`, the keys of its screen (`screen`, whose serial
@@ -126,15 +123,8 @@ extension DedupStage {
         let object = try SavedObject(saved, path: "state")
         var restored = RecencyCache<PassedToast>(capacity: cache.capacity)
         if let screens {
-            var restoredSlots: [(Screen, ScreenStageSlot)] = []
-            for (index, item) in try object.list("screens").enumerated() {
-                let path = "state.screens[\(index)]"
-                let saved = try SavedObject(item, path: path)
-                let serial = Int(try saved.integer("screen"))
-                guard serial > 0, let screen = screens.bySerial[serial] else {
-                    throw SavedStateError("\(path) is for a screen that is not saved")
-                }
-                restoredSlots.append((screen, try restore(saved, path: path, into: &restored, screen: serial)))
+            let restoredSlots = try screens.savedScreens(try object.list("screens"), path: "state.screens").map { entry in
+                (entry.screen, try restore(entry.saved, path: entry.path, into: &restored, screen: entry.screen.serial))
             }
             cache = restored
             for (screen, keys) in restoredSlots { screen.stageSlots[slot] = keys }

@@ -71,10 +71,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         guard let screens else { return decide(&toast, context: context, slot: &single, screen: nil) }
-        // The pipeline found the screen in hand before calling (it is never missing here).
-        return screens.withScreenInHand { screen in
-            decide(&toast, context: context, slot: &screen.stageSlots[slot], screen: screen.serial)
-        } ?? .pass
+        return screens.withSlotInHand(slot) { decide(&toast, context: context, slot: &$0, screen: $1) }
     }
 
     /// Decides on `toast` in its group of its screen (`screen`, whose serial starts the
@@ -315,18 +312,11 @@ extension RateLimitStage {
             restoredSummaries[Int(try summary.integer("token"))] = try key(from: summary, path: summaryPath)
         }
         if let screens {
-            var restoredSlots: [(Screen, ScreenStageSlot)] = []
-            for (index, item) in try object.list("screens").enumerated() {
-                let screenPath = "\(path).screens[\(index)]"
-                let saved = try SavedObject(item, path: screenPath)
-                let serial = Int(try saved.integer("screen"))
-                guard serial > 0, let screen = screens.bySerial[serial] else {
-                    throw SavedStateError("\(screenPath) is for a screen that is not saved")
-                }
+            let restoredSlots = try screens.savedScreens(try object.list("screens"), path: "\(path).screens").map { entry in
                 var window = ScreenStageSlot()
-                window.lastPass = try Self.time(try saved.required("last_pass"), path: "\(screenPath).last_pass")
-                window.pendingSummaries = Int32(clamping: try saved.integer("pending"))
-                restoredSlots.append((screen, window))
+                window.lastPass = try Self.time(try entry.saved.required("last_pass"), path: "\(entry.path).last_pass")
+                window.pendingSummaries = Int32(clamping: try entry.saved.integer("pending"))
+                return (entry.screen, window)
             }
             for (screen, window) in restoredSlots { screen.stageSlots[slot] = window }
         }
