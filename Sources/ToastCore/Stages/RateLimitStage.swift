@@ -235,7 +235,7 @@ extension RateLimitStage {
     /// without it), and each screen's last pass and pending summaries are listed (`screens`).
     package func saveState() -> JSONValue? {
         var members = [
-            JSONMember("groups", .array(groups.storedEntries().map { entry in
+            JSONMember("groups", .array(groups.storedEntries().filter { isOfRememberedScreen($0.key) }.map { entry in
                 var members = screenAndKey(entry.key)
                 members.append(JSONMember("passes", .array(entry.value.passes.all.map { .integer($0) })))
                 if let drops = entry.value.pendingDrops {
@@ -246,7 +246,7 @@ extension RateLimitStage {
                 }
                 return .object(members)
             })),
-            JSONMember("summaries", .array(summaryGroups.sorted { $0.key < $1.key }.map { token, key in
+            JSONMember("summaries", .array(summaryGroups.sorted { $0.key < $1.key }.filter { isOfRememberedScreen($0.value) }.map { token, key in
                 .object([JSONMember("token", .integer(Int64(token)))] + screenAndKey(key))
             })),
             JSONMember("next_token", .integer(Int64(nextToken))),
@@ -262,6 +262,17 @@ extension RateLimitStage {
             })))
         }
         return .object(members)
+    }
+
+    /// Whether a group's key belongs to a screen the run still remembers (always, with screens
+    /// off). A forgotten screen's groups stay in the table until a sweep, and one that comes
+    /// back is new, so they are never reached again (a summary of a screen that `screens.limit`
+    /// ended finds no group and ends without a toast, as it does when its timer finds no
+    /// screen): a saved state leaves them out.
+    private func isOfRememberedScreen(_ key: [UInt8]) -> Bool {
+        guard let screens else { return true }
+        guard key.count >= 8 else { return false }
+        return screens.bySerial[key.withUnsafeBytes { $0.loadUnaligned(as: Int.self) }] != nil
     }
 
     /// A group's key as saved: with screens on, its screen's serial and the rest of the key.
