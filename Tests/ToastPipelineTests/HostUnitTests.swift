@@ -69,6 +69,44 @@ import Testing
 
     /// The host reuses the slot of a toast that ended for the next one; a timer set for the
     /// toast that ended must not act on the one that took its slot.
+    /// The host's slots (slot 0 kept in the host itself, the rest in arrays) and its line of
+    /// visible toasts (the first kept in the line) against plain arrays, over thousands of
+    /// random adds and removes: the same toasts in the same slots, the same line.
+    @Test func slotsAndTheVisibleLineKeepWhatArraysKeep() {
+        var random = InvariantTests.SeededGenerator(state: 5)
+        var slots = HostSlots()
+        var model: [Int: String] = [:]   // slot → toast id
+        var line = SlotLine()
+        var lineModel: [Int] = []
+        for step in 0..<5_000 {
+            if model.isEmpty || Int.random(in: 0..<3, using: &random) > 0 {
+                let slot = slots.add(Toast(id: "t\(step)", message: "m"), HostedToast(serial: step, priority: step % 3))
+                #expect(model[slot] == nil, "slot \(slot) given while taken")
+                model[slot] = "t\(step)"
+                line.append(slot)
+                lineModel.append(slot)
+            } else {
+                let position = Int.random(in: 0..<lineModel.count, using: &random)
+                let slot = line.remove(at: position)
+                #expect(slot == lineModel.remove(at: position))
+                #expect(slots.remove(slot).id == model.removeValue(forKey: slot))
+            }
+            #expect(Array(line) == lineModel)
+            #expect(line.isEmpty == lineModel.isEmpty && line.count == lineModel.count)
+            if step % 100 == 0 {
+                let wrong = model.filter { slot, id in slots.toast(slot).id != id || slots[slot].serial != Int(id.dropFirst()) }
+                #expect(wrong.isEmpty, "step \(step)")
+            }
+        }
+        // Slot 0 and the others are reused once free, and a change to a slot's bookkeeping stays.
+        for slot in model.keys.sorted() { _ = slots.remove(slot) }
+        let first = slots.add(Toast(id: "a", message: "m"), HostedToast(serial: 1, priority: 0))
+        let second = slots.add(Toast(id: "b", message: "m"), HostedToast(serial: 2, priority: 0))
+        #expect(first == 0 && second > 0)
+        slots[second].isPaused = true
+        #expect(slots[second].isPaused && !slots[first].isPaused && slots.toast(second).id == "b")
+    }
+
     @Test func aTimerOfAnEndedToastLeavesTheToastInItsSlotAlone() {
         let environment = Environment()
         let host = Host(settings: QueueSettings(), environment: environment)
