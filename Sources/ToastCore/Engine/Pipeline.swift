@@ -181,8 +181,8 @@ package final class Pipeline: HostEnvironment {
         self.observers = observers
         // The contexts hand the stages the new roles and settings.
         contexts = stageNames.enumerated().map { StageContext(stageName: $0.element, position: $0.offset, pipeline: self) }
-        for screen in screenTable?.bySerial.values ?? [] {
-            if screenTable?.hasOwnStages == true { screen.contexts = screenContexts(for: screen) }
+        if let table = screenTable, table.hasOwnStages {
+            for screen in table.bySerial.values { screen.contexts = screenContexts(for: screen) }
         }
         entryContext = StageContext(stageName: "scripts", position: -1, pipeline: self)
         return orderChanged
@@ -352,7 +352,7 @@ package final class Pipeline: HostEnvironment {
             table.inHand = nil
             runStages(&toast, from: start) { toast, index in
                 let verdict: StageVerdict
-                if table.keyedByScreen[index] && table.serialInHand == 0 { _ = screenInHand(of: &toast, in: table) }
+                if table.keyedByScreen[index] && !table.hasScreenInHand { _ = screenInHand(of: &toast, in: table) }
                 if tracer != nil {
                     let (stage, context) = table.perScreen[index] ? screenInHand(of: &toast, in: table).stageAndContext(index)
                         : (stages[index], contexts[index])

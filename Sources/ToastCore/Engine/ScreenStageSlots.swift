@@ -18,6 +18,17 @@ struct ScreenStageSlot {
     var isEmpty: Bool { keys.isEmpty && pendingSummaries == 0 && lastPass == nil }
 }
 
+/// The start of a key of a stage that keeps every screen's state in one table: the screen's
+/// serial, in its eight bytes (`ByteBuffer.appendSerial`).
+enum ScreenSerialPrefix {
+    static let count = MemoryLayout<Int>.size
+
+    /// The serial a key starts with; nil for a key too short to have one.
+    static func serial(of key: [UInt8]) -> Int? {
+        key.count < count ? nil : key.withUnsafeBytes { $0.loadUnaligned(as: Int.self) }
+    }
+}
+
 /// The ends of a list of keys in a `RecencyCache` (entry numbers, -1: none), and how many it
 /// holds. Only the cache changes it.
 struct CachedKeyList {

@@ -153,8 +153,6 @@ final class ScreenTable {
         var lastFound = UnownedSlot<Screen>()
         /// The screen of the toast in hand (`Pipeline.screenInHand`).
         var inHand = UnownedSlot<Screen>()
-        /// Its serial (0: none), read by the stages that key their state by screen.
-        var serialInHand = 0
         /// Screens kept only by a time window, to look at again when it ends: (time, serial).
         var windows = TimerQueue<Int>()
         var spare: [Screen] = []
@@ -218,14 +216,11 @@ final class ScreenTable {
     /// found (`Pipeline.screenInHand`); nil when there is none.
     var inHand: Screen? {
         get { state.inHand.value }
-        set {
-            state.inHand.value = newValue
-            state.serialInHand = newValue?.serial ?? 0
-        }
+        set { state.inHand.value = newValue }
     }
 
-    /// The serial of the screen in hand (0: none).
-    var serialInHand: Int { state.serialInHand }
+    /// Whether there is a screen in hand (asked without taking a reference to it).
+    var hasScreenInHand: Bool { !state.inHand.isEmpty }
 
     /// A stage that keys its state by screen decides with its slot `slot` in the screen in hand
     /// and the screen's serial: the pipeline found the screen before calling the stage, so it
@@ -335,7 +330,7 @@ final class ScreenTable {
         state.bySerial[screen.serial] = nil
         screen.isRemembered = false
         if state.lastFound.holds(screen) { state.lastFound.value = nil }
-        if state.inHand.holds(screen) { inHand = nil }
+        if state.inHand.holds(screen) { state.inHand.value = nil }
         if screen.touchedLink.isTouched { state.removedWhileTouched.append(screen) }
         state.recency.remove(screen)
     }
@@ -357,7 +352,7 @@ final class ScreenTable {
     func removeAll() {
         takeTouched { _ in }
         state.lastFound.value = nil
-        inHand = nil
+        state.inHand.value = nil
         for screen in bySerial.values { state.recency.remove(screen) }
         state.byKey.removeAll()
         state.bySerial.removeAll()

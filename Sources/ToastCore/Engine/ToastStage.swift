@@ -22,8 +22,8 @@ public protocol ToastStage: AnyObject {
 
     /// With screens on (`config{ screens = ... }`), the stage of a screen that is new: made
     /// with this stage's settings, holding nothing. Each screen then has its own (as debounce and
-    /// digest do) and forgets it with the screen. The default, nil,
-    /// keeps one instance for every screen.
+    /// digest do) and forgets it with the screen. The default, nil, keeps one instance for
+    /// every screen.
     func forNewScreen() -> (any ToastStage)?
 
     /// With screens on, for a stage that `forNewScreen()` made: whether it holds nothing that
@@ -90,7 +90,7 @@ protocol FieldPreserving {
 /// stage for each screen cost its object, its tables and a context (a million screens held at
 /// once is a service's everyday load); what it keeps for each screen besides sits in the
 /// screen's slot for the stage (`ScreenStageSlot`). The pipeline finds the toast's screen
-/// before calling it (`ScreenTable.withScreenInHand`).
+/// before calling it (`ScreenTable.withSlotInHand`).
 protocol ScreenKeyedStage: AnyObject {
     /// Screens are on: the state is kept by screen from now on, in `table`'s screens, each
     /// with its slot `slot` for this stage (called once, before any toast).

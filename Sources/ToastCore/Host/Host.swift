@@ -9,11 +9,9 @@
 /// Not final: a screen is its own host (`Screen`, one object for both, with a million screens
 /// held at once); nothing overrides it.
 package class Host {
-    /// Replaced when the scripts are reloaded (`Pipeline.reload`); what the host holds stays.
-    package internal(set) var settings: QueueSettings {
-        get { shared.settings }
-        set { shared.settings = newValue }
-    }
+    /// Replaced when the scripts are reloaded (`Pipeline.reload`, in `shared`); what the host
+    /// holds stays.
+    package var settings: QueueSettings { shared.settings }
     /// The settings and the tracing, which every host of a pipeline shares (`HostShared`).
     let shared: HostShared
     /// Where records go and timers are set: the pipeline that owns this host, or whatever a
@@ -23,9 +21,8 @@ package class Host {
     /// initializer keeps its environment alive in the host's own `HostShared`.
     var environment: UnretainedEnvironment
 
-    /// What the host holds and counts, read and changed through the properties below. The
-    /// settings are read in every step and written only by a reload, between events; a toast is
-    /// removed from its list and slot before the host writes its record or calls out, so no
+    /// What the host holds and counts, read and changed through the properties below. A toast
+    /// is removed from its list and slot before the host writes its record or calls out, so no
     /// access to the rest overlaps another.
     private struct State {
         var slots = HostSlots()

@@ -105,7 +105,7 @@ extension DedupStage {
         guard let screens else { return .object(saved(single, prefix: 0, screen: false)) }
         let held = screens.bySerial.values.sorted { $0.serial < $1.serial }.filter { !$0.stageSlots[slot].isEmpty }
         return .object([JSONMember("screens", .array(held.map { screen in
-            .object([JSONMember("screen", .integer(Int64(screen.serial)))] + saved(screen.stageSlots[slot], prefix: 8, screen: true))
+            .object([JSONMember("screen", .integer(Int64(screen.serial)))] + saved(screen.stageSlots[slot], prefix: ScreenSerialPrefix.count, screen: true))
         }))])
     }
 

@@ -87,7 +87,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
                 ?? groups.insert(key, hash: hash, GroupState())
         }
         let now = context.nowMicros
-        let verdict = admit(toast, into: &groups[group], slot: &slot, keyStart: screen == nil ? 0 : 8, now: now, context: context)
+        let verdict = admit(toast, into: &groups[group], slot: &slot, keyStart: screen == nil ? 0 : ScreenSerialPrefix.count, now: now, context: context)
         sweepIfGrown(now: now)
         return verdict
     }
@@ -128,13 +128,12 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
         if screens != nil {
             // The summary goes to the screen of its group, unless that screen was ended by
             // `screens.limit` meanwhile: its pending summaries end without a toast.
-            guard key.count >= 8 else { return }
-            let serial = key.withUnsafeBytes { $0.loadUnaligned(as: Int.self) }
-            guard let remembered = context.rememberedScreen(serial) else { return }
+            guard let serial = ScreenSerialPrefix.serial(of: key), let remembered = context.rememberedScreen(serial) else { return }
             remembered.stageSlots[slot].pendingSummaries -= 1
             screen = remembered
         }
-        let label = key.withUnsafeBytes { Toast.groupLabel(ofKey: UnsafeRawBufferPointer(rebasing: $0[(screen == nil ? 0 : 8)...])) }
+        let keyStart = screen == nil ? 0 : ScreenSerialPrefix.count
+        let label = key.withUnsafeBytes { Toast.groupLabel(ofKey: UnsafeRawBufferPointer(rebasing: $0[keyStart...])) }
         let count = drops.ids.count
         var summary = context.makeToast(message: label.map { "\(count) more from \($0)" } ?? "\(count) more notifications",
                                         role: drops.role, source: label)
@@ -271,15 +270,14 @@ extension RateLimitStage {
     /// screen): a saved state leaves them out.
     private func isOfRememberedScreen(_ key: [UInt8]) -> Bool {
         guard let screens else { return true }
-        guard key.count >= 8 else { return false }
-        return screens.bySerial[key.withUnsafeBytes { $0.loadUnaligned(as: Int.self) }] != nil
+        return ScreenSerialPrefix.serial(of: key).map { screens.bySerial[$0] != nil } ?? false
     }
 
     /// A group's key as saved: with screens on, its screen's serial and the rest of the key.
     private func screenAndKey(_ key: [UInt8]) -> [JSONMember] {
-        guard screens != nil, key.count >= 8 else { return [JSONMember("key", .string(SavedBytes.text(key)))] }
-        let serial = key.withUnsafeBytes { $0.loadUnaligned(as: Int.self) }
-        return [JSONMember("screen", .integer(Int64(serial))), JSONMember("key", .string(SavedBytes.text(key.dropFirst(8))))]
+        guard screens != nil, let serial = ScreenSerialPrefix.serial(of: key) else { return [JSONMember("key", .string(SavedBytes.text(key)))] }
+        return [JSONMember("screen", .integer(Int64(serial))),
+                JSONMember("key", .string(SavedBytes.text(key.dropFirst(ScreenSerialPrefix.count))))]
     }
 
     /// The key `screenAndKey` saved.

@@ -140,6 +140,8 @@ struct UnownedSlot<Node: AnyObject> {
         set { object = newValue.map(Unmanaged.passUnretained) }
     }
 
+    var isEmpty: Bool { object == nil }
+
     /// `body` with the object; nil when there is none.
     @inline(__always)
     func with<Result>(_ body: (Node) -> Result) -> Result? {
