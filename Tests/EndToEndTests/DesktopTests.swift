@@ -125,6 +125,34 @@ import Testing
             """, "replaced in place (one notification, never closed), then closed at its timeout")
     }
 
+    /// A sticky info is on screen when an error arrives: the host preempts it, and its
+    /// notification is closed before the error's is shown.
+    @Test func aPreemptedStickyToastsNotificationCloses() throws {
+        let run = try onDesktop("""
+            "$bin" --desktop --clock wall --format json --output "$dir/out" < "$fifo" & pid=$!
+            exec 3> "$fifo"
+            echo '{"message":"Syncing","duration":null}' >&3
+            sleep 0.4
+            echo "sticky: $(dunstctl count displayed) shown"
+            echo '{"message":"Sync failed","role":"error","duration":0.5}' >&3
+            sleep 0.25
+            echo "with the error: $(dunstctl count displayed) shown, $(dunstctl count history) closed"
+            dunstctl history | grep -A2 '"summary"' | grep data
+            exec 3>&-
+            wait $pid; echo "status $?"
+            grep -o '"id":"t[12]","reason":"[a-z]*"' "$dir/out"
+            """)
+        #expect(run.stdout == """
+            sticky: 1 shown
+            with the error: 1 shown, 1 closed
+            \t\t\t\t\t"data" : "Syncing"
+            status 0
+            "id":"t1","reason":"preempted"
+            "id":"t2","reason":"timeout"
+
+            """, "the sticky notification closed by the preemption, the error's shown")
+    }
+
     @Test func aFileWithoutAClockPlaysAtItsOwnPaceWithANote() throws {
         // Two toasts 0.6 s apart on the stream clock: replayed, the second is not yet shown at 0.3 s.
         let run = try onDesktop("""

@@ -71,8 +71,8 @@ import Testing
     }
 
     /// Debounce keys by its `fields` alone: a toast's `key` is dedup's (here the two info toasts
-    /// have different keys and still make one burst). An error skips the wait by default; with
-    /// `when = {}` it is held like any toast.
+    /// have different keys and still make one burst). An error skips the wait by default (its
+    /// default `spare`); with `spare = false` it is held like any toast.
     @Test func keysAreTheFieldsAloneAndAnErrorSkipsTheWait() throws {
         let events = [#"{"at":0,"message":"a","role":"info","key":"k1"}"#, #"{"at":0.1,"message":"b","role":"error"}"#,
                       #"{"at":0.2,"message":"c","role":"info","key":"k2"}"#]
@@ -83,7 +83,7 @@ import Testing
             "3.1 present t3 c info 0",
             "6.1 dismiss t3 timeout",
         ])
-        #expect(try story(["-e", #"config{ debounce = { window = 1, fields = { "role" }, when = {} }, dedup = false }"#], events) == [
+        #expect(try story(["-e", #"config{ debounce = { window = 1, fields = { "role" }, spare = false }, dedup = false }"#], events) == [
             "0.2 drop t1 debounce debounced by t3",
             "1.1 present t2 b error 2",
             "4.1 dismiss t2 timeout",
@@ -110,7 +110,7 @@ import Testing
             #"{"at":0.4,"message":"waits","id":"w","role":"error"}"#,
             #"{"at":0.5,"type":"dismiss_all"}"#,
         ]
-        #expect(try story(["-e", #"config{ debounce = { window = 5, fields = { "role" }, when = {} }, dedup = false }"#], events) == [
+        #expect(try story(["-e", #"config{ debounce = { window = 5, fields = { "role" }, spare = false }, dedup = false }"#], events) == [
             "0.1 drop a debounce debounced by b",
             "0.2 drop b debounce cancelled",
             "0.4 drop s debounce debounced by w",
@@ -122,7 +122,7 @@ import Testing
 
     @Test func heldToastsEndHostRemovedWithoutTheDrainAfterTheHostsOwnEndings() throws {
         let events = [#"{"at":0,"message":"visible","role":"error","duration":null}"#, #"{"at":0,"message":"held"}"#]
-        let script = #"config{ debounce = { window = 5, fields = { "role" }, when = {} } }"#
+        let script = #"config{ debounce = { window = 5, fields = { "role" }, spare = false } }"#
         #expect(try story(["--no-drain", "-e", script], events) == [
             "0 drop t1 debounce host_removed", "0 drop t2 debounce host_removed",
         ])

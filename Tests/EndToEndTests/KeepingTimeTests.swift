@@ -10,7 +10,7 @@ import Testing
                                    environment: ["TZ": "UTC"])
         #expect(digest.stdout.contains("\n    stands for t5, t6, t7, t8, t9, t10, t11, t12, t13, t14 and 1 more (11 toasts)\n"),
                 "\(digest.stdout)")
-        let summary = try runBinary(["--explain", "e1", "examples/flaky-sync.lua", "-e", "config{ rate_limit = { when = {} } }"],
+        let summary = try runBinary(["--explain", "e1", "examples/flaky-sync.lua", "-e", "config{ rate_limit = { spare = false } }"],
                                     stdinFile: "examples/flaky-sync.jsonl")
         #expect(summary.stdout.hasPrefix(#"e1  "3 more from sync" (error, from sync), made by rate_limit during input line 14"#
                                          + "\n    stands for t7, t9, t12 (3 toasts)\n"), "\(summary.stdout)")

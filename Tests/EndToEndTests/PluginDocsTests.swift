@@ -46,6 +46,7 @@ import Testing
     /// The files that make the plugin API: what a stage author writes against.
     static let apiFiles = ["Sources/ToastCore/Engine/StageContext.swift", "Sources/ToastCore/Engine/ToastStage.swift",
                            "Sources/ToastCore/Engine/PluginStage.swift", "Sources/ToastCore/Config/PluginSettings.swift",
+                           "Sources/ToastCore/Config/DefaultSpare.swift",
                            "Sources/ToastCore/Model/StateRepresentable.swift",
                            "Sources/ToastPipelineTesting/StageHarness.swift", "Sources/ToastPipelineTesting/TestRecord.swift"]
 
@@ -82,7 +83,7 @@ import Testing
         // `PluginStage` (which carry no `public` of their own).
         let declaredElsewhere: Set<String> = ["init", "process", "timerFired", "reload", "forNewScreen", "isIdle", "Settings",
                                               "TimerValue", "saveState", "restoreState", "saveTimerValue",
-                                              "restoreTimerValue"]
+                                              "restoreTimerValue", "defaultSpare"]
         for name in named.sorted() where !declaredElsewhere.contains(name) {
             #expect(names.contains(name), "the guide's table names `\(name)`, which the API does not declare")
         }

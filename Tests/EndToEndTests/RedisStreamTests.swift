@@ -111,6 +111,20 @@ import Testing
         #expect(try server.records(of: "out").count == 4)
     }
 
+    /// An entry without `at` happens at its ID's time (its milliseconds), event or line alike,
+    /// so a consumer that restarts gives it the same time again; one with `at` keeps its own.
+    @Test func anEntryWithoutATimeHappensAtItsIdsTime() throws {
+        let server = try RedisServer()
+        try server.cli(["XADD", "events", "1000-0", "event", #"{"message":"Saved","role":"success"}"#])
+        try server.cli(["XADD", "events", "2500-0", "line", "2026-11-28 [error] disk gone"])
+        try server.cli(["XADD", "events", "2600-0", "event", #"{"at":2.75,"message":"Later"}"#])
+        let run = try runBinary(Self.consumer(server, ["--once", "--input", "text"], scripts: ["-e", "config{ queue = { policy = 'stack' } }"]))
+        #expect(run.status == 0, "\(run.stderr)")
+        let presents = try server.records(of: "out").filter { Self.field($0, "event") == "present" }
+        #expect(presents.map { "\(Self.field($0, "id") ?? "") \(Self.field($0, "t") ?? "") \(Self.field($0, "role") ?? "")" }
+                == ["t1 1 success", "t2 2.5 error", "t3 2.75 info"])
+    }
+
     @Test func recordsFromAnyInputGoToAStreamWithTo() throws {
         let server = try RedisServer()
         let whole = try runBinary(["--format", "json", "examples/service.lua"], stdinFile: "examples/service.jsonl")

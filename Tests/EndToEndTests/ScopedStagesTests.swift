@@ -5,33 +5,8 @@ import Testing
 /// of errors (docs/lua.md, "Pointing a stage at some toasts"; docs/events.md, "Errors"), on
 /// the built binary.
 @Suite struct ScopedStagesTests {
-    /// The run's records as short lines: `t present id message role priority [count ids]`,
-    /// `t dismiss id reason`, `t drop id stage reason role message`; every toast checked to
-    /// end exactly once.
     private func story(_ script: String, _ events: [String], _ arguments: [String] = []) throws -> [String] {
-        let result = try runBinary(["--format", "json", "-e", script] + arguments, stdin: events.joined(separator: "\n") + "\n")
-        #expect(result.status == 0, "\(result.stderr)")
-        var endings: [String: [String]] = [:]
-        let lines = try jsonRecords(result.stdout).map { record -> String in
-            let id = "\(record["id"] ?? "")"
-            let event = record["event"] as? String ?? ""
-            endings[id, default: []].append(event)
-            var line = "\(record["t"] ?? "") \(event) \(id)"
-            switch event {
-            case "present":
-                line += " \(record["message"] ?? "") \(record["role"] ?? "") \(record["priority"] ?? "")"
-                if let extra = record["extra"] as? [String: Any], let count = extra["count"] {
-                    line += " count=\(count) ids=\((extra["ids"] as? [String])?.joined(separator: ",") ?? "")"
-                }
-            case "dismiss": line += " \(record["reason"] ?? "")"
-            default: line += " \(record["stage"] ?? "") \(record["reason"] ?? "") \(record["role"] ?? "") \(record["message"] ?? "")"
-            }
-            return line
-        }
-        for (id, events) in endings {
-            #expect(events == ["drop"] || events == ["present", "dismiss"], "\(id): \(events)")
-        }
-        return lines
+        try recordStory(script, events, arguments)
     }
 
     private let stack = "queue = { policy = 'stack', max_visible = 10, limit = 10, drop_repeats = false }"
@@ -78,7 +53,7 @@ import Testing
             #"{"at":0,"message":"m5","role":"error","flag":true}"#,
         ]
         func dropped(_ when: String) throws -> [String] {
-            let lines = try story("config{ dedup = false, \(stack), rules_drop = { stage = 'rate_limit', limit = 0, when = \(when) }, "
+            let lines = try story("config{ dedup = false, \(stack), rules_drop = { stage = 'rate_limit', limit = 0, spare = false, when = \(when) }, "
                                   + "stages = { 'rules', 'rules_drop', 'priority', 'style', 'announce' } }", events)
             return lines.filter { $0.contains(" drop ") }.map { String($0.split(separator: " ")[2]) }
         }
@@ -234,9 +209,9 @@ import Testing
             "11 present e1 3 more notifications warning 1 count=3 ids=t2,t4,t5",
             "14 dismiss e1 timeout",
         ])
-        // With `when = {}` the limit takes errors too, and the summary of an info and an
+        // With `spare = false` the limit takes errors too, and the summary of an info and an
         // error is an error: a rule that silences info keeps it.
-        let every = "config{ rate_limit = { limit = 1, window = 10, summary = true, when = {} }, dedup = false, \(stack) }"
+        let every = "config{ rate_limit = { limit = 1, window = 10, summary = true, spare = false }, dedup = false, \(stack) }"
             + " rule('quiet', function(t) if t.role == 'info' then return false end end)"
         let lines = try story(every, [#"{"at":0,"message":"x","role":"success"}"#, #"{"at":1,"message":"i","role":"success"}"#,
                                       #"{"at":2,"message":"E","role":"error"}"#])
@@ -244,7 +219,7 @@ import Testing
     }
 
     @Test func theRunSummaryAndStatsCountDroppedErrorsByStageAndRole() throws {
-        let script = "config{ rate_limit = { limit = 1, window = 10, summary = true, when = {} }, dedup = { window = 5 } }"
+        let script = "config{ rate_limit = { limit = 1, window = 10, summary = true, spare = false }, dedup = { window = 5 } }"
         let events = [#"{"at":0,"message":"E","role":"error"}"#, #"{"at":1,"message":"E","role":"error"}"#,
                       #"{"at":2,"message":"F","role":"error"}"#, #"{"at":3,"message":"i"}"#].joined(separator: "\n") + "\n"
         let stats = try runBinary(["--format", "json", "--stats", "-e", script], stdin: events)

@@ -15,12 +15,12 @@ import ToastPipelineTesting
         struct Settings: PluginSettings, Equatable {
             var limit = 3
             var window: Duration = .seconds(10)
-            var spare = "error"
+            var exempt = "error"
 
             static let fields: [SettingField<Settings>] = [
                 .integer("limit", \.limit, atLeast: 1),
                 .duration("window", \.window, above: .zero),
-                .role("spare", \.spare),
+                .role("exempt", \.exempt),
             ]
         }
 
@@ -30,7 +30,7 @@ import ToastPipelineTesting
         init(settings: Settings) { self.settings = settings }
 
         func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
-            guard toast.role != settings.spare, let source = toast.source else { return .pass }
+            guard toast.role != settings.exempt, let source = toast.source else { return .pass }
             var times = (recent[source] ?? []).filter { context.now - $0 < settings.window }
             guard times.count < settings.limit else {
                 return .drop(Drop(stage: context.stageName, reason: "capped"))
@@ -60,7 +60,7 @@ import ToastPipelineTesting
 
     @Test func aDeclaredStageIsPlacedAndConfiguredFromAScript() throws {
         let harness = try StageHarness(registry: Self.registry, script: """
-            config{ per_source_cap = { limit = 2, window = 1.5, spare = "error" }, stages = { "per_source_cap", "shout" } }
+            config{ per_source_cap = { limit = 2, window = 1.5, exempt = "error" }, stages = { "per_source_cap", "shout" } }
             """)
         for (index, role) in ["info", "info", "error", "info"].enumerated() {
             harness.show(Toast(id: "t\(index + 1)", message: "Sync failed \(index + 1)", role: role, source: "sync"),
@@ -114,6 +114,50 @@ import ToastPipelineTesting
         #expect(harness.statistics.stages.map(\.skipped) == [3, 1, 0])   // t2 was dropped before loose_cap
     }
 
+    /// Drops every toast: a cap of zero, which declares that it spares errors, or not.
+    final class DropAll: PluginStage {
+        static let name = "drop_all"
+        init(settings: NoSettings) {}
+        func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+            .drop(Drop(stage: context.stageName, reason: "capped"))
+        }
+    }
+
+    final class DropAllButErrors: PluginStage {
+        static let name = "drop_all_but_errors"
+        init(settings: NoSettings) {}
+        var defaultSpare: DefaultSpare { .errors }
+        func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
+            .drop(Drop(stage: context.stageName, reason: "capped"))
+        }
+    }
+
+    /// A plugin kind's declared default `spare` is handled by the pipeline as rate_limit's is: a
+    /// `when` narrows what it takes and never lets an error in, a `spare` given is added to the
+    /// default, and `spare = false` removes it; a kind that declares none spares nothing.
+    @Test(arguments: [
+        ("drop_all", "", ["error", "info", "warning"]),
+        ("drop_all", "spare = { role = 'warning' }", ["error", "info"]),
+        ("drop_all_but_errors", "", ["info", "warning"]),
+        ("drop_all_but_errors", "when = { source = 'app' }", ["info", "warning"]),
+        ("drop_all_but_errors", "spare = { role = 'warning' }", ["info"]),
+        ("drop_all_but_errors", "spare = false", ["error", "info", "warning"]),
+    ])
+    func aPluginKindSparesWhatItDeclares(kind: String, settings: String, dropped: [String]) throws {
+        var registry = StageRegistry.builtIn
+        registry.register(DropAll.self)
+        registry.register(DropAllButErrors.self)
+        let harness = try StageHarness(registry: registry, script: """
+            config{ \(kind) = { \(settings) }, stages = { "\(kind)", "priority" },
+                    queue = { policy = "stack", max_visible = 10 } }
+            """)
+        for (index, role) in ["error", "info", "warning"].enumerated() {
+            harness.show(Toast(id: role, message: "m\(index)", role: role, source: "app"), at: .milliseconds(100 * index))
+        }
+        #expect(harness.finish() == [])
+        #expect(harness.records.filter { $0.kind == .drop }.map(\.id).sorted() == dropped)
+    }
+
     @Test func settingsFromSwiftNeedNoScript() {
         var settings = PerSourceCap.Settings()
         settings.limit = 1
@@ -135,7 +179,7 @@ import ToastPipelineTesting
         ("config{ per_source_cap = { limt = 2 } }",
          "script:1: config: unknown setting per_source_cap.limt; did you mean \"limit\"?"),
         ("config{ per_source_cap = { colour = 2 } }",
-         "script:1: config: unknown setting per_source_cap.colour (known: limit, window, spare)"),
+         "script:1: config: unknown setting per_source_cap.colour (known: limit, window, exempt)"),
         ("config{ per_source_cap = { limit = 2.5 } }",
          "script:1: config: per_source_cap.limit must be a whole number ≥ 1, not 2.5"),
         ("config{ per_source_cap = { limit = 0 } }",
@@ -144,8 +188,8 @@ import ToastPipelineTesting
          "script:1: config: per_source_cap.window must be a number of seconds > 0, not \"long\""),
         ("config{ per_source_cap = { window = 0 } }",
          "script:1: config: per_source_cap.window must be a number of seconds > 0, not 0"),
-        ("config{ per_source_cap = { spare = 'panic' } }",
-         "script:1: config: per_source_cap.spare: unknown role \"panic\" (known: error, info, success, warning; "
+        ("config{ per_source_cap = { exempt = 'panic' } }",
+         "script:1: config: per_source_cap.exempt: unknown role \"panic\" (known: error, info, success, warning; "
             + "a role of your own is defined before this config call)"),
         ("config{ per_source_cap = { 1, 2 } }",
          "script:1: config: per_source_cap must be a table of named settings, not a list"),

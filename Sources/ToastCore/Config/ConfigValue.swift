@@ -37,13 +37,21 @@ public struct ConfigTable {
     }
 
     /// `other` merged into this one key by key; lists and non-table values replace whole
-    /// (docs/events.md).
+    /// (docs/events.md), and so does a stage's `when` or `spare` (a match given again is the
+    /// whole match, not conditions added to the one before).
     public func merging(_ other: ConfigTable) -> ConfigTable {
+        merging(other, depth: 0)
+    }
+
+    private static let replacedWholeInStages: Set<String> = ["when", "spare"]
+
+    private func merging(_ other: ConfigTable, depth: Int) -> ConfigTable {
         var merged = self
         for (name, value) in other.fields {
             if case .table(let newTable) = value, !newTable.fields.isEmpty, newTable.list.isEmpty,
-               case .table(let oldTable)? = merged.fields[name] {
-                merged.fields[name] = .table(oldTable.merging(newTable))
+               case .table(let oldTable)? = merged.fields[name],
+               !(depth == 1 && Self.replacedWholeInStages.contains(name)) {
+                merged.fields[name] = .table(oldTable.merging(newTable, depth: depth + 1))
             } else {
                 merged.fields[name] = value
             }

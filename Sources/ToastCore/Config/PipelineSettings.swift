@@ -13,13 +13,15 @@ package struct PipelineSettings {
     /// The stages before the host, in order (docs/lua.md, "config").
     package var stages: [String] = BuiltInStage.defaultOrder
     /// The tables set for stages that are not built in (plugins), by stage name, without
-    /// `when`.
+    /// `when` and `spare`.
     package var stageTables: [String: ConfigTable] = [:]
     /// Stages defined by a name of their own: `config{ errors = { stage = "digest", ... } }`.
     package var instances: [String: StageInstance] = [:]
-    /// Each stage's `when`, by name; a stage without one takes every toast. `rate_limit` and
-    /// `debounce` (and every stage of their kinds) skip errors unless a script says otherwise.
-    package var scopes: [String: StageScope] = [BuiltInStage.rateLimit: .belowErrors, BuiltInStage.debounce: .belowErrors]
+    /// Each stage's `when`, by name; a stage without one takes every toast.
+    package var scopes: [String: StageScope] = [:]
+    /// Each stage's `spare` as its scripts set it, by name; a stage without one spares what its
+    /// kind declares (`ToastStage.defaultSpare`: errors for `rate_limit` and `debounce`).
+    package var spares: [String: SpareSetting] = [:]
 
     package init() {}
 }
@@ -42,13 +44,10 @@ package enum BuiltInStage {
 
     /// The built-in kinds a stage defined by name may be of (those that hold or drop).
     package static let kinds = [dedup, rateLimit, debounce, digest]
-
-    /// The kinds whose stages skip errors unless their `when` says otherwise.
-    static let kindsSparingErrors = [rateLimit, debounce]
 }
 
 /// A stage defined by a name of its own (`config{ errors = { stage = "digest", ... } }`): its
-/// kind, and its settings as the kind reads them (without `stage` and `when`).
+/// kind, and its settings as the kind reads them (without `stage`, `when` and `spare`).
 package struct StageInstance {
     package var kind: String
     package var table: ConfigTable
@@ -109,7 +108,8 @@ package struct SettingsBuilder {
             instanceTables[name] = table
             tree[name] = nil
         }
-        // Each stage's `when` is the pipeline's, not the stage's: taken out of its table here.
+        // Each stage's `when` and `spare` are the pipeline's, not the stage's: taken out of its
+        // table here.
         for name in BuiltInStage.kinds + pluginStages {
             guard case .table(var table)? = tree[name] else { continue }
             if let kind = table["stage"] {
@@ -119,10 +119,7 @@ package struct SettingsBuilder {
                 }
                 table["stage"] = nil
             }
-            if let when = table["when"] {
-                settings.scopes[name] = try Self.scope(when, path: "\(name).when")
-                table["when"] = nil
-            }
+            try Self.takeScopes(of: name, from: &table, into: &settings)
             tree[name] = .table(table)
         }
         settings.dedup = try Self.optionalStage(tree["dedup"], name: "dedup", DedupSettings()) { value, reader in
@@ -174,7 +171,7 @@ package struct SettingsBuilder {
     }
 
     /// A stage defined by a name of its own: its kind is known, its settings are the kind's,
-    /// and its `when` (or its kind's default) goes to the pipeline.
+    /// and its `when` and `spare` go to the pipeline.
     private func instance(_ name: String, _ table: ConfigTable, settings: inout PipelineSettings) throws -> StageInstance {
         guard case .string(let kind)? = table["stage"] else {
             throw ConfigError("\(name).stage must name a kind of stage (a string), not \(table["stage"]?.typeName ?? "nil")")
@@ -190,12 +187,7 @@ package struct SettingsBuilder {
         }
         var own = table
         own["stage"] = nil
-        if let when = own["when"] {
-            settings.scopes[name] = try Self.scope(when, path: "\(name).when")
-            own["when"] = nil
-        } else if BuiltInStage.kindsSparingErrors.contains(kind) {
-            settings.scopes[name] = .belowErrors
-        }
+        try Self.takeScopes(of: name, from: &own, into: &settings)
         let reader = SettingsReader(own, path: name)
         switch kind {
         case BuiltInStage.dedup: _ = try DedupSettings.read(reader)
@@ -205,6 +197,18 @@ package struct SettingsBuilder {
         default: try plugins.checkSettings(ofKind: kind, named: name, table: own, in: settings)
         }
         return StageInstance(kind: kind, table: own)
+    }
+
+    /// Moves the `when` and `spare` of stage `name` out of its `table` into `settings`.
+    private static func takeScopes(of name: String, from table: inout ConfigTable, into settings: inout PipelineSettings) throws {
+        if let when = table["when"] {
+            settings.scopes[name] = try scope(when, path: "\(name).when")
+            table["when"] = nil
+        }
+        if let spare = table["spare"] {
+            settings.spares[name] = try SpareSetting.read(spare, path: "\(name).spare")
+            table["spare"] = nil
+        }
     }
 
     /// A `when`; an empty match table takes every toast, as no `when` at all (and costs nothing).

@@ -8,11 +8,10 @@ public enum StageScope: Equatable, Sendable {
     /// A script's function of the toast, returning true or false.
     case function(ScriptFunction)
 
-    /// The default `when` of `rate_limit` and `debounce`: toasts below priority 2, so an error
-    /// is never rate-limited or held back by a burst.
-    package static let belowErrors = StageScope.match(MatchTable(conditions: [
-        MatchTable.Condition(field: "priority", test: .range(below: 2, atLeast: nil)),
-    ]))
+    /// Toasts of priority `atLeast` or more: `{ priority = { at_least = N } }`.
+    package static func priority(atLeast: Int) -> StageScope {
+        .match(MatchTable(conditions: [MatchTable.Condition(field: "priority", test: .range(below: nil, atLeast: Double(atLeast)))]))
+    }
 
     /// The scope as `--explain` names it: the match table as written, or the function's place.
     public var description: String {
@@ -23,8 +22,8 @@ public enum StageScope: Equatable, Sendable {
     }
 
     /// The priorities the scope takes when it asks for nothing else (as rate_limit's and
-    /// debounce's default does): `atLeast..<below`, so the check reads one number. Nil for any
-    /// other scope.
+    /// debounce's default `spare` does): `atLeast..<below`, so the check reads one number. Nil
+    /// for any other scope.
     package var priorityRange: (atLeast: Int, below: Int)? {
         guard case .match(let table) = self, table.conditions.count == 1, table.conditions[0].field == .field(.priority),
               case .range(let below, let atLeast) = table.conditions[0].test else { return nil }
@@ -36,7 +35,8 @@ public enum StageScope: Equatable, Sendable {
         return (whole(atLeast, Int.min), whole(below, Int.max))
     }
 
-    /// Reads a stage's `when` (at `path`, e.g. `errors.when`): a match table or a function.
+    /// Reads a stage's `when` or `spare` (at `path`, e.g. `errors.when`): a match table or a
+    /// function.
     package static func read(_ value: ConfigValue, path: String) throws -> StageScope {
         switch value {
         case .function(let function): return .function(function)

@@ -40,7 +40,7 @@ package final class Pipeline: HostEnvironment {
     var stageContexts: [StageContext] { contexts }
     /// Where the rules stage is, which a toast a stage made goes through first.
     private let rulesIndex: Int?
-    /// Each stage's `when`, by position, as the loop checks it; replaced by a reload.
+    /// Each stage's `spare` and `when`, by position, as the loop checks them; replaced by a reload.
     private var scopes: [ScopeCheck]
     /// Runs the `when` functions of the scripts (nil: no scripts, so no such function).
     package var scriptFunctions: (any ScriptFunctionRunner)?
@@ -132,7 +132,7 @@ package final class Pipeline: HostEnvironment {
         self.stageNames = stages.map(\.name)
         self.stages = stages.map(\.stage)
         self.rulesIndex = stages.firstIndex { $0.name == BuiltInStage.rules }
-        self.scopes = stages.map { ScopeCheck(settings.scopes[$0.name], roles: settings.roles) }
+        self.scopes = stages.map { ScopeCheck(stage: $0.name, $0.stage, settings: settings) }
         self.errorRoleLengths = settings.roles.lengthsOfRoles(withPriorityAtLeast: Self.errorPriority)
         self.output = output
         self.counts = PipelineStatistics(stageNames: stages.map(\.name))
@@ -175,7 +175,7 @@ package final class Pipeline: HostEnvironment {
         var kept = newSettings
         kept.stages = settings.stages
         settings = kept
-        scopes = stageNames.map { ScopeCheck(kept.scopes[$0], roles: kept.roles) }
+        scopes = zip(stageNames, stages).map { ScopeCheck(stage: $0, $1, settings: kept) }
         errorRoleLengths = kept.roles.lengthsOfRoles(withPriorityAtLeast: Self.errorPriority)
         hostShared.settings = kept.queue
         self.observers = observers
@@ -376,10 +376,7 @@ package final class Pipeline: HostEnvironment {
     @inline(__always)
     private func runStages(_ toast: inout Toast, from start: Int, _ process: (inout Toast, Int) -> StageVerdict) {
         for index in start..<stages.count {
-            if scopes[index].hasScope, !isInScope(toast, at: index) {
-                counts.stages[index].skipped += 1
-                continue
-            }
+            if scopes[index].checks, !takes(toast, at: index) { continue }
             switch process(&toast, index) {
             case .pass:
                 continue
@@ -406,35 +403,65 @@ package final class Pipeline: HostEnvironment {
         }
     }
 
-    /// Whether stage `index` takes `toast` by its `when`; a toast it does not take is traced
-    /// as skipping it. A `when` function that fails counts as a script error of the stage
-    /// (the runner reports it), and the toast skips the stage.
-    private func isInScope(_ toast: Toast, at index: Int) -> Bool {
-        let inScope: Bool
-        if scopes[index].isPriorityRange {
-            if scopes[index].isBelowOnly, toast.priority == nil,
-               !Self.mayBeNamed(toast.role, among: scopes[index].lengthsReachingBelow) {
-                // No role of this name's length reaches `below`: taken, without comparing names.
-                return true
+    /// Whether stage `index` takes `toast`: not when a `spare` matches it (read first), nor
+    /// when its `when` does not; a toast it does not take is counted and traced as spared or
+    /// skipping it. A `spare` function that fails spares the toast and a `when` function that
+    /// fails skips it: each counts as a script error of the stage (the runner reports it).
+    private func takes(_ toast: Toast, at index: Int) -> Bool {
+        if let spare = spareMatching(toast, at: index) {
+            counts.stages[index].spared += 1
+            if tracer != nil {
+                trace(TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: .skip,
+                                  details: [JSONMember("spare", .string(spare.description))], because: "spare"))
             }
-            let priority = toast.effectivePriority(in: settings.roles)
-            inScope = priority >= scopes[index].atLeast && priority < scopes[index].below
-        } else {
-            switch scopes[index].scope {
-            case .match(let table)?:
-                inScope = table.matches(toast, roles: settings.roles)
-            case .function(let function)?:
-                inScope = scriptFunctions?.matches(calling: function, with: toast, stage: stageNames[index],
-                                                   context: contexts[index]) ?? false
-            case nil:
-                inScope = true
-            }
+            return false
         }
-        if !inScope && tracer != nil, let scope = scopes[index].scope {
-            trace(TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: .skip,
-                              details: [JSONMember("when", .string(scope.description))], because: "when"))
+        guard let when = scopes[index].when else { return true }
+        let inScope: Bool
+        switch when {
+        case .match(let table):
+            inScope = table.matches(toast, roles: settings.roles)
+        case .function(let function):
+            inScope = scriptFunctions?.matches(calling: function, with: toast, stage: stageNames[index], setting: "when",
+                                               context: contexts[index]) ?? false
+        }
+        if !inScope {
+            counts.stages[index].skipped += 1
+            if tracer != nil {
+                trace(TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: .skip,
+                                  details: [JSONMember("when", .string(when.description))], because: "when"))
+            }
         }
         return inScope
+    }
+
+    /// The first of stage `index`'s spares that matches `toast`, if any. The first spare, when
+    /// a range of priorities (the default), is read from the check's fields in place.
+    @inline(__always)
+    private func spareMatching(_ toast: Toast, at index: Int) -> StageScope? {
+        var first = 0
+        if scopes[index].spareIsPriorityRange {
+            // No role of the name's length reaches `atLeast`: not spared, without comparing names.
+            let mayReach = !scopes[index].isAtLeastOnly || toast.priority != nil
+                || Self.mayBeNamed(toast.role, among: scopes[index].lengthsReachingAtLeast)
+            if mayReach {
+                let priority = toast.effectivePriority(in: settings.roles)
+                if priority >= scopes[index].atLeast && priority < scopes[index].below { return scopes[index].spares[0] }
+            }
+            guard scopes[index].spares.count > 1 else { return nil }
+            first = 1
+        }
+        for spare in scopes[index].spares[first...] {
+            switch spare {
+            case .match(let table):
+                if table.matches(toast, roles: settings.roles) { return spare }
+            case .function(let function):
+                let matched = scriptFunctions?.matches(calling: function, with: toast, stage: stageNames[index], setting: "spare",
+                                                       context: contexts[index])
+                if matched ?? true { return spare }
+            }
+        }
+        return nil
     }
 
     private func hold(_ toast: Toast, _ handle: HoldHandle, at index: Int) {

@@ -2,12 +2,14 @@
 public struct PipelineStatistics: Equatable, Sendable {
     public struct StageCounts: Equatable, Sendable {
         public package(set) var name: String
-        /// Toasts that reached the stage and were in its scope (`when`).
-        public var entered: Int { reached - skipped }
-        /// Toasts that went on from the stage (its scope's skipped ones not counted).
-        public var passed: Int { passedBy - skipped }
+        /// Toasts that reached the stage and were in its scope (not spared, taken by `when`).
+        public var entered: Int { reached - skipped - spared }
+        /// Toasts that went on from the stage (those that skipped it not counted).
+        public var passed: Int { passedBy - skipped - spared }
         /// Toasts that reached the stage and skipped it: its `when` did not take them.
         public package(set) var skipped = 0
+        /// Toasts that reached the stage and skipped it because its `spare` matched them.
+        public package(set) var spared = 0
         // A toast that skips a stage is counted as reaching and passing it (the count is made
         // once a toast is through, `countPasses`), and taken off again here.
         var reached = 0
@@ -164,6 +166,7 @@ extension DismissReason {
         case .replacement: 5
         case .hostRemoved: 6
         case .screenLimit: 7
+        case .preempted: 8
         }
     }
 }

@@ -1,24 +1,39 @@
-/// A stage's `when` as the loop checks it for every toast: whether it has one, and a
-/// range of priorities read without the scope itself (rate_limit's and debounce's default).
+/// A stage's `spare` and `when` as the loop checks them for every toast (docs/lua.md, "Pointing
+/// a stage at some toasts"): a toast that a spare matches skips the stage, else one that its
+/// `when` does not take. The first spare may be a range of priorities read without the scope
+/// itself (rate_limit's and debounce's default, `{ priority = { at_least = 2 } }`).
 struct ScopeCheck {
-    let scope: StageScope?
-    let hasScope: Bool
-    let isPriorityRange: Bool
+    let when: StageScope?
+    /// The matches that spare a toast, the kind's default first; a toast is spared when any
+    /// matches.
+    let spares: [StageScope]
+    /// Whether anything is checked at all (a stage with neither takes every toast).
+    let checks: Bool
+    /// The first spare is a range of priorities: `atLeast..<below`.
+    let spareIsPriorityRange: Bool
     let atLeast: Int
     let below: Int
-    /// Only `below`, above 0 (the default): a toast with no priority of its own is taken
-    /// when its role's name has none of the lengths of the roles that reach `below`.
-    let isBelowOnly: Bool
-    let lengthsReachingBelow: UInt64
+    /// The first spare is only `at_least`, above 0 (the default): a toast with no priority of
+    /// its own is not spared when its role's name has none of the lengths of the roles that
+    /// reach `atLeast`.
+    let isAtLeastOnly: Bool
+    let lengthsReachingAtLeast: UInt64
 
-    init(_ scope: StageScope?, roles: RoleTable) {
-        self.scope = scope
-        hasScope = scope != nil
-        let range = scope?.priorityRange
-        isPriorityRange = range != nil
+    init(when: StageScope?, spares: [StageScope], roles: RoleTable) {
+        self.when = when
+        self.spares = spares
+        checks = when != nil || !spares.isEmpty
+        let range = spares.first?.priorityRange
+        spareIsPriorityRange = range != nil
         (atLeast, below) = range ?? (Int.min, Int.max)
-        isBelowOnly = isPriorityRange && atLeast == Int.min && below > 0 && below < Int.max
-        lengthsReachingBelow = isBelowOnly ? roles.lengthsOfRoles(withPriorityAtLeast: below) : 0
+        isAtLeastOnly = spareIsPriorityRange && below == Int.max && atLeast > 0 && atLeast < Int.max
+        lengthsReachingAtLeast = isAtLeastOnly ? roles.lengthsOfRoles(withPriorityAtLeast: atLeast) : 0
+    }
+
+    /// The check of the stage `name`, as `settings` and the stage's kind (`stage`) say.
+    init(stage name: String, _ stage: any ToastStage, settings: PipelineSettings) {
+        let spares = settings.spares[name]?.spares(withDefault: stage.defaultSpare) ?? stage.defaultSpare.scope.map { [$0] } ?? []
+        self.init(when: settings.scopes[name], spares: spares, roles: settings.roles)
     }
 }
 

@@ -11,10 +11,11 @@ package protocol ScriptFunctionRunner: AnyObject {
     /// call failed or returned neither (the runtime reports why).
     func digest(calling function: ScriptFunction, with toasts: [Toast], base: Toast, context: StageContext) -> Toast?
 
-    /// Calls a stage's `when` function with `toast`: whether the stage takes it; nil when the
-    /// call failed or returned something else than a boolean or nil (the runtime reports it
-    /// as a script error of the stage named `stage`).
-    func matches(calling function: ScriptFunction, with toast: Toast, stage: String, context: StageContext) -> Bool?
+    /// Calls a stage's `when` or `spare` function (`setting` names which) with `toast`: whether
+    /// it matches; nil when the call failed or returned something else than a boolean or nil
+    /// (the runtime reports it as a script error of the stage named `stage`).
+    func matches(calling function: ScriptFunction, with toast: Toast, stage: String, setting: String,
+                 context: StageContext) -> Bool?
 
     /// Why the last call above that gave nil failed (the message it reported), once: a stage
     /// that falls back says so in its trace.
@@ -26,7 +27,8 @@ extension ScriptFunctionRunner {
         nil
     }
 
-    package func matches(calling function: ScriptFunction, with toast: Toast, stage: String, context: StageContext) -> Bool? {
+    package func matches(calling function: ScriptFunction, with toast: Toast, stage: String, setting: String,
+                         context: StageContext) -> Bool? {
         nil
     }
 

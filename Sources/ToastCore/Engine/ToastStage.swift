@@ -49,6 +49,12 @@ public protocol ToastStage: AnyObject {
 
     /// `--state`: the timer's value from what `saveTimerValue(_:)` gave.
     func restoreTimerValue(from saved: JSONValue) throws -> any Sendable
+
+    /// The toasts this stage leaves alone unless a script's `spare` says otherwise (docs/plugins.md,
+    /// "Sparing errors"). A stage that holds or drops toasts for being many (a cap, a burst
+    /// limit) should spare errors, `.errors`, as rate_limit and debounce do: a script's `when`
+    /// then narrows what the stage takes and never lets an error in. The default spares nothing.
+    var defaultSpare: DefaultSpare { get }
 }
 
 extension ToastStage {
@@ -65,6 +71,7 @@ extension ToastStage {
     public func restoreTimerValue(from saved: JSONValue) throws -> any Sendable {
         throw SavedStateError("its timers carry values it cannot restore")
     }
+    public var defaultSpare: DefaultSpare { .nothing }
 }
 
 /// How long a built-in stage keeps its screen (docs/events.md, "Screens"): a window that ends

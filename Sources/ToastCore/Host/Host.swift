@@ -4,7 +4,8 @@
 /// (repeats), then placed by its policy: `replace` is shown at once, `enqueue` and `stack`
 /// join the waiting line, ordered by priority, then arrival. After every change the head of
 /// the line is promoted while it may be shown, and the line is cut to `limit` by evicting
-/// the lowest-priority, oldest toast. Visible toasts leave by timeout or interaction.
+/// the lowest-priority, oldest toast. Visible toasts leave by timeout or interaction, and a
+/// sticky one (no timeout) also when an error would wait behind it (`preempted`).
 ///
 /// Not final: a screen is its own host (`Screen`, one object for both, with a million screens
 /// held at once); nothing overrides it.
@@ -162,6 +163,7 @@ package class Host {
             if isTraced { traced(toast, .queued, [JSONMember("position", .integer(Int64(position + 1))),
                                           JSONMember("priority", .integer(Int64(priority)))],
                    because: "place \(position + 1) in the waiting line (priority \(priority), then arrival)") }
+            if priority >= Self.preemptingPriority { preemptStickyToasts(for: slot) }
         }
         if isTraced { arrivingForTrace = toast }
         settle()
@@ -178,15 +180,38 @@ package class Host {
 
     // MARK: Promotion and eviction
 
+    /// The priority from which a toast that would wait dismisses visible sticky toasts of lower
+    /// priority (an error, by the built-in roles).
+    static let preemptingPriority = 2
+
+    /// A toast of priority 2 or more has just joined the waiting line (in `slot`): while it
+    /// would still wait, the visible toasts of lower priority without a timeout are dismissed
+    /// (`preempted`), the earliest presented first, each followed by promotion, until it is
+    /// presented or none is left. Before any eviction its arrival causes (`settle` follows).
+    private func preemptStickyToasts(for slot: Int) {
+        let priority = slots[slot].priority
+        promote()
+        while waiting.contains(slot),
+              let index = visible.firstIndex(where: { slots[$0].priority < priority && slots.toast($0).durationMicros == nil }) {
+            dismiss(at: index, reason: .preempted, by: slots.toast(slot).id)
+            promote()
+        }
+    }
+
+    /// Promotes the head of the line while it may be shown.
+    private func promote() {
+        while let head = waiting.first, mayPresent(policy: slots.toast(head).policy) {
+            waiting.removeFirst()
+            if slots.toast(head).policy == .replace { endVisible(reason: .replacement, by: slots.toast(head).id) }
+            present(head)
+        }
+    }
+
     /// Promotes the head of the line while it may be shown, then evicts down to `limit`;
     /// again while an eviction took the head.
     private func settle() {
         while true {
-            while let head = waiting.first, mayPresent(policy: slots.toast(head).policy) {
-                waiting.removeFirst()
-                if slots.toast(head).policy == .replace { endVisible(reason: .replacement, by: slots.toast(head).id) }
-                present(head)
-            }
+            promote()
             var evictedHead = false
             while waiting.count > settings.limit {
                 let victim = evictionVictim()
@@ -252,12 +277,17 @@ package class Host {
 
     // MARK: Endings
 
-    /// Dismisses the visible toast at `index` of the visible ones.
+    /// Dismisses the visible toast at `index` of the visible ones; `replacement` is the toast
+    /// that replaced it (`replacement`) or preempted it (`preempted`).
     private func dismiss(at index: Int, reason: DismissReason, by replacement: String? = nil) {
         let slot = visible.remove(at: index)
         let shown = now - slots[slot].presentedAt
         let toast = slots.remove(slot)
-        if isTraced, let replacement {
+        if isTraced, reason == .preempted, let arriving = replacement {
+            traced(toast, .preempted, [JSONMember("reason", .string(reason.rawValue)), JSONMember("by", .string(arriving)),
+                                       JSONMember("shown", .number(StreamTime.seconds(shown)))],
+                   because: "\(arriving) would have waited behind it, with a higher priority, and it has no timeout")
+        } else if isTraced, let replacement {
             traced(toast, .replaced, [JSONMember("by", .string(replacement))],
                    because: "\(replacement) has policy replace")
         } else if isTraced {
@@ -442,6 +472,7 @@ package class Host {
         case .replacement: return "replaced \(shown)"
         case .hostRemoved: return "the run ended \(shown)"
         case .screenLimit: return "\(endingNote ?? "its screen was ended") \(shown)"
+        case .preempted: return "preempted \(shown)"
         }
     }
 }

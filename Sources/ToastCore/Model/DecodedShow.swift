@@ -6,7 +6,7 @@ package struct DecodedShow {
     let batch: ShowBatch
     let row: Int
     /// The event's time (nil: the clock's current time) and input line.
-    var at: Microseconds?
+    package var at: Microseconds?
     var line: Int
 
     /// A show with `fields` after defaults, kept in `batch`.

@@ -40,6 +40,8 @@ package enum DismissReason: String, Sendable, CaseIterable {
     case hostRemoved = "host_removed"
     /// Its screen was ended to make room for a new one (`screens.limit`).
     case screenLimit = "screen_limit"
+    /// It had no timeout, and a toast of higher priority (2 or more) would have waited behind it.
+    case preempted
 }
 
 /// Why a toast never reached the screen. Built-in stages use the constants; a plugin stage

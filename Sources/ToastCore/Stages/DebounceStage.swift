@@ -8,6 +8,8 @@
 /// shows once, the last one, when the progress settles.
 package final class DebounceStage: ToastStage, CalledUnretained {
     package private(set) var settings: DebounceSettings
+    /// An error is never dropped or held back for being one of many.
+    package var defaultSpare: DefaultSpare { .errors }
     private var fields: [FieldReference]
     fileprivate var bursts: [[UInt8]: Burst] = [:]
     /// The key each pending release timer is for; a burst's timer is the one it names.

@@ -4,6 +4,8 @@
 /// of the dropped toast with the highest priority, and their count and ids.
 package final class RateLimitStage: ToastStage, CalledUnretained {
     package private(set) var settings: RateLimitSettings
+    /// An error is never dropped or held back for being one of many.
+    package var defaultSpare: DefaultSpare { .errors }
     private var key: FieldReference
 
     // While a group is being changed the stage reads only `scratch` and sets a timer, which

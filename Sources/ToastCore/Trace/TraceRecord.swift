@@ -48,11 +48,13 @@ package struct TraceRecord {
 /// toasts it drops (a repeat, a cancelled or removed one).
 public enum TraceVerdict: String, Sendable, CaseIterable {
     case pass, change, drop, error
-    /// The stage's `when` did not take the toast: it went on as it was.
+    /// The stage's `spare` matched the toast, or its `when` did not take it: it went on as it was.
     case skip
     /// A stage holds the toast, and later lets it go on.
     case held, released
     case queued, evicted, delayed, presented, paused, resumed, replaced, dismissed
+    /// A sticky toast of lower priority was dismissed so that an arriving error need not wait.
+    case preempted
 }
 
 /// Where trace records go. A pipeline with none traces nothing and pays one `nil` check a

@@ -246,6 +246,7 @@ package struct JSONRecordEncoder: RecordEncoder {
         case .replacement: #","reason":"replacement""#
         case .hostRemoved: #","reason":"host_removed""#
         case .screenLimit: #","reason":"screen_limit""#
+        case .preempted: #","reason":"preempted""#
         }
     }
 

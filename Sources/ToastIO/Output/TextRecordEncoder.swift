@@ -70,6 +70,9 @@ package struct TextRecordEncoder: RecordEncoder {
         func safe(_ text: String) -> String { TerminalText.escaped(text) }
         var text = withID ? "\(safe(trace.toast.id)) " : ""
         text += trace.rule.map { "rule \(quoted(safe($0)))" } ?? safe(trace.stage)
+        if trace.verdict == .skip, case .string(let scope)? = trace.detail("spare") {
+            return text + ": spared (spare: \(safe(scope)))"
+        }
         if trace.verdict == .skip, case .string(let scope)? = trace.detail("when") {
             return text + ": skipped (when: \(safe(scope)))"
         }

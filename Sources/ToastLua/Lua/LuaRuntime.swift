@@ -371,6 +371,7 @@ package final class LuaRuntime {
         state.setGlobalFunction("now", { L in LuaRuntime.from(L)?.now() ?? 0 })
         state.setGlobalFunction("parse", { L in LuaRuntime.from(L)?.setParse() ?? 0 })
         state.setGlobalFunction("parse_time", { L in LuaRuntime.from(L)?.parseTime() ?? 0 })
+        state.setGlobalFunction("level_of", { L in LuaRuntime.from(L)?.levelOf() ?? 0 })
         state.setGlobalFunction("__toastscript_log", { L in LuaRuntime.from(L)?.logLine() ?? 0 })
         installJSONLibrary()
         // `store`: what the scripts keep across a reload (`LuaStore.swift`).
@@ -559,6 +560,16 @@ package final class LuaRuntime {
         }
     }
 
+    /// `level_of(text)`: the level a line names as `--input text` reads it (`"error"`, …), or
+    /// nil; `--levels off` does not change it.
+    private func levelOf() -> Int32 {
+        guard state.type(at: 1) == LUA_TSTRING, let bytes = state.bytes(at: 1) else {
+            return raise("level_of expects a string, not \(state.typeName(at: 1))")
+        }
+        if let found = TextLevel.read(bytes) { state.push(found.level.rawValue) } else { state.pushNil() }
+        return 1
+    }
+
     private func now() -> Int32 {
         state.push(StreamTime.seconds(currentCall?.context.nowMicros ?? 0))
         return 1
@@ -579,24 +590,25 @@ extension LuaRuntime: ScriptFunctionRunner {
 
     /// A stage's `when` function: true or false (nil reads as false); anything else, or an
     /// error, is a script error of that stage, and the toast skips it.
-    package func matches(calling function: ScriptFunction, with toast: Toast, stage: String, context: StageContext) -> Bool? {
+    package func matches(calling function: ScriptFunction, with toast: Toast, stage: String, setting: String,
+                         context: StageContext) -> Bool? {
         running(in: ScriptCall(context: context, inputLine: toast.inputLine > 0 ? toast.inputLine : context.inputLine)) {
             let top = state.top
             defer { state.setTop(top) }
-            let origin = "stage \(quoted(stage)) when"
+            let origin = "stage \(quoted(stage)) \(setting)"
             state.pushReference(function.number)
             state.pushProxy(toast, roles: settings.roles)
             let result = state.call(argumentCount: 1, resultCount: 1, budget: budget, place: function.place)
             if case .failure(let message) = result {
-                report(message, origin: origin, source: "when \(stage)")
+                report(message, origin: origin, source: "\(setting) \(stage)")
                 return nil
             }
             switch state.type(at: -1) {
             case LUA_TBOOLEAN: return state.isTrue(at: -1)
             case LUA_TNIL: return false
             default:
-                report("\(function.place): when returned \(state.typeName(at: -1)); expected true or false", origin: origin,
-                       source: "when \(stage)")
+                report("\(function.place): \(setting) returned \(state.typeName(at: -1)); expected true or false", origin: origin,
+                       source: "\(setting) \(stage)")
                 return nil
             }
         }

@@ -6,8 +6,11 @@ import ToastLua
 package struct CommandLineOptions: Equatable, Sendable {
     package enum ClockMode: String, Sendable, CaseIterable { case stream, follow, wall, replay }
     package enum ColorMode: String, Sendable, CaseIterable { case auto, always, never }
+    package enum LevelReading: String, Sendable, CaseIterable { case on, off }
 
     package var input: InputFormat = .json
+    /// `--levels`: whether a line's level (and a JSON show's `level`) gives its toast a role.
+    package var levels: LevelReading = .on
     package var format: OutputFormat = .text
     package var formatGiven = false
     package var output: String?
@@ -87,6 +90,10 @@ extension CommandLineOptions {
     static let specs: [OptionSpec] = [
         OptionSpec(name: "--input", value: "json|text", help: "input format: JSON Lines (default), or one message per line") {
             $0.input = try choice($1, "--input")
+        },
+        OptionSpec(name: "--levels", value: "on|off",
+                   help: "off: a line's level (ERROR, [warn], level=error, <3>) gives no role (default on)") {
+            $0.levels = try choice($1, "--levels")
         },
         OptionSpec(name: "--events", value: "FILE", help: "read events from FILE instead of stdin (-: stdin)") {
             $0.events = $1

@@ -82,8 +82,27 @@ extension RunLoop {
             ])))
         }
         for warning in decoding.takeNotes() { setup.reports.warning(warning) }
+        // An event without `at` happens at its entry's time, so a restarted consumer gives it
+        // the same time again.
+        if let id = RedisEntryID(entry.id) { line = Self.stamped(line, at: Microseconds(clamping: id.milliseconds) &* 1_000) }
         handle(Self.placed(line, at: "entry \(entry.id) of \(TerminalText.escaped(group.options.from ?? ""))"))
         group.handled(entry)
+    }
+
+    /// The line with every event that has no time of its own at `time`.
+    private static func stamped(_ line: consuming DecodedLine, at time: Microseconds) -> DecodedLine {
+        switch consume line {
+        case .show(var show):
+            if show.at == nil { show.at = time }
+            return .show(show)
+        case .event(var event):
+            if event.at == nil { event.at = time }
+            return .event(event)
+        case .several(let lines):
+            return .several(lines.map { stamped($0, at: time) })
+        case let other:
+            return other
+        }
     }
 
     /// The line with its rejections saying which entry they were.

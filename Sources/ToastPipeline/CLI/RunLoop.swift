@@ -284,6 +284,9 @@ struct RunLoop {
     /// Hands one event to the pipeline (taking its toast: see `Pipeline.handle(taking:)`).
     private mutating func deliver(_ event: inout Event) {
         if isWallClock { event.at = wallNow }
+        // Following a live stream, an event without a time of its own happens when it is read
+        // (the clock carried on from the last event), not at the last event's time.
+        if isFollowing && event.at == nil { event.at = followedNow }
         if setup.options.clock == .replay { pace(to: max(event.at ?? pipeline.now, pipeline.now)) }
         let errorsBefore = setup.reports.failedCalls
         pipeline.handle(taking: &event)

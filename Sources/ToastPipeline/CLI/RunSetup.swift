@@ -210,6 +210,7 @@ struct RunSetup {
         var decoder = EventDecoder(roles: settings.roles, defaultPolicy: settings.queue.policy,
                                    defaultDuration: settings.queue.duration)
         decoder.screenField = settings.screens?.by
+        decoder.readsLevels = options.levels == .on
         self.decoder = decoder
     }
 

@@ -43,6 +43,7 @@ struct StatisticsReport {
             } else {
                 text += ", passed \(stage.passed)"
             }
+            if stage.spared > 0 { text += ", spared \(stage.spared) (spare)" }
             if stage.skipped > 0 { text += ", skipped \(stage.skipped) (when)" }
             if stage.held > 0 { text += ", held \(stage.held), released \(stage.released)" }
             if !stage.dropped.isEmpty { text += ", dropped " + Self.counts(stage.dropped) }

@@ -36,6 +36,9 @@ extension EventDecoder {
         // whose bit is set may come twice, and the record looks (only a canonical text is
         // marked so).
         var extraNameBits: UInt64 = 0
+        // Where the members that may name the level of a show without a `role` have their
+        // values (read only when the show ends up without one).
+        var levelValues: [(name: String, start: Int)] = []
         do {
             scanner.skipWhitespace()
             guard scanner.current == UInt8(ascii: "{") else { return nil }
@@ -58,6 +61,9 @@ extension EventDecoder {
                         screenNamed = true
                         screenValue = try scanner.parseValue(depth: 1)
                     } else {
+                        if readsLevels && LevelHints.mayBeName(name) && LevelHints.names.contains(extraName) {
+                            levelValues.append((extraName, scanner.index))
+                        }
                         plainString = try scanner.checkValue(depth: 1)
                     }
                     extraText.appendMember(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(scanner.bytes)[memberStart..<scanner.index]))
@@ -88,8 +94,19 @@ extension EventDecoder {
         let messageText = message.toastText(in: batch)
         let subtitleText = common.subtitle?.toastText(in: batch)
         let extraText = extraText.isEmpty ? nil : extraText.withBytes { batch.text.append($0) }
+        var role = common.role
+        if role == nil && !levelValues.isEmpty {
+            var hints = LevelHints()
+            for (name, start) in levelValues {
+                var valueScanner = JSONScanner(line)
+                valueScanner.index = start
+                guard let value = try? valueScanner.parseValue(depth: 1) else { return nil }
+                hints.set(name, value)
+            }
+            role = hints.level(orIn: []).map(\.role)
+        }
         let fields = Toast.showFields(id: common.id ?? Self.implicitID(showCount), message: messageText,
-                                      subtitle: subtitleText, role: common.role, source: common.source,
+                                      subtitle: subtitleText, role: role, source: common.source,
                                       extra: extraText.map { .text($0, knownCanonical: extraIsCanonical) } ?? .members([]),
                                       others: common.others,
                                       screenKey: screen, duration: defaultDuration, policy: defaultPolicy, inputLine: number)

@@ -71,6 +71,9 @@ package struct EventDecoder {
     /// Whether show lines of the common shape take the one-pass path (`decodeCommonShow`);
     /// tests turn it off to hold the two paths to the same results.
     package var takesCommonShows = true
+    /// Whether a text line's level, and a JSON show's `level`, `severity` or `PRIORITY`, give
+    /// the toast its role (`--levels off` turns it off; docs/events.md, "Levels").
+    package var readsLevels = true
 
     package init(roles: RoleTable = .builtIn, defaultPolicy: Policy = .enqueue,
                 defaultDuration: Microseconds? = 3 * StreamTime.perSecond) {
@@ -96,15 +99,24 @@ package struct EventDecoder {
         decodeText(line, number: number, batch: ShowBatch(capacity: line.count)).map(\.event)
     }
 
-    /// A plain-text line as a show kept in `batch` (see `decodeJSON`).
+    /// A plain-text line as a show kept in `batch` (see `decodeJSON`); a level it names gives
+    /// the toast its field `level` and its role (`TextLevel`).
     package mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int,
                              batch: ShowBatch) -> Result<DecodedEvent, InputRejection> {
         guard isValidUTF8(line) else { return .failure(InputRejection(line: number, reason: "not valid UTF-8")) }
         showCount += 1
         var end = line.count
         if end > 0 && line[end - 1] == 0x0D { end -= 1 }
-        let message = batch.text.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[0..<end]))
-        let fields = Toast.showFields(id: Self.implicitID(showCount), message: .stored(message),
+        var start = 0
+        var level: LogLevel?
+        if readsLevels, let found = TextLevel.read(UnsafeBufferPointer(rebasing: line[0..<end])) {
+            level = found.level
+            // A line that is nothing but its `<PRI>` keeps it as its message.
+            if found.prefixLength < end { start = found.prefixLength }
+        }
+        let message = batch.text.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[start..<end]))
+        let fields = Toast.showFields(id: Self.implicitID(showCount), message: .stored(message), role: level?.role,
+                                      extra: .members(level?.field ?? []),
                                       duration: defaultDuration, policy: defaultPolicy, inputLine: number)
         return .success(.show(DecodedShow(fields: fields, batch: batch, at: nil, line: number)))
     }
@@ -286,6 +298,9 @@ package struct EventDecoder {
                 others.append((field, checked))
             }
         }
+        if readsLevels && (fields[.role] ?? .null) == .null, let level = fields.levelHints.level(orIn: fields.extra) {
+            others.append((.role, .text(level.role)))
+        }
         return Toast.showFields(id: id ?? Self.implicitID(showCount), message: message, subtitle: subtitle,
                                 extra: text?.extra.map(Toast.ExtraFields.stored) ?? .members(fields.extra), others: others,
                                 screenKey: screen, duration: defaultDuration, policy: defaultPolicy, inputLine: line)
@@ -401,6 +416,9 @@ package struct EventFields {
     package var extra: [JSONMember] = []
     /// The names of the members that are not show fields, to look for typos in.
     package var extraNames: [String] = []
+    /// A JSON line's `level`, `severity` and `PRIORITY` members, which give a show without a
+    /// `role` its role.
+    var levelHints = LevelHints()
     /// A JSON line's `message` and `subtitle` when they are strings without escapes: their
     /// bytes in the line, valid while the line is (the show keeps them as they are).
     package var messageBytes, subtitleBytes: UnsafeBufferPointer<UInt8>?
@@ -437,6 +455,9 @@ package struct EventFields {
                 if !namesChecked.contains(extraName) { fields.extraNames.append(extraName) }
                 if extraName == screenField {
                     screenValue = try scanner.parseValue(depth: 1)
+                } else if LevelHints.names.contains(extraName) {
+                    // (Read always: the role may come after it in the line.)
+                    fields.levelHints.set(extraName, try scanner.parseValue(depth: 1))
                 } else {
                     try scanner.checkValue(depth: 1)
                 }

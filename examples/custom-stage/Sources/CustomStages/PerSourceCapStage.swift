@@ -29,6 +29,9 @@ public final class PerSourceCapStage: PluginStage {
         self.settings = settings
     }
 
+    /// A cap drops toasts for being many: errors skip it unless a script says `spare = false`.
+    public var defaultSpare: DefaultSpare { .errors }
+
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         guard let source = toast.source else { return .pass }
         let now = context.now
