@@ -412,11 +412,11 @@ package final class Pipeline: HostEnvironment {
             counts.stages[index].spared += 1
             if tracer != nil {
                 trace(TraceRecord(time: now, toast: toast, stage: stageNames[index], verdict: .skip,
-                                  details: [JSONMember("spare", .string(spare.description))], because: "spare"))
+                                  details: [JSONMember("spare", .string(scopes[index].spares[spare].description))], because: "spare"))
             }
             return false
         }
-        guard let when = scopes[index].when else { return true }
+        guard scopes[index].hasWhen, let when = scopes[index].when else { return true }
         let inScope: Bool
         switch when {
         case .match(let table):
@@ -435,10 +435,11 @@ package final class Pipeline: HostEnvironment {
         return inScope
     }
 
-    /// The first of stage `index`'s spares that matches `toast`, if any. The first spare, when
-    /// a range of priorities (the default), is read from the check's fields in place.
+    /// The position of the first of stage `index`'s spares that matches `toast`, if any. The
+    /// first spare, when a range of priorities (the default), is read from the check's fields in
+    /// place, without touching the list.
     @inline(__always)
-    private func spareMatching(_ toast: Toast, at index: Int) -> StageScope? {
+    private func spareMatching(_ toast: Toast, at index: Int) -> Int? {
         var first = 0
         if scopes[index].spareIsPriorityRange {
             // No role of the name's length reaches `atLeast`: not spared, without comparing names.
@@ -446,19 +447,19 @@ package final class Pipeline: HostEnvironment {
                 || Self.mayBeNamed(toast.role, among: scopes[index].lengthsReachingAtLeast)
             if mayReach {
                 let priority = toast.effectivePriority(in: settings.roles)
-                if priority >= scopes[index].atLeast && priority < scopes[index].below { return scopes[index].spares[0] }
+                if priority >= scopes[index].atLeast && priority < scopes[index].below { return 0 }
             }
-            guard scopes[index].spares.count > 1 else { return nil }
+            guard scopes[index].spareCount > 1 else { return nil }
             first = 1
         }
-        for spare in scopes[index].spares[first...] {
-            switch spare {
+        for position in first..<scopes[index].spareCount {
+            switch scopes[index].spares[position] {
             case .match(let table):
-                if table.matches(toast, roles: settings.roles) { return spare }
+                if table.matches(toast, roles: settings.roles) { return position }
             case .function(let function):
                 let matched = scriptFunctions?.matches(calling: function, with: toast, stage: stageNames[index], setting: "spare",
                                                        context: contexts[index])
-                if matched ?? true { return spare }
+                if matched ?? true { return position }
             }
         }
         return nil

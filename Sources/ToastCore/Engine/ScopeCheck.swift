@@ -9,6 +9,10 @@ struct ScopeCheck {
     let spares: [StageScope]
     /// Whether anything is checked at all (a stage with neither takes every toast).
     let checks: Bool
+    /// `when != nil` and `spares.count`, read on every toast without touching the enum or the
+    /// list (which would count references).
+    let hasWhen: Bool
+    let spareCount: Int
     /// The first spare is a range of priorities: `atLeast..<below`.
     let spareIsPriorityRange: Bool
     let atLeast: Int
@@ -23,6 +27,8 @@ struct ScopeCheck {
         self.when = when
         self.spares = spares
         checks = when != nil || !spares.isEmpty
+        hasWhen = when != nil
+        spareCount = spares.count
         let range = spares.first?.priorityRange
         spareIsPriorityRange = range != nil
         (atLeast, below) = range ?? (Int.min, Int.max)

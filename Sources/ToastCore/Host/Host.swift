@@ -190,15 +190,22 @@ package class Host {
     /// presented or none is left. Before any eviction its arrival causes (`settle` follows).
     private func preemptStickyToasts(for slot: Int) {
         let priority = slots[slot].priority
+        // Nothing to preempt (nearly always): the line is left to `settle` as it is.
+        guard stickyVisibleIndex(below: priority) != nil else { return }
         promote()
-        while waiting.contains(slot),
-              let index = visible.firstIndex(where: { slots[$0].priority < priority && slots.toast($0).durationMicros == nil }) {
+        while waiting.contains(slot), let index = stickyVisibleIndex(below: priority) {
             dismiss(at: index, reason: .preempted, by: slots.toast(slot).id)
             promote()
         }
     }
 
+    /// The earliest presented visible toast below `priority` without a timeout.
+    private func stickyVisibleIndex(below priority: Int) -> Int? {
+        visible.firstIndex { slots[$0].priority < priority && slots.toast($0).durationMicros == nil }
+    }
+
     /// Promotes the head of the line while it may be shown.
+    @inline(__always)
     private func promote() {
         while let head = waiting.first, mayPresent(policy: slots.toast(head).policy) {
             waiting.removeFirst()

@@ -28,44 +28,71 @@ package enum LogLevel: String, CaseIterable, Sendable {
         }
     }
 
-    /// The level words and the level each names, upper case.
-    private static let words: [(word: [UInt8], level: LogLevel)] = ([
-        ("EMERG", .critical), ("EMERGENCY", .critical), ("ALERT", .critical), ("CRIT", .critical),
-        ("CRITICAL", .critical), ("FATAL", .critical), ("PANIC", .critical),
-        ("ERR", .error), ("ERROR", .error), ("SEVERE", .error),
-        ("WARN", .warning), ("WARNING", .warning),
-        ("NOTICE", .info), ("INFO", .info), ("INFORMATION", .info),
-        ("DEBUG", .debug), ("TRACE", .debug),
-    ] as [(String, LogLevel)]).map { (Array($0.0.utf8), $0.1) }
-
-    /// The level `word` names: written in capitals when `capitalsOnly`, else in any case.
-    package init?<Bytes: RandomAccessCollection>(word: Bytes, capitalsOnly: Bool) where Bytes.Element == UInt8 {
-        let count = word.count
+    /// The level `line[from..<to]` names: written in capitals when `capitalsOnly`, else in any
+    /// case. The words (docs/events.md, "Levels in text logs"): EMERG EMERGENCY ALERT CRIT
+    /// CRITICAL FATAL PANIC → critical; ERR ERROR SEVERE → error; WARN WARNING → warning; NOTICE
+    /// INFO INFORMATION → info; DEBUG TRACE → debug. Found by length and first letters, then
+    /// compared whole: this runs on tokens of every line of a text log.
+    package init?(word line: UnsafeBufferPointer<UInt8>, from: Int, to: Int, capitalsOnly: Bool) {
+        let count = to - from
         guard count >= 3 && count <= 11 else { return nil }
-        for entry in Self.words where entry.word.count == count {
-            var matches = true
-            var index = word.startIndex
-            for expected in entry.word {
-                let byte = word[index]
-                if byte != expected && (capitalsOnly || byte != expected | 0x20) {
-                    matches = false
-                    break
-                }
-                index = word.index(after: index)
+        let first = line[from] & 0xDF
+        let candidate: (word: StaticString, level: LogLevel)
+        switch first {
+        case UInt8(ascii: "E"):
+            switch count {
+            case 3: candidate = ("ERR", .error)
+            case 5: candidate = line[from + 1] & 0xDF == UInt8(ascii: "M") ? ("EMERG", .critical) : ("ERROR", .error)
+            case 9: candidate = ("EMERGENCY", .critical)
+            default: return nil
             }
-            if matches {
-                self = entry.level
-                return
+        case UInt8(ascii: "I"):
+            switch count {
+            case 4: candidate = ("INFO", .info)
+            case 11: candidate = ("INFORMATION", .info)
+            default: return nil
             }
+        case UInt8(ascii: "W"):
+            switch count {
+            case 4: candidate = ("WARN", .warning)
+            case 7: candidate = ("WARNING", .warning)
+            default: return nil
+            }
+        case UInt8(ascii: "C"):
+            switch count {
+            case 4: candidate = ("CRIT", .critical)
+            case 8: candidate = ("CRITICAL", .critical)
+            default: return nil
+            }
+        case UInt8(ascii: "D") where count == 5: candidate = ("DEBUG", .debug)
+        case UInt8(ascii: "T") where count == 5: candidate = ("TRACE", .debug)
+        case UInt8(ascii: "A") where count == 5: candidate = ("ALERT", .critical)
+        case UInt8(ascii: "F") where count == 5: candidate = ("FATAL", .critical)
+        case UInt8(ascii: "P") where count == 5: candidate = ("PANIC", .critical)
+        case UInt8(ascii: "S") where count == 6: candidate = ("SEVERE", .error)
+        case UInt8(ascii: "N") where count == 6: candidate = ("NOTICE", .info)
+        default: return nil
         }
-        return nil
+        let word = UnsafeBufferPointer(start: candidate.word.utf8Start, count: count)
+        for offset in 0..<count {
+            let byte = line[from + offset], expected = word[offset]
+            if byte != expected && (capitalsOnly || byte != expected | 0x20) { return nil }
+        }
+        self = candidate.level
+    }
+
+    /// The level `word` names, in any case.
+    init?(word: String) {
+        var word = word
+        guard let level = word.withUTF8({ LogLevel(word: $0, from: 0, to: $0.count, capitalsOnly: false) }) else { return nil }
+        self = level
     }
 
     /// The level of a JSON show's `level` or `severity` value (a level word in any case), or
     /// of its `PRIORITY` (a syslog severity, as a number or its digits).
     package init?(levelValue value: JSONValue) {
         guard case .string(let word) = value else { return nil }
-        self.init(word: Array(word.utf8), capitalsOnly: false)
+        self.init(word: word)
     }
 
     package init?(priorityValue value: JSONValue) {
@@ -80,8 +107,18 @@ package enum LogLevel: String, CaseIterable, Sendable {
 
     /// The extra member a toast of this level gets, made once for each level (a text log's
     /// lines share them).
-    package var field: [JSONMember] { Self.fields[Self.allCases.firstIndex(of: self) ?? 0] }
-    private static let fields = allCases.map { [JSONMember("level", .string($0.rawValue))] }
+    package var field: [JSONMember] {
+        switch self {
+        case .critical: Self.fields.critical
+        case .error: Self.fields.error
+        case .warning: Self.fields.warning
+        case .info: Self.fields.info
+        case .debug: Self.fields.debug
+        }
+    }
+    private static let fields = (critical: member(.critical), error: member(.error), warning: member(.warning),
+                                 info: member(.info), debug: member(.debug))
+    private static func member(_ level: LogLevel) -> [JSONMember] { [JSONMember("level", .string(level.rawValue))] }
 }
 
 /// The members of a JSON show that may name its level, as read; a show without a `role` takes
@@ -90,12 +127,48 @@ package enum LogLevel: String, CaseIterable, Sendable {
 struct LevelHints {
     static let names = ["level", "severity", "PRIORITY"]
 
-    /// Whether a member's name has the length of one of `names` (checked before the names
-    /// themselves, on every extra member of a line).
-    @inline(__always)
-    static func mayBeName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        name.count == 5 || name.count == 8
+    /// Where a line's members of these names have their values, noted while it is scanned and
+    /// read only for a show left without a role (nearly every line that has one has a role).
+    struct Offsets {
+        var level, severity, priority: Int?
+
+        var any: Bool { level != nil || severity != nil || priority != nil }
+
+        /// Notes where the value of the member named `name` (its bytes) starts, when it is one
+        /// of `names`: compared by length and bytes, as this is asked of every extra member.
+        @inline(__always)
+        mutating func note(_ name: UnsafeBufferPointer<UInt8>, at offset: Int) {
+            switch name.count {
+            case 5 where Self.is(name, "level"): level = offset
+            case 8 where Self.is(name, "severity"): severity = offset
+            case 8 where Self.is(name, "PRIORITY"): priority = offset
+            default: break
+            }
+        }
+
+        /// Whether `name` is `word`'s bytes, which have its length.
+        @inline(__always)
+        private static func `is`(_ name: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+            let bytes = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+            for index in 0..<bytes.count where name[index] != bytes[index] { return false }
+            return true
+        }
+
+        /// The values at the offsets noted in `line`; nil when one cannot be read.
+        func read(in line: UnsafeBufferPointer<UInt8>) -> LevelHints? {
+            func value(at offset: Int?) -> JSONValue?? {
+                guard let offset else { return .some(nil) }
+                var scanner = JSONScanner(line)
+                scanner.index = offset
+                return (try? scanner.parseValue(depth: 1)).map { .some($0) }
+            }
+            guard let level = value(at: level), let severity = value(at: severity), let priority = value(at: priority) else {
+                return nil
+            }
+            return LevelHints(level: level, severity: severity, priority: priority)
+        }
     }
+
     var level, severity, priority: JSONValue?
 
     mutating func set(_ name: String, _ value: JSONValue) {

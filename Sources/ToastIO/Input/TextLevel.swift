@@ -1,4 +1,5 @@
-/// Where a plain-text line says its level (docs/events.md, "Levels"), read in this order:
+/// Where a plain-text line says its level (docs/events.md, "Levels in text logs"), read in
+/// this order:
 /// 1. a syslog `<PRI>` at its start (severity = PRI mod 8), which is taken off the message;
 /// 2. else the first of its first eight tokens (split at spaces and tabs) that is
 ///    - a level word in capitals (`ERROR`, `WARN:`; `ERROR:root:boom` counts by the word
@@ -6,6 +7,9 @@
 ///    - a level word of any case in brackets (`[error]`, `(Warn)`, `<info>`, `[ERROR]:`), or
 ///    - `level=`, `lvl=` or `severity=` (any case) with a level word of any case, quoted or not.
 /// A word in running text (`no error found`) is no level: it is neither in capitals nor marked.
+///
+/// It reads every line of a text log, so it works on the line's bytes in one pass a token,
+/// looking for `:` and `=` only where a level word or a key could end.
 package struct TextLevel: Equatable {
     package var level: LogLevel
     /// How many bytes of the line's start are its `<PRI>` (0: none), which the message leaves out.
@@ -14,88 +18,113 @@ package struct TextLevel: Equatable {
     static let tokensRead = 8
 
     /// The level of `line`, or nil when it says none.
-    package static func read<Bytes: RandomAccessCollection>(_ line: Bytes) -> TextLevel?
-    where Bytes.Element == UInt8, Bytes.Index == Int {
-        if let priority = syslogPriority(line) { return priority }
-        var index = line.startIndex
-        let end = line.endIndex
+    package static func read(_ line: UnsafeBufferPointer<UInt8>) -> TextLevel? {
+        if line.first == UInt8(ascii: "<"), let priority = syslogPriority(line) { return priority }
+        var index = 0
+        let end = line.count
         var tokens = 0
-        while tokens < tokensRead {
-            while index < end && (line[index] == 0x20 || line[index] == 0x09) { index += 1 }
-            guard index < end else { return nil }
+        while index < end {
+            let first = line[index]
+            if isBlank(first) {
+                index += 1
+                continue
+            }
             let start = index
-            while index < end && line[index] != 0x20 && line[index] != 0x09 { index += 1 }
-            if let level = tokenLevel(line[start..<index]) { return TextLevel(level: level, prefixLength: 0) }
+            index = line.firstBlank(from: start + 1)
+            if mayStartLevel(first), let level = tokenLevel(line, start: start, end: index) {
+                return TextLevel(level: level, prefixLength: 0)
+            }
             tokens += 1
+            if tokens == tokensRead { return nil }
+            index += 1   // the blank that ended the token
         }
         return nil
     }
 
+    /// Whether a token that starts with `byte` may name a level: a word in capitals, a bracket,
+    /// or a key (`level=`, `lvl=`, `severity=`, in any case).
+    @inline(__always)
+    private static func mayStartLevel(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "(")
+            || byte == UInt8(ascii: "<") || byte == UInt8(ascii: "l") || byte == UInt8(ascii: "s")
+    }
+
+    /// The level of `line` given as an array (Lua's `level_of`, tests).
+    package static func read(_ line: [UInt8]) -> TextLevel? {
+        line.withUnsafeBufferPointer { read($0) }
+    }
+
+    @inline(__always)
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09
+    }
+
     /// `<PRI>` at the line's start: one to three digits, 0–191.
-    private static func syslogPriority<Bytes: RandomAccessCollection>(_ line: Bytes) -> TextLevel?
-    where Bytes.Element == UInt8, Bytes.Index == Int {
-        var index = line.startIndex
-        guard index < line.endIndex, line[index] == UInt8(ascii: "<") else { return nil }
-        index += 1
+    private static func syslogPriority(_ line: UnsafeBufferPointer<UInt8>) -> TextLevel? {
+        var index = 1
         var value = 0
-        let digitsStart = index
-        while index < line.endIndex, index - digitsStart < 3, let digit = digitValue(line[index]) {
-            value = value * 10 + digit
+        while index < line.count, index <= 3, line[index] >= 0x30, line[index] <= 0x39 {
+            value = value * 10 + Int(line[index] - 0x30)
             index += 1
         }
-        guard index > digitsStart, index < line.endIndex, line[index] == UInt8(ascii: ">"), value <= 191,
+        guard index > 1, index < line.count, line[index] == UInt8(ascii: ">"), value <= 191,
               let level = LogLevel(syslogSeverity: value % 8) else { return nil }
-        return TextLevel(level: level, prefixLength: index + 1 - line.startIndex)
+        return TextLevel(level: level, prefixLength: index + 1)
     }
 
-    private static func digitValue(_ byte: UInt8) -> Int? {
-        byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil
-    }
-
-    /// The level one token names, by the rules above.
-    private static func tokenLevel<Bytes: RandomAccessCollection>(_ token: Bytes) -> LogLevel?
-    where Bytes.Element == UInt8, Bytes.Index == Int {
-        guard let first = token.first else { return nil }
-        var end = token.endIndex
+    /// The level one token (`line[start..<end]`) names, by the rules above.
+    @inline(__always)
+    private static func tokenLevel(_ line: UnsafeBufferPointer<UInt8>, start: Int, end: Int) -> LogLevel? {
+        let first = line[start]
         switch first {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            // A word in capitals, up to its first `:` (`ERROR:`, `ERROR:root:boom`), or a key.
-            if let colon = token.firstIndex(of: UInt8(ascii: ":")) { end = colon }
-            if let level = LogLevel(word: token[token.startIndex..<end], capitalsOnly: true) { return level }
-            return keyedLevel(token)
+            // A word in capitals that ends the token or is followed by `:` (`ERROR:`,
+            // `ERROR:root:boom`); else perhaps a key in capitals (`LEVEL=error`).
+            var wordEnd = start + 1
+            while wordEnd < end && wordEnd - start <= 11 && line[wordEnd] >= UInt8(ascii: "A") && line[wordEnd] <= UInt8(ascii: "Z") {
+                wordEnd += 1
+            }
+            if wordEnd == end || line[wordEnd] == UInt8(ascii: ":"),
+               let level = LogLevel(word: line, from: start, to: wordEnd, capitalsOnly: true) {
+                return level
+            }
+            return keyedLevel(line, start: start, end: end)
         case UInt8(ascii: "["), UInt8(ascii: "("), UInt8(ascii: "<"):
-            if token[end - 1] == UInt8(ascii: ":") { end -= 1 }
-            let close: UInt8 = first == UInt8(ascii: "[") ? UInt8(ascii: "]") : first == UInt8(ascii: "(") ? UInt8(ascii: ")") : UInt8(ascii: ">")
-            guard end - token.startIndex >= 3, token[end - 1] == close else { return nil }
-            return LogLevel(word: token[(token.startIndex + 1)..<(end - 1)], capitalsOnly: false)
+            var close = end
+            if line[close - 1] == UInt8(ascii: ":") { close -= 1 }
+            guard close - start >= 5 else { return nil }
+            let closing: UInt8 = first == UInt8(ascii: "[") ? UInt8(ascii: "]") : first == UInt8(ascii: "(") ? UInt8(ascii: ")") : UInt8(ascii: ">")
+            guard line[close - 1] == closing else { return nil }
+            return LogLevel(word: line, from: start + 1, to: close - 1, capitalsOnly: false)
+        case UInt8(ascii: "l"), UInt8(ascii: "s"):
+            return keyedLevel(line, start: start, end: end)
         default:
-            return keyedLevel(token)
+            return nil
         }
     }
 
     /// `level=WORD`, `lvl=WORD` or `severity=WORD`, any case, the word perhaps in quotes.
-    private static func keyedLevel<Bytes: RandomAccessCollection>(_ token: Bytes) -> LogLevel?
-    where Bytes.Element == UInt8, Bytes.Index == Int {
-        guard let equals = token.firstIndex(of: UInt8(ascii: "=")) else { return nil }
-        let key = token[token.startIndex..<equals]
-        guard keys.contains(where: { equalIgnoringCase(key, $0) }) else { return nil }
-        var start = equals + 1
-        var end = token.endIndex
-        if end - start >= 2, token[start] == token[end - 1], token[start] == UInt8(ascii: "\"") || token[start] == UInt8(ascii: "'") {
-            start += 1
-            end -= 1
+    private static func keyedLevel(_ line: UnsafeBufferPointer<UInt8>, start: Int, end: Int) -> LogLevel? {
+        let key: StaticString
+        let length = end - start
+        if length > 4 && line[start + 3] == UInt8(ascii: "=") {
+            key = "lvl"
+        } else if length > 6 && line[start + 5] == UInt8(ascii: "=") {
+            key = "level"
+        } else if length > 9 && line[start + 8] == UInt8(ascii: "=") {
+            key = "severity"
+        } else {
+            return nil
         }
-        return LogLevel(word: token[start..<end], capitalsOnly: false)
-    }
-
-    private static let keys = ["level", "lvl", "severity"].map { Array($0.utf8) }
-
-    private static func equalIgnoringCase<Bytes: RandomAccessCollection>(_ bytes: Bytes, _ lower: [UInt8]) -> Bool
-    where Bytes.Element == UInt8, Bytes.Index == Int {
-        guard bytes.count == lower.count else { return false }
-        for (offset, expected) in lower.enumerated() where bytes[bytes.startIndex + offset] | 0x20 != expected {
-            return false
+        let equals = start + key.utf8CodeUnitCount
+        let keyBytes = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+        for offset in 0..<keyBytes.count where line[start + offset] | 0x20 != keyBytes[offset] { return nil }
+        var from = equals + 1
+        var to = end
+        if to - from >= 2, line[from] == line[to - 1], line[from] == UInt8(ascii: "\"") || line[from] == UInt8(ascii: "'") {
+            from += 1
+            to -= 1
         }
-        return true
+        return LogLevel(word: line, from: from, to: to, capitalsOnly: false)
     }
 }

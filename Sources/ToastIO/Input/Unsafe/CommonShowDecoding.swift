@@ -38,7 +38,7 @@ extension EventDecoder {
         var extraNameBits: UInt64 = 0
         // Where the members that may name the level of a show without a `role` have their
         // values (read only when the show ends up without one).
-        var levelValues: [(name: String, start: Int)] = []
+        var levelValues = LevelHints.Offsets()
         do {
             scanner.skipWhitespace()
             guard scanner.current == UInt8(ascii: "{") else { return nil }
@@ -61,9 +61,8 @@ extension EventDecoder {
                         screenNamed = true
                         screenValue = try scanner.parseValue(depth: 1)
                     } else {
-                        if readsLevels && LevelHints.mayBeName(name) && LevelHints.names.contains(extraName) {
-                            levelValues.append((extraName, scanner.index))
-                        }
+                        // (A role read already makes the level's value of no use.)
+                        if readsLevels && common.role == nil { levelValues.note(name, at: scanner.index) }
                         plainString = try scanner.checkValue(depth: 1)
                     }
                     extraText.appendMember(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(scanner.bytes)[memberStart..<scanner.index]))
@@ -95,14 +94,8 @@ extension EventDecoder {
         let subtitleText = common.subtitle?.toastText(in: batch)
         let extraText = extraText.isEmpty ? nil : extraText.withBytes { batch.text.append($0) }
         var role = common.role
-        if role == nil && !levelValues.isEmpty {
-            var hints = LevelHints()
-            for (name, start) in levelValues {
-                var valueScanner = JSONScanner(line)
-                valueScanner.index = start
-                guard let value = try? valueScanner.parseValue(depth: 1) else { return nil }
-                hints.set(name, value)
-            }
+        if role == nil && levelValues.any {
+            guard let hints = levelValues.read(in: line) else { return nil }
             role = hints.level(orIn: []).map(\.role)
         }
         let fields = Toast.showFields(id: common.id ?? Self.implicitID(showCount), message: messageText,
