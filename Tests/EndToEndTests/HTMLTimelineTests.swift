@@ -196,15 +196,17 @@ import Testing
         #expect(dom.contains(#"<pre id="details">id: t1"#))
     }
 
-    /// A dropped toast's mark has its role's color: on the dpkg log, the dropped errors are red
-    /// and the dropped warnings orange; in a picture, a dropped error's color is there.
+    /// A dropped toast's mark has its role's color: dropped errors are red and dropped warnings
+    /// orange; in a picture, a dropped error's color is there.
     @Test func aDroppedErrorStandsOutInItsRolesColor() throws {
         let directory = try scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let dpkg = try runBinary(["--format", "html", "--input", "text", "examples/dpkg.lua"], stdinFile: "examples/dpkg.log",
-                                 environment: ["TZ": "UTC"])
-        let path = directory + "/dpkg.html"
-        try dpkg.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+        let repeats = [#"{"at":0,"message":"Disk full","role":"error"}"#, #"{"at":1,"message":"Disk full","role":"error"}"#,
+                       #"{"at":2,"message":"Disk low","role":"warning"}"#, #"{"at":3,"message":"Disk low","role":"warning"}"#,
+                       #"{"at":4,"message":"Saved","role":"success"}"#]
+        let dropped = try runBinary(["--format", "html"], stdin: repeats.joined(separator: "\n") + "\n")
+        let path = directory + "/dropped.html"
+        try dropped.stdout.write(toFile: path, atomically: true, encoding: .utf8)
         let dom = try chromium("--dump-dom", path).stdout
         let roleFills = try NSRegularExpression(pattern: #"data-role="(error|warning)" tabindex="0"><title>[^<]*</title><path d="[^"]*" fill="([a-z]+)""#)
             .matches(in: dom, range: NSRange(dom.startIndex..., in: dom))

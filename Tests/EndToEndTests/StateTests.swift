@@ -160,6 +160,12 @@ extension StateTests {
     static func expectRefused(_ state: Data, _ message: String, script: String = "examples/service.lua",
                               stdin: String = #"{"message": "new"}"# + "\n") throws {
         let folder = try Folder()
+        // The state names the output it was written to: here, this folder's.
+        var state = state
+        if let text = String(data: state, encoding: .utf8),
+           let written = text.range(of: #""to":"[^"]*""#, options: .regularExpression) {
+            state = Data(text.replacingCharacters(in: written, with: #""to":""# + folder.file("out.jsonl") + #"""#).utf8)
+        }
         try state.write(to: URL(fileURLWithPath: folder.file("state")))
         try Data("kept\n".utf8).write(to: URL(fileURLWithPath: folder.file("out.jsonl")))
         let run = try runBinary(command(folder, script: script), stdin: stdin)

@@ -57,7 +57,7 @@ import Testing
         #expect(changed.stdout.contains(#""id":"e1","message":"Hidden: 1 more notifications","subtitle":"rate_limit","#), "\(changed.stdout)")
         // It cannot be set.
         let set = try runBinary(["--format", "json", "-e", #"rule("set", function(t) t.made_by = "me" end)"#], stdin: Self.one)
-        #expect(set.stderr.hasPrefix(#"toastscript: rule "set": -e:1: made_by is not a field: it names the stage that made the toast, and a rule cannot set it (input line 1)"#))
+        #expect(set.stderr.hasPrefix(#"toastscript: rule "set": -e:1: field "made_by" is read-only: it names the stage that made the toast (input line 1)"#))
     }
 
     @Test func aSummarysStoryNamesTheStageThatMadeIt() throws {

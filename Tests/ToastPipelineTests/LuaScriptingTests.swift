@@ -239,7 +239,7 @@ import Testing
     @Test func badRoleSpecsAreLoadErrors() {
         let result = runCLI([], input: "", scripts: ["role('x', { colour = 'red' })"])
         #expect(result.status == 1)
-        #expect(result.stderr == [loadError("rules.lua:1: role: unknown setting roles.x.colour (known: symbol, glyph, color, label, priority, announce)",
+        #expect(result.stderr == [loadError("rules.lua:1: role: unknown setting roles.x.colour; did you mean \"color\"?",
                                             source: "role('x', { colour = 'red' })")])
         #expect(runCLI([], input: "", scripts: ["role('x')"]).stderr == [loadError("rules.lua:1: role expects (name, table)", source: "role('x')")])
     }

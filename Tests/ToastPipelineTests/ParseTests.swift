@@ -141,8 +141,8 @@ import Testing
             "1796029591.0",
             "1796033191.0",
             "1796033191.0",
-            "nil\tnot an RFC 3339 / ISO 8601 or syslog time: \"yesterday\" (give a format)",
-            "nil\ta field of the date or time is out of range",
+            "nil\tparse_time: \"yesterday\": not an RFC 3339 / ISO 8601 or syslog time (give a format)",
+            "nil\tparse_time: \"2026-13-30T10:06:31Z\": the month is out of range (13)",
         ])
         #expect(runCLI([], input: "", scripts: ["parse_time(12)"]).stderr
                 == [loadError("rules.lua:1: parse_time expects a string, not number", source: "parse_time(12)")])
@@ -185,13 +185,35 @@ import Testing
         #expect(seconds("2026-11-30T10:06:31+00:00", parser: local) == 1_796_033_191, "an offset wins over the zone")
     }
 
-    @Test func whatItCannotReadSaysWhy() {
-        #expect(utc.seconds(from: "30.11.2026") == .failure(TimestampError("not an RFC 3339 / ISO 8601 or syslog time: \"30.11.2026\" (give a format)")))
-        #expect(utc.seconds(from: "2026-11-30T10") == .failure(TimestampError("a time of day must be HH:MM or HH:MM:SS")))
-        #expect(utc.seconds(from: "2026-11-30T10:06:31Z trailing") == .failure(TimestampError("unexpected text after the time")))
-        #expect(utc.seconds(from: "2026-02-30x") == .failure(TimestampError("unexpected text after the time")))
-        #expect(utc.seconds(from: "Nov 30 25:00:00") == .failure(TimestampError("a field of the date or time is out of range")))
+    @Test func whatItCannotReadSaysWhichPart() {
+        func why(_ text: String) -> String {
+            if case .failure(let error) = utc.seconds(from: text) { return error.message }
+            return "read"
+        }
+        #expect(why("30.11.2026") == "\"30.11.2026\": not an RFC 3339 / ISO 8601 or syslog time (give a format)")
+        #expect(why("2026-11-30T10") == "\"2026-11-30T10\": the hour is not followed by ':' and the minutes")
+        #expect(why("2026-11-30T1:06") == "\"2026-11-30T1:06\": the hour is not two digits")
+        #expect(why("2025-06-24  14:3") == "\"2025-06-24  14:3\": the minutes are not two digits")
+        #expect(why("2025-06-24 14:36:2") == "\"2025-06-24 14:36:2\": the seconds are not two digits")
+        #expect(why("2025-06-24 14:36:25.") == "\"2025-06-24 14:36:25.\": the fraction of a second has no digits")
+        #expect(why("2025-06-24 14:36:25+1") == "\"2025-06-24 14:36:25+1\": the offset is not ±HH:MM")
+        #expect(why("2026-11-30T10:06:31Z trailing") == "\"2026-11-30T10:06:31Z trailing\": unexpected text after the time: \" trailing\"")
+        #expect(why("2026-02-30x") == "\"2026-02-30x\": unexpected text after the time: \"x\"")
+        #expect(why("2026-00-30") == "\"2026-00-30\": the month is out of range (0)")
+        #expect(why("2026-11-32") == "\"2026-11-32\": the day is out of range (32)")
+        #expect(why("2026-11-30 24:00") == "\"2026-11-30 24:00\": the hour is out of range (24)")
+        #expect(why("Nov 30 23:60:00") == "\"Nov 30 23:60:00\": the minutes are out of range (60)")
         #expect(utc.seconds(from: "10:06", format: "%H:%M:%S") == .failure(TimestampError("\"10:06\" does not match the format \"%H:%M:%S\"")))
         #expect(utc.seconds(from: "10:06:31 PM", format: "%H:%M:%S") == .failure(TimestampError("unexpected text after the time: \" PM\"")))
+    }
+
+    /// apt's history.log puts two spaces between the date and the time; any run of spaces, or
+    /// one `T`, is read.
+    @Test func runsOfSpacesOrOneTSeparateTheDateAndTheTime() {
+        for text in ["2025-06-24T14:36:25Z", "2025-06-24 14:36:25Z", "2025-06-24  14:36:25Z", "2025-06-24     14:36:25Z"] {
+            #expect(utc.seconds(from: text) == .success(1_750_775_785), "\(text)")
+        }
+        #expect(utc.seconds(from: "2025-06-24TT14:36:25Z") != .success(1_750_775_785))
+        #expect(utc.seconds(from: "2025-06-24 T14:36:25Z") != .success(1_750_775_785))
     }
 }

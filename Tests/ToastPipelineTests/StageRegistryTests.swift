@@ -66,9 +66,11 @@ import ToastPipelineTesting
         let registry = try Self.registry()
         let cases = [
             ("config{ busy = { every = 0 } }", "toastscript: rules.lua:1: config: busy.every must be a whole number ≥ 1, not 0"),
-            ("config{ busy = { evry = 3 } }", "toastscript: rules.lua:1: config: unknown setting busy.evry (known: every)"),
+            ("config{ busy = { evry = 3 } }", "toastscript: rules.lua:1: config: unknown setting busy.evry; did you mean \"every\"?"),
+            ("config{ busy = { often = 3 } }", "toastscript: rules.lua:1: config: unknown setting busy.often (known: every)"),
             ("config{ busy = true }", "toastscript: rules.lua:1: config: busy must be a table of settings, not a boolean"),
-            ("config{ stages = { 'bussy' } }", "toastscript: rules.lua:1: config: stages: unknown stage \"bussy\" (known: rules, debounce, dedup, digest, rate_limit, priority, style, announce, busy, host)"),
+            ("config{ stages = { 'bussy' } }", "toastscript: rules.lua:1: config: stages: unknown stage \"bussy\"; did you mean \"busy\"?"),
+            ("config{ stages = { 'idle' } }", "toastscript: rules.lua:1: config: stages: unknown stage \"idle\" (known: rules, debounce, dedup, digest, rate_limit, priority, style, announce, busy, host)"),
         ]
         for (script, message) in cases {
             let result = runCLI([], input: "", scripts: [script], registry: registry)

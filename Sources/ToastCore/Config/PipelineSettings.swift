@@ -102,8 +102,12 @@ package struct SettingsBuilder {
         for name in tree.fields.keys.sorted()
         where !Self.topLevelNames.contains(name) && !pluginStages.contains(name) {
             guard case .table(let table)? = tree[name], table["stage"] != nil else {
-                let known = (Self.topLevelNames + pluginStages).joined(separator: ", ")
-                throw ConfigError("unknown setting \(name) (known: \(known); a stage of your own is a table with stage = \"KIND\")")
+                let known = Self.topLevelNames + pluginStages
+                if let question = NameSuggestion.question(for: name, among: known) {
+                    throw ConfigError("unknown setting \(name); \(question)")
+                }
+                throw ConfigError("unknown setting \(name) (known: \(known.joined(separator: ", ")); "
+                                  + "a stage of your own is a table with stage = \"KIND\")")
             }
             instanceTables[name] = table
             tree[name] = nil
@@ -178,9 +182,7 @@ package struct SettingsBuilder {
         }
         let kinds = BuiltInStage.kinds + pluginStages
         guard kinds.contains(kind) else {
-            let hint = NameSuggestion.closest(to: kind, among: kinds).map { "; did you mean \(quoted($0))?" }
-                ?? " (known: \(kinds.joined(separator: ", ")))"
-            throw ConfigError("\(name).stage: unknown kind of stage \(quoted(kind))\(hint)")
+            throw ConfigError("\(name).stage: unknown kind of stage \(quoted(kind))" + NameSuggestion.hint(for: kind, among: kinds))
         }
         guard !BuiltInStage.defaultOrder.contains(name), name != BuiltInStage.host else {
             throw ConfigError("\(name) is a built-in stage's name; give your \(kind) stage a name of its own")
@@ -271,7 +273,7 @@ package struct SettingsBuilder {
                 continue
             }
             guard known.contains(name) else {
-                throw ConfigError("stages: unknown stage \(quoted(name)) (known: \((known + [BuiltInStage.host]).joined(separator: ", ")))")
+                throw ConfigError("stages: unknown stage \(quoted(name))" + NameSuggestion.hint(for: name, among: known + [BuiltInStage.host]))
             }
             guard !order.contains(name) else { throw ConfigError("stages: \(quoted(name)) is listed twice") }
             order.append(name)

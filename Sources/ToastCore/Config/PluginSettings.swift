@@ -37,9 +37,7 @@ extension PluginSettings {
         for (name, value) in table.fields.sorted(by: { $0.key < $1.key }) {
             guard let field = fields.first(where: { $0.name == name }) else {
                 guard !names.isEmpty else { throw ConfigError("\(path) takes no settings (got \(quoted(name)))") }
-                let hint = NameSuggestion.closest(to: name, among: names).map { "; did you mean \(quoted($0))?" }
-                    ?? " (known: \(names.joined(separator: ", ")))"
-                throw ConfigError("unknown setting \(path).\(name)\(hint)")
+                throw ConfigError("unknown setting \(path).\(name)" + NameSuggestion.hint(for: name, among: names))
             }
             try field.read(&settings, value, "\(path).\(name)", roles)
         }
@@ -157,8 +155,8 @@ public struct SettingField<Settings>: Sendable {
     public static func knownRole(_ value: ConfigValue, path: String, roles: RoleTable) throws -> String {
         guard case .string(let text) = value else { throw mismatch(path, "a role's name", value) }
         guard roles.contains(text) else {
-            if let near = NameSuggestion.closest(to: text, among: roles.names) {
-                throw ConfigError("\(path): unknown role \(quoted(text)); did you mean \(quoted(near))?")
+            if let question = NameSuggestion.question(for: text, among: roles.names) {
+                throw ConfigError("\(path): unknown role \(quoted(text)); \(question)")
             }
             throw ConfigError("\(path): unknown role \(quoted(text)) (known: \(roles.names.joined(separator: ", ")); "
                               + "a role of your own is defined before this config call)")
@@ -206,10 +204,7 @@ public struct SettingField<Settings>: Sendable {
             guard case .table(let table) = value, table.fields.isEmpty else { throw mismatch(path, "a list of roles", value) }
             return try table.list.map { element in
                 guard case .string(let role) = element else { throw mismatch(path, "a list of roles", value) }
-                guard roles.contains(role) else {
-                    throw ConfigError("\(path): unknown role \(quoted(role)) (known: \(roles.names.joined(separator: ", ")); "
-                                      + "a role of your own is defined before this config call)")
-                }
+                guard roles.contains(role) else { return try knownRole(element, path: path, roles: roles) }
                 return role
             }
         }

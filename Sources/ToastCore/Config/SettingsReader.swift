@@ -23,7 +23,7 @@ struct SettingsReader {
     /// Fails on a setting this table does not know, naming the ones it does.
     func rejectUnknown(allowed: [String]) throws {
         for name in table.fields.keys.sorted() where !allowed.contains(name) {
-            throw ConfigError("unknown setting \(path(of: name)) (known: \(allowed.joined(separator: ", ")))")
+            throw ConfigError("unknown setting \(path(of: name))" + NameSuggestion.hint(for: name, among: allowed))
         }
         if !table.list.isEmpty {
             throw ConfigError("\(path) must be a table of named settings, not a list")

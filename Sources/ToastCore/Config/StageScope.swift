@@ -165,9 +165,7 @@ public enum MatchTest: Equatable, Sendable {
         }
         let operators = ["not", "below", "at_least"]
         for name in table.fields.keys.sorted() where !operators.contains(name) {
-            let hint = NameSuggestion.closest(to: name, among: operators).map { "; did you mean \(quoted($0))?" }
-                ?? " (known: not, below, at_least)"
-            throw ConfigError("unknown match operator \(path).\(name)\(hint)")
+            throw ConfigError("unknown match operator \(path).\(name)" + NameSuggestion.hint(for: name, among: operators))
         }
         if let inner = table.fields["not"] {
             guard table.fields.count == 1 else { throw ConfigError("\(path): \"not\" goes alone in its table") }

@@ -259,11 +259,28 @@ package final class Pipeline: HostEnvironment {
         runPending()
     }
 
-    /// A saved run was restored into this pipeline: the scripts' `on("restore")` hooks run, and
-    /// what they bring in enters, before the first event.
-    package func stateRestored() {
+    /// The run is over, every toast ended: the scripts' `on("finish")` hooks run with what the
+    /// run did (`rejectedLines`: the input lines the run rejected).
+    package func runFinished(rejectedLines: Int) {
+        scriptClock?.runFinished(RunTotals(statistics: statistics, rejectedLines: rejectedLines), context: entryContext)
+    }
+
+    /// A saved run was restored into this pipeline: the timers the scripts set while they
+    /// loaded (`timersWhileLoading`) are due that long after the restored clock, and the
+    /// scripts' `on("restore")` hooks run; what they bring in enters before the first event.
+    package func stateRestored(timersWhileLoading: [(token: Int, delay: Microseconds)] = []) {
+        for timer in timersWhileLoading { scheduleScriptTimer(token: timer.token, at: now + timer.delay) }
         stepDepth += 1
         scriptClock?.stateRestored(context: entryContext)
+        stepDepth -= 1
+        runPending()
+    }
+
+    /// The scripts were reloaded (`reload(scripts:)`): their `on("reload")` hooks run, and what
+    /// they bring in enters, before the next event.
+    package func scriptsReloaded() {
+        stepDepth += 1
+        scriptClock?.scriptsReloaded(context: entryContext)
         stepDepth -= 1
         runPending()
     }

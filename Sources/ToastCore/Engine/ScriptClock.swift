@@ -10,6 +10,14 @@ package protocol ScriptClock: AnyObject {
     /// A saved run was restored (`--state`), before its first event: the scripts' timers were
     /// not kept, and `on("restore")` hooks may set them again.
     func stateRestored(context: StageContext)
+    /// The scripts were loaded anew (SIGHUP) and this is the new scripts' clock: `on("reload")`
+    /// hooks run, before the next event.
+    func scriptsReloaded(context: StageContext)
+    /// How many of its timers are still to run.
+    var pendingTimers: Int { get }
     /// Whether the timer `token` is still to run (not cancelled, not fired).
     func isPending(token: Int) -> Bool
+    /// The run is over (after the drain and every ending, the last record written): the
+    /// scripts' `on("finish")` hooks run with its totals. Nothing they do can add a toast.
+    func runFinished(_ totals: RunTotals, context: StageContext)
 }

@@ -6,7 +6,8 @@ import Darwin
 import ToastCore
 
 /// Reads the times that logs write, as seconds since the Unix epoch (a script's `parse_time`):
-/// RFC 3339 / ISO 8601 (`2026-11-30T10:06:31.250+01:00`, `T` or a space, the offset optional),
+/// RFC 3339 / ISO 8601 (`2026-11-30T10:06:31.250+01:00`, one `T` or any run of spaces between
+/// the date and the time, as apt's history.log writes `2025-06-24  14:36:25`; the offset optional),
 /// the classic syslog form (`Nov 30 10:06:31`, in the current year), or any `strftime`-style
 /// format. A time without an offset is in `zone`: the local zone of `TZ`, or UTC.
 package struct TimestampParser: Sendable {
@@ -19,13 +20,14 @@ package struct TimestampParser: Sendable {
         self.currentYear = currentYear
     }
 
-    /// Seconds since the epoch (fractions kept), or why the text could not be read.
+    /// Seconds since the epoch (fractions kept), or why the text could not be read: the part
+    /// that could not be read, after the text (`"2025-06-24  14:3": the minutes are not two digits`).
     package func seconds(from text: String, format: String? = nil) -> Result<Double, TimestampError> {
         if let format { return seconds(from: text, strftime: format) }
         let bytes = Array(text.utf8)
-        if let iso = iso8601(bytes) { return iso }
-        if let syslog = syslog(bytes) { return syslog }
-        return .failure(TimestampError("not an RFC 3339 / ISO 8601 or syslog time: \"\(text)\" (give a format)"))
+        let result = iso8601(bytes) ?? syslog(bytes)
+            ?? .failure(TimestampError("not an RFC 3339 / ISO 8601 or syslog time (give a format)"))
+        return result.mapError { TimestampError("\(quoted(text)): \($0.message)") }
     }
 
     // MARK: RFC 3339 / ISO 8601
@@ -38,17 +40,17 @@ package struct TimestampParser: Sendable {
               let day = reader.digits(2) else { return nil }
         var hour = 0, minute = 0, second = 0
         var fraction = 0.0
-        if reader.skip("T") || reader.skip("t") || reader.skip(" ") {
-            guard let h = reader.digits(2), reader.skip(":"), let m = reader.digits(2) else {
-                return .failure(TimestampError("a time of day must be HH:MM or HH:MM:SS"))
-            }
+        if reader.skip("T") || reader.skip("t") || reader.skipSpaces() {
+            guard let h = reader.digits(2) else { return .failure(TimestampError("the hour is not two digits")) }
+            guard reader.skip(":") else { return .failure(TimestampError("the hour is not followed by ':' and the minutes")) }
+            guard let m = reader.digits(2) else { return .failure(TimestampError("the minutes are not two digits")) }
             hour = h
             minute = m
             if reader.skip(":") {
-                guard let s = reader.digits(2) else { return .failure(TimestampError("seconds must be two digits")) }
+                guard let s = reader.digits(2) else { return .failure(TimestampError("the seconds are not two digits")) }
                 second = s
                 if reader.skip(".") || reader.skip(",") {
-                    guard let digits = reader.fraction() else { return .failure(TimestampError("a fraction needs digits")) }
+                    guard let digits = reader.fraction() else { return .failure(TimestampError("the fraction of a second has no digits")) }
                     fraction = digits
                 }
             }
@@ -57,14 +59,14 @@ package struct TimestampParser: Sendable {
         if reader.skip("Z") || reader.skip("z") {
             offset = 0
         } else if let sign = reader.sign() {
-            guard let h = reader.digits(2, alone: false) else { return .failure(TimestampError("an offset must be ±HH:MM")) }
+            guard let h = reader.digits(2, alone: false) else { return .failure(TimestampError("the offset is not ±HH:MM")) }
             _ = reader.skip(":")
             let m = reader.digits(2) ?? 0
             offset = sign * (h * 3600 + m * 60)
         }
-        guard reader.atEnd else { return .failure(TimestampError("unexpected text after the time")) }
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else {
-            return .failure(TimestampError("a field of the date or time is out of range"))
+        guard reader.atEnd else { return .failure(TimestampError("unexpected text after the time: \(quoted(reader.rest))")) }
+        if let wrong = Self.outOfRange(month: month, day: day, hour: hour, minute: minute, second: second) {
+            return .failure(TimestampError(wrong))
         }
         var parts = tm()
         parts.tm_year = Int32(year - 1900)
@@ -94,9 +96,9 @@ package struct TimestampParser: Sendable {
         _ = reader.skip(" ")
         guard let day = reader.digits(2) ?? reader.digits(1), reader.skip(" "), let hour = reader.digits(2), reader.skip(":"),
               let minute = reader.digits(2), reader.skip(":"), let second = reader.digits(2) else { return nil }
-        guard reader.atEnd else { return .failure(TimestampError("unexpected text after the time")) }
-        guard (1...31).contains(day), hour < 24, minute < 60, second <= 60 else {
-            return .failure(TimestampError("a field of the date or time is out of range"))
+        guard reader.atEnd else { return .failure(TimestampError("unexpected text after the time: \(quoted(reader.rest))")) }
+        if let wrong = Self.outOfRange(month: month + 1, day: day, hour: hour, minute: minute, second: second) {
+            return .failure(TimestampError(wrong))
         }
         var parts = tm()
         parts.tm_year = Int32(currentYear() - 1900)
@@ -106,6 +108,16 @@ package struct TimestampParser: Sendable {
         parts.tm_min = Int32(minute)
         parts.tm_sec = Int32(second)
         return .success(Double(epochSeconds(&parts)))
+    }
+
+    /// Which part of a date and time is out of its range, if one is.
+    private static func outOfRange(month: Int, day: Int, hour: Int, minute: Int, second: Int) -> String? {
+        if !(1...12).contains(month) { return "the month is out of range (\(month))" }
+        if !(1...31).contains(day) { return "the day is out of range (\(day))" }
+        if hour >= 24 { return "the hour is out of range (\(hour))" }
+        if minute >= 60 { return "the minutes are out of range (\(minute))" }
+        if second > 60 { return "the seconds are out of range (\(second))" }
+        return nil
     }
 
     // MARK: strftime-style formats
@@ -175,6 +187,16 @@ private struct DigitReader {
     }
 
     var atEnd: Bool { index == bytes.count }
+
+    /// The text not read yet.
+    var rest: String { String(decoding: bytes[index...], as: UTF8.self) }
+
+    /// One space or more; false when there is none.
+    mutating func skipSpaces() -> Bool {
+        let start = index
+        while index < bytes.count, bytes[index] == 0x20 { index += 1 }
+        return index > start
+    }
 
     /// `count` digits as a number; `alone`: not followed by another digit.
     mutating func digits(_ count: Int, alone: Bool = true) -> Int? {

@@ -27,6 +27,10 @@ package struct LoadedScripts {
     /// The scripts' timers and end-of-input hooks, for the pipeline's clock.
     package var clock: any ScriptClock { runtime }
 
+    /// The `after` timers the scripts set while they loaded, each with its delay: due that long
+    /// after the run's start, a reload, or the clock of the saved run a restored one goes on from.
+    package var timersWhileLoading: [(token: Int, delay: Microseconds)] { runtime.timersWhileLoading }
+
     /// The `parse` function in front of the decoder, running in `context` (the pipeline's
     /// entry context: its `emit` enters at the first stage); nil when no script set one.
     package func parser(in context: StageContext) -> (any LineParser)? {

@@ -52,6 +52,13 @@ package final class LuaRuntime {
     /// A short list, scanned: a rule that writes an extra field does so for every toast, and
     /// comparing a number and a short name costs less than hashing a string each time.
     private var namesCheckedForTypos: [(rule: Int32, name: String)] = []
+    /// The stream clock's time while the scripts load: 0 for a new run, the clock's time at a
+    /// reload or at the saved run a restored one goes on from (`now()` at the top level).
+    package var clockAtLoad: Microseconds = 0
+    /// Whether the run is over (`on("finish")` hooks run): nothing can be emitted or timed.
+    var isFinished = false
+    /// The warnings of likely typos in the settings given so far (each is given once).
+    private var nearNameWarnings: [String] = []
 
     /// A runtime whose `config{...}` may place and configure the stages of `registry`; a
     /// failed script call goes to `reportError`, what `log` writes to `writeLog`.
@@ -73,6 +80,7 @@ package final class LuaRuntime {
         state.owner = self
         if options.unsafe { state.openAllLibraries() } else { state.openSandboxedLibraries() }
         installGlobals()
+        installTimeZone()
         installProxyMetatable()
         state.collectGenerationally()
     }
@@ -88,7 +96,7 @@ package final class LuaRuntime {
     /// What the scripts set up, to build a run from (see `LoadedScripts`).
     package var loaded: LoadedScripts {
         LoadedScripts(settings: settings, rules: rules,
-                      hooks: hooks.keys.contains(where: { $0 != "end" && $0 != "restore" }) ? LuaHooks(runtime: self) : nil,
+                      hooks: hooks.keys.contains(where: { !["end", "restore", "reload", "finish"].contains($0) }) ? LuaHooks(runtime: self) : nil,
                       hasParseFunction: parseFunction != nil, emittedWhileLoading: emittedWhileLoading,
                       generatedIDs: generatedIDs, functions: self, runtime: self)
     }
@@ -258,9 +266,8 @@ package final class LuaRuntime {
             guard !namesCheckedForTypos.contains(where: { $0.rule == rule.reference && $0.name == name.name }),
                   namesCheckedForTypos.count < 256, name.name != LuaState.madeByName else { continue }
             namesCheckedForTypos.append((rule.reference, name.name))
-            guard let known = NameSuggestion.closest(to: name.name, among: Self.fieldNames) else { continue }
-            warn("rule \(quoted(rule.name)): field \(quoted(name.name)) is not a known field; did you mean \(quoted(known))? "
-                 + "(kept as an extra field)")
+            guard let question = NameSuggestion.question(for: name.name, among: Self.fieldNames) else { continue }
+            warn("rule \(quoted(rule.name)): field \(quoted(name.name)) is not a known field; \(question) (kept as an extra field)")
         }
     }
 
@@ -438,7 +445,29 @@ package final class LuaRuntime {
         guard state.type(at: 1) == LUA_TTABLE else {
             return raise("config expects a table, not \(state.typeName(at: 1))")
         }
-        return applySettings(from: 1, for: "config", path: "config") { try settingsBuilder.apply($0) }
+        let before = settingsBuilder.settings
+        let status = applySettings(from: 1, for: "config", path: "config") { try settingsBuilder.apply($0) }
+        warnOfNearNames(before: before)
+        return status
+    }
+
+    /// Warns once of each name in the settings made so far that is likely a typo (`NearNames`):
+    /// a `when` or `spare` field, a stage defined by a name close to another stage's, a role
+    /// close to another role.
+    private func warnOfNearNames(before: PipelineSettings) {
+        let settings = settingsBuilder.settings
+        var found = NearNames.warnings(in: settings)
+        let stagesBefore = BuiltInStage.defaultOrder + settingsBuilder.plugins.pluginNames + before.instances.keys.sorted()
+        for name in settings.instances.keys.sorted() where before.instances[name] == nil {
+            if let warning = NearNames.definitionWarning("stage", named: name, existing: stagesBefore) { found.append(warning) }
+        }
+        for name in settings.roles.names where !before.roles.contains(name) {
+            if let warning = NearNames.definitionWarning("role", named: name, existing: before.roles.names) { found.append(warning) }
+        }
+        for warning in found where !nearNameWarnings.contains(warning) {
+            nearNameWarnings.append(warning)
+            warn(warning)
+        }
     }
 
     /// Reads the table at `index` (named `path` in messages) and hands it to `apply`; a bad
@@ -481,13 +510,17 @@ package final class LuaRuntime {
         guard let name = state.string(at: 1), !name.isEmpty, state.type(at: 2) == LUA_TTABLE else {
             return raise("role expects (name, table)")
         }
-        return applySettings(from: 2, for: "role", path: "role \(quoted(name))") { try settingsBuilder.applyRole(name, $0) }
+        let before = settingsBuilder.settings
+        let status = applySettings(from: 2, for: "role", path: "role \(quoted(name))") { try settingsBuilder.applyRole(name, $0) }
+        warnOfNearNames(before: before)
+        return status
     }
 
     private func on() -> Int32 {
-        guard let event = state.string(at: 1), ["present", "dismiss", "drop", "end", "restore"].contains(event),
-              state.type(at: 2) == LUA_TFUNCTION else {
-            return raise("on expects (\"present\" | \"dismiss\" | \"drop\" | \"end\" | \"restore\", function)")
+        let events = ["present", "dismiss", "drop", "end", "restore", "reload", "finish"]
+        guard let event = state.string(at: 1), events.contains(event), state.type(at: 2) == LUA_TFUNCTION else {
+            let named = state.string(at: 1).flatMap { NameSuggestion.question(for: $0, among: events) }.map { " (\($0))" } ?? ""
+            return raise("on expects (" + events.map { "\"\($0)\"" }.joined(separator: " | ") + ", function)" + named)
         }
         let place = state.definitionPlace(ofFunctionAt: 2)
         state.pushCopy(of: 2)
@@ -496,6 +529,7 @@ package final class LuaRuntime {
     }
 
     private func emit() -> Int32 {
+        if isFinished { return raise("emit cannot be called in on(\"finish\"): the run is over") }
         guard state.type(at: 1) == LUA_TTABLE else {
             return raise("emit expects a table, not \(state.typeName(at: 1))")
         }
@@ -555,7 +589,7 @@ package final class LuaRuntime {
             return 1
         case .failure(let error):
             state.pushNil()
-            state.push(error.message)
+            state.push("parse_time: " + error.message)
             return 2
         }
     }
@@ -571,7 +605,7 @@ package final class LuaRuntime {
     }
 
     private func now() -> Int32 {
-        state.push(StreamTime.seconds(currentCall?.context.nowMicros ?? 0))
+        state.push(StreamTime.seconds(currentCall?.context.nowMicros ?? clockAtLoad))
         return 1
     }
 

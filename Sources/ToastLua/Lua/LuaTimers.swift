@@ -1,8 +1,9 @@
 import CLuaBridge
 import ToastCore
 
-/// `after(seconds, fn)`, `on("end", fn)` and `on("restore", fn)`: a script's own timers, its
-/// end-of-input hooks and what it does when a saved run is restored, on the run's clock
+/// `after(seconds, fn)`, `on("end", fn)`, `on("restore", fn)` and `on("finish", fn)`: a
+/// script's own timers, its end-of-input hooks, what it does when a saved run is restored and
+/// when the run is over, on the run's clock
 /// (`ScriptClock`). A timer runs `fn()` once, `seconds` later, under the
 /// same budget and memory cap as a rule; `handle:cancel()` stops it. A timer set while the
 /// scripts load is due that long after the clock's start (or after a reload).
@@ -16,6 +17,7 @@ struct LuaTimer {
 extension LuaRuntime: ScriptClock {
     /// `after(seconds, fn)`: a handle whose `cancel` stops the timer.
     func after() -> Int32 {
+        if isFinished { return raise("after cannot be called in on(\"finish\"): the run is over") }
         guard state.type(at: 1) == LUA_TNUMBER else {
             return raise("after needs a number of seconds > 0, not \(state.typeName(at: 1))")
         }
@@ -71,8 +73,47 @@ extension LuaRuntime: ScriptClock {
         runHooks("restore", context: context)
     }
 
+    package func scriptsReloaded(context: StageContext) {
+        runHooks("reload", context: context)
+    }
+
+    package var pendingTimers: Int { scriptTimers.count }
+
     package func isPending(token: Int) -> Bool {
         scriptTimers[token] != nil
+    }
+
+    /// `on("finish", fn)`: `fn(totals)`, once, with the run's totals; `emit` and `after` there
+    /// are script errors (the run is over).
+    package func runFinished(_ totals: RunTotals, context: StageContext) {
+        guard let functions = hooks["finish"] else { return }
+        isFinished = true
+        running(in: ScriptCall(context: context, inputLine: 0, during: "finish")) {
+            let top = state.top
+            defer { state.setTop(top) }
+            for function in functions {
+                state.pushReference(function.reference)
+                pushTotals(totals)
+                _ = callFailing(argumentCount: 1, resultCount: 0, place: function.place, source: "on finish")
+            }
+        }
+    }
+
+    /// `{ toasts =, shown =, dropped = { STAGE = N, ... }, errors_shown =, errors_dropped =,
+    /// rejected_lines = }`.
+    private func pushTotals(_ totals: RunTotals) {
+        state.pushTable(fieldCount: 6)
+        for (name, value) in [("toasts", totals.toasts), ("shown", totals.shown), ("errors_shown", totals.errorsShown),
+                              ("errors_dropped", totals.errorsDropped), ("rejected_lines", totals.rejectedLines)] {
+            state.push(value)
+            state.setField(name)
+        }
+        state.pushTable(fieldCount: Int32(totals.dropped.count))
+        for (stage, count) in totals.dropped {
+            state.push(count)
+            state.setField(stage)
+        }
+        state.setField("dropped")
     }
 
     /// The `on(event)` hooks that take no argument (`end`, `restore`), in the order they were set.

@@ -138,7 +138,7 @@ extension LuaState {
             if isUnchangedText() { return }
             let role = try text()
             guard roles.contains(role) else {
-                throw LuaBridgeError("unknown role \(quoted(role)) (known: \(roles.names.joined(separator: ", ")))")
+                throw LuaBridgeError("unknown role \(quoted(role))" + NameSuggestion.hint(for: role, among: roles.names))
             }
             toast.set(field, to: .text(role))
         case .duration:

@@ -232,8 +232,9 @@ extension CommandLineOptions {
     private static func choice<T: RawRepresentable & CaseIterable>(_ text: String, _ option: String) throws -> T
     where T.RawValue == String {
         guard let value = T(rawValue: text) else {
-            let allowed = T.allCases.map(\.rawValue).joined(separator: ", ")
-            throw UsageError("\(option) must be one of \(allowed), not '\(text)'")
+            let names = T.allCases.map(\.rawValue)
+            let question = NameSuggestion.question(for: text, among: names, quote: { "'\($0)'" }).map { "; " + $0 } ?? ""
+            throw UsageError("\(option) must be one of \(names.joined(separator: ", ")), not '\(text)'\(question)")
         }
         return value
     }
@@ -268,7 +269,7 @@ extension CommandLineOptions {
             let name = String(parts[0])
             guard let spec = specs.first(where: { $0.name == name || $0.short == name }) else {
                 var message = "unknown option '\(name)'"
-                if let suggestion = closestOption(to: name) { message += "; did you mean '\(suggestion)'?" }
+                if let question = suggestion(for: name) { message += "; " + question }
                 throw UsageError(message)
             }
             if spec.value == nil {
@@ -345,9 +346,9 @@ extension CommandLineOptions {
         }
     }
 
-    /// The known option nearest to a mistyped one, if near enough to suggest.
-    static func closestOption(to name: String) -> String? {
-        NameSuggestion.closest(to: name, among: specs.map(\.name), maximumEdits: max(2, name.count / 3))
+    /// "did you mean '--state' or '--stats'?" for a mistyped option, compared without its dashes.
+    static func suggestion(for name: String) -> String? {
+        NameSuggestion.question(for: name, among: specs.map(\.name), ignoringPrefix: "--", quote: { "'\($0)'" })
     }
 
     /// `--help`: the usage line, one line per option, and the stages `config{ stages = ... }`

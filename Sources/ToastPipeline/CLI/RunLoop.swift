@@ -86,7 +86,7 @@ struct RunLoop {
     /// start.
     private mutating func begin() {
         if let resumed = setup.resumed {
-            pipeline.stateRestored()
+            pipeline.stateRestored(timersWhileLoading: scripts.timersWhileLoading)
             let timers = resumed.pipeline.flatMap { try? SavedObject($0, path: "pipeline").integer("script_timers") } ?? 0
             var note: String
             if let group = setup.consumerGroup {
@@ -123,7 +123,7 @@ struct RunLoop {
         let state: SavedRun
         do {
             state = SavedRun(writtenBy: Toastscript.versionText(setup.environment), stages: pipeline.stageNames,
-                             screensBy: scripts.settings.screens?.by, input: inputPosition,
+                             screensBy: scripts.settings.screens?.by, output: setup.outputShape, input: inputPosition,
                              inputSeekable: setup.input.isRegularFile, outputLength: nil, ended: ended,
                              store: scripts.keptStore(during: "checkpoint"), pipeline: try pipeline.savedState())
         } catch {
@@ -304,10 +304,11 @@ struct RunLoop {
     mutating func reloadScripts() {
         let scripts: LoadedScripts
         let orderChanged: Bool
+        let droppedTimers = self.scripts.clock.pendingTimers
         do {
             scripts = try RunSetup.loadScripts(options: setup.options, environment: setup.environment, registry: setup.registry,
                                                reports: setup.reports, generatedIDs: pipeline.generatedIDs,
-                                               store: self.scripts.keptStore())
+                                               store: self.scripts.keptStore(), clockAtLoad: pipeline.now)
             orderChanged = try pipeline.reload(scripts: scripts, registry: setup.registry)
         } catch {
             setup.reports.reloadFailed(error)
@@ -323,7 +324,10 @@ struct RunLoop {
             setup.reports.warning("reload: the scripts ask for another order of stages (" + settings.stages.joined(separator: ", ")
                                   + "); it takes effect when the run starts again")
         }
-        setup.reports.note("note: scripts reloaded (SIGHUP)")
+        setup.reports.note("note: scripts reloaded (SIGHUP)" + (droppedTimers == 0 ? "" : "; \(droppedTimers) Lua timer"
+            + (droppedTimers == 1 ? " (after) of the old scripts was pending and is" : "s (after) of the old scripts were pending and are")
+            + " not kept (set them again in on(\"reload\"))"))
+        pipeline.scriptsReloaded()
         setup.writer.flush()
     }
 
@@ -442,6 +446,10 @@ struct RunLoop {
             // A signal during the drain ends it (with --state, the last checkpoint stays the one
             // before the drain, which a restart drains again).
             if Signals.received != 0 && stopReason == nil { stopReason = .signal(Signals.received) }
+            // The very end: at the end of input, or on a signal (not a --strict stop).
+            if stopReason == nil || stopReason.map(Self.isSignal) == true {
+                pipeline.runFinished(rejectedLines: setup.reports.rejectedLines)
+            }
         }
         if stopReason == nil || savesWhatItHolds { checkpoint(ended: stopReason == nil) }
         setup.writer.finish()
@@ -460,9 +468,10 @@ struct RunLoop {
             setup.environment.writeError("\(setup.environment.programName): --explain \(TerminalText.escaped(id)): no toast with this id came through")
         }
         checkOutput()
+        let idleScopes = IdleScopes(statistics: pipeline.statistics, settings: pipeline.settings)
         if setup.options.stats {
             let report = StatisticsReport(programName: setup.environment.programName,
-                                          statistics: pipeline.statistics, linesRead: linesRead,
+                                          statistics: pipeline.statistics, idleScopes: idleScopes, linesRead: linesRead,
                                           blankLines: blankLines,
                                           skippedLines: setup.parser == nil ? nil : skippedLines,
                                           rejectedLines: setup.reports.rejectedLines,
@@ -475,6 +484,7 @@ struct RunLoop {
             setup.reports.note("note: the replay skipped \(SpanText.describe(skippedIdle)) of idle time "
                                + "(nothing on screen, waiting or held for longer than --max-gap \(StreamTime.format(setup.options.maxGap)) s)")
         }
+        for warning in idleScopes.warnings { setup.reports.warning(warning) }
         let repaired = decoding.repairedLines.count
         if repaired > 0 {
             setup.reports.warning("warning: \(repaired) text line\(repaired == 1 ? " was" : "s were") not valid UTF-8; "

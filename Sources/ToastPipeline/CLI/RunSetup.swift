@@ -39,6 +39,8 @@ struct RunSetup {
     let consumerGroup: ConsumerGroupInput?
     /// Where reading begins: the start, or where a saved run stood.
     let startPosition: InputPosition
+    /// The shape of the records this run writes, which its state keeps.
+    let outputShape: OutputShape
 
     /// `recordsTo`: where the records go instead of the output (`toastscript diff`).
     init(options: CommandLineOptions, environment: CommandEnvironment, registry: StageRegistry,
@@ -84,7 +86,8 @@ struct RunSetup {
         }
         // The scripts see the saved `store` when they run, as after a reload.
         scripts = try Self.loadScripts(options: options, environment: environment, registry: registry, reports: reports,
-                                       generatedIDs: GeneratedIDs(), store: saved?.pipeline == nil ? nil : saved?.store)
+                                       generatedIDs: GeneratedIDs(), store: saved?.pipeline == nil ? nil : saved?.store,
+                                       clockAtLoad: saved?.pipeline.flatMap { try? SavedObject($0, path: "pipeline").integer("now") } ?? 0)
         let settings = scripts.settings
 
         let sink: any ByteSink
@@ -113,6 +116,15 @@ struct RunSetup {
         } catch let error as FileOpenError {
             throw SetupError(message: error.message)
         }
+        let noColor = !(environment.variables["NO_COLOR"] ?? "").isEmpty || environment.variables["TERM"] == "dumb"
+        let useColor = options.color == .always || (options.color == .auto && isTerminal && !noColor)
+        outputShape = OutputShape(format: options.format.rawValue, zone: options.lua.timeZone == .utc ? "utc" : "local",
+                                  destination: options.redis.to.map { "redis:" + $0 } ?? options.output.map(OutputShape.absolute) ?? "stdout",
+                                  color: useColor && options.format == .text)
+        // A restart that would write its records otherwise stops before it writes anything.
+        if let savedShape = saved?.output, let difference = savedShape.difference(from: outputShape) {
+            throw SetupError(message: SavedRun.ReadError.refusal(difference, place: statePlace))
+        }
         if options.input == .text && !options.clockGiven && !input.isRegularFile && !scripts.hasParseFunction {
             // Live text has no times of its own: on the stream clock every line would sit at 0.
             options.clock = .wall
@@ -136,7 +148,7 @@ struct RunSetup {
             // A new run says where its output began before it writes anything, so that a run
             // killed before its first checkpoint starts again from there, not after its own records.
             let begun = SavedRun(writtenBy: Toastscript.versionText(environment), stages: settings.stages,
-                                 screensBy: settings.screens?.by, input: InputPosition(), inputSeekable: false,
+                                 screensBy: settings.screens?.by, output: outputShape, input: InputPosition(), inputSeekable: false,
                                  outputLength: outputFile?.length, ended: false, store: .table([]), pipeline: nil)
             if let reason = stateFile?.write(begun.fileBytes) {
                 throw SetupError(message: "cannot write --state \(options.state ?? ""): \(reason)")
@@ -149,8 +161,6 @@ struct RunSetup {
         }
         self.options = options
 
-        let noColor = !(environment.variables["NO_COLOR"] ?? "").isEmpty || environment.variables["TERM"] == "dumb"
-        let useColor = options.color == .always || (options.color == .auto && isTerminal && !noColor)
         // Dates in the zone of --tz; the time of day on the wall clock.
         let time = TimeDisplay(zone: options.lua.timeZone,
                                timeOfDayOrigin: options.clock == .wall ? environment.timeOfDay() : nil)
@@ -238,7 +248,7 @@ struct RunSetup {
     /// they share with the run.
     static func loadScripts(options: CommandLineOptions, environment: CommandEnvironment, registry: StageRegistry,
                             reports: ErrorReports, generatedIDs: GeneratedIDs,
-                            store: StoredValue? = nil) throws -> LoadedScripts {
+                            store: StoredValue? = nil, clockAtLoad: Microseconds = 0) throws -> LoadedScripts {
         let runtime: LuaRuntime
         do {
             // A log line stays one line, whatever a script logs (a toast's message with a newline).
@@ -252,6 +262,7 @@ struct RunSetup {
             throw SetupError(message: "\(error)")
         }
         if let store { runtime.restoreStore(store) }
+        runtime.clockAtLoad = clockAtLoad
         for script in options.scripts {
             do {
                 try runtime.load(scriptAt: script)

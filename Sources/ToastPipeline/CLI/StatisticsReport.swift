@@ -5,6 +5,8 @@ import ToastIO
 struct StatisticsReport {
     let programName: String
     let statistics: PipelineStatistics
+    /// The stages whose `when` took none of the toasts that reached them.
+    let idleScopes: IdleScopes
     let linesRead: Int
     let blankLines: Int
     /// Lines a `parse` function skipped; nil without one.
@@ -45,6 +47,9 @@ struct StatisticsReport {
             }
             if stage.spared > 0 { text += ", spared \(stage.spared) (spare)" }
             if stage.skipped > 0 { text += ", skipped \(stage.skipped) (when)" }
+            if let idle = idleScopes.stages.first(where: { $0.name == stage.name }) {
+                text += ", took none (when: \(TerminalText.escaped(idle.when)))"
+            }
             if stage.held > 0 { text += ", held \(stage.held), released \(stage.released)" }
             if !stage.dropped.isEmpty { text += ", dropped " + Self.counts(stage.dropped) }
             row("stage " + stage.name, text)

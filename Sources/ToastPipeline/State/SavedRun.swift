@@ -7,7 +7,8 @@ import ToastLua
 /// pipeline's whole state. Written as four JSON lines, so that the first (what saved it) can
 /// be checked before the rest is trusted:
 ///
-///     {"toastscript_state":2,"written_by":"toastscript 0.1.0","stages":[…],"screens_by":null}
+///     {"toastscript_state":2,"written_by":"toastscript 0.1.0","stages":[…],"screens_by":null,
+///      "output":{"format":"json","tz":"local","to":"/srv/out.jsonl","color":false}}
 ///     {"input":{"offset":…,"line":…,"shows":…,"saw_first_line":…},"input_seekable":true,"output_length":…,"ended":false}
 ///     {"store":[…]}
 ///     {"pipeline":{…}}
@@ -21,6 +22,8 @@ struct SavedRun: Equatable, Sendable {
     var writtenBy: String
     var stages: [String]
     var screensBy: String?
+    /// The shape of the records the run writes (nil in a state saved before it was kept).
+    var output: OutputShape?
     /// Where the input stood after the last line taken; its offset counts only when
     /// `inputSeekable` (a regular file, read on from there after a restart).
     var input: InputPosition
@@ -39,7 +42,8 @@ struct SavedRun: Equatable, Sendable {
         var lines: [JSONValue] = [
             .object([JSONMember("toastscript_state", .integer(Self.formatVersion)), JSONMember("written_by", .string(writtenBy)),
                      JSONMember("stages", .array(stages.map(JSONValue.string))),
-                     JSONMember("screens_by", screensBy.map(JSONValue.string) ?? .null)]),
+                     JSONMember("screens_by", screensBy.map(JSONValue.string) ?? .null),
+                     JSONMember("output", output?.savedState ?? .null)]),
             .object([JSONMember("input", input.savedState), JSONMember("input_seekable", .bool(inputSeekable)),
                      JSONMember("output_length", outputLength.map(JSONValue.integer) ?? .null), JSONMember("ended", .bool(ended))]),
             .object([JSONMember("store", store.savedState)]),
@@ -91,6 +95,7 @@ struct SavedRun: Equatable, Sendable {
             self.writtenBy = writtenBy
             stages = try [String](savedState: try header.required("stages"), path: "line 1: stages")
             screensBy = try String?(savedState: try header.required("screens_by"), path: "line 1: screens_by")
+            output = try header.optional("output").flatMap { $0 == .null ? nil : try OutputShape(savedState: $0) }
             let positions = objects[1]
             input = try InputPosition(savedState: try positions.required("input"))
             inputSeekable = try positions.bool("input_seekable")
@@ -104,11 +109,12 @@ struct SavedRun: Equatable, Sendable {
         }
     }
 
-    init(writtenBy: String, stages: [String], screensBy: String?, input: InputPosition, inputSeekable: Bool,
+    init(writtenBy: String, stages: [String], screensBy: String?, output: OutputShape?, input: InputPosition, inputSeekable: Bool,
          outputLength: Int64?, ended: Bool, store: StoredValue, pipeline: JSONValue?) {
         self.writtenBy = writtenBy
         self.stages = stages
         self.screensBy = screensBy
+        self.output = output
         self.input = input
         self.inputSeekable = inputSeekable
         self.outputLength = outputLength

@@ -211,9 +211,8 @@ package struct EventDecoder {
     private mutating func lookForTypos(in names: [String], line: Int) {
         for name in names where !namesChecked.contains(name) && namesChecked.count < Self.maximumNamesChecked {
             namesChecked.append(name)
-            guard let known = NameSuggestion.closest(to: name, among: EventFieldName.showFieldNames) else { continue }
-            notes.append("input line \(line): unknown field \(quoted(name)); did you mean \(quoted(known))? "
-                         + "(kept as an extra field)")
+            guard let question = NameSuggestion.question(for: name, among: EventFieldName.showFieldNames) else { continue }
+            notes.append("input line \(line): unknown field \(quoted(name)); \(question) (kept as an extra field)")
         }
     }
 
@@ -319,7 +318,7 @@ package struct EventDecoder {
         case .role:
             guard let role = try EventFields.string(name, value) else { return nil }
             guard roles.contains(role) else {
-                throw FieldError("unknown role \(quoted(role)) (known: \(roles.names.joined(separator: ", ")))")
+                throw FieldError("unknown role \(quoted(role))" + NameSuggestion.hint(for: role, among: roles.names))
             }
             return .text(role)
         case .duration:

@@ -128,6 +128,14 @@ final class LuaState {
         }
     }
 
+    /// Runs a chunk of the project's own Lua (not a script's) in protected mode: whether it ran.
+    @discardableResult
+    func runBuiltInChunk(_ source: String, name: String) -> Bool {
+        let top = self.top
+        defer { lua_settop(L, top) }
+        return luaL_loadbufferx(L, source, source.utf8.count, "=" + name, "t") == LUA_OK && clua_pcall(L, 0, 0, 0) == LUA_OK
+    }
+
     /// All of Lua's standard libraries (`--unsafe-lua`).
     func openAllLibraries() {
         luaL_openlibs(L)

@@ -1,0 +1,45 @@
+/// Names in settings that are most likely typos, found when the settings are made (docs/lua.md,
+/// "Nothing silent"): a `when` or `spare` that names a field no toast has but one two edits
+/// away (it then matches only toasts with an extra field of that very name), and a role or a
+/// stage defined under a name two edits from one that exists (the definition stands). Each is
+/// a warning, not an error: the name may be meant.
+package enum NearNames {
+    /// The fields a match table may name besides extra fields: every show field, `priority`,
+    /// `level` and `made_by`, and the field `screens.by` names.
+    package static func knownFields(screenField: String?) -> [String] {
+        ToastField.allCases.map(\.name) + ["priority", "level", "made_by"] + (screenField.map { [$0] } ?? [])
+    }
+
+    /// The warnings `settings` gives, in the order of stage names.
+    package static func warnings(in settings: PipelineSettings) -> [String] {
+        let fields = knownFields(screenField: settings.screens?.by)
+        var warnings: [String] = []
+        func look(at scope: StageScope?, stage: String, setting: String) {
+            guard case .match(let table)? = scope else { return }
+            for name in table.fieldNames where !fields.contains(name) {
+                guard let question = NameSuggestion.question(for: name, among: fields) else { continue }
+                warnings.append("stage \(quoted(stage)): \(setting): no field \(quoted(name)) (\(question)); "
+                                + "an extra field of that name matches as written")
+            }
+        }
+        for stage in Set(settings.scopes.keys).union(settings.spares.keys).sorted() {
+            look(at: settings.scopes[stage], stage: stage, setting: "when")
+            if case .adding(let scope)? = settings.spares[stage] { look(at: scope, stage: stage, setting: "spare") }
+        }
+        return warnings
+    }
+
+    /// A warning when `name`, being defined as a `what` ("role", "stage"), is two edits or fewer
+    /// from one of `existing`; nil otherwise.
+    package static func definitionWarning(_ what: String, named name: String, existing: [String]) -> String? {
+        guard !existing.contains(name),
+              let question = NameSuggestion.question(for: name, among: existing) else { return nil }
+        return "\(what) \(quoted(name)) is defined, and its name is close to one that exists: \(question) "
+            + "(the definition stands)"
+    }
+}
+
+extension MatchTable {
+    /// The names of the fields the table compares, sorted.
+    package var fieldNames: [String] { conditions.map(\.name) }
+}
