@@ -34,6 +34,33 @@ import Testing
         }
     }
 
+    /// Every source file of the package is on the page: its blocks, copied in order into a
+    /// package of their own, are the package `Scripts/test` builds and tests.
+    @Test func everySourceFileOfThePackageIsShown() throws {
+        let shown = Set(try Self.swiftBlocks().map(\.header))
+        let sources = root + "/examples/custom-stage/Sources"
+        let files = try #require(FileManager.default.enumerator(atPath: sources)?.allObjects as? [String])
+            .filter { $0.hasSuffix(".swift") }
+        #expect(files.count >= 7)
+        for file in files.sorted() {
+            #expect(shown.contains("// examples/custom-stage/Sources/" + file), "docs/plugins.md does not show Sources/\(file)")
+        }
+    }
+
+    /// The guide's `quiet_hours` reads the hour as the run shows times: local, or UTC with
+    /// `--tz utc`. At 11:00 UTC it is 06:00 in New York: quiet there, not in UTC.
+    @Test func quietHoursFollowTz() throws {
+        let script = #"config{ quiet_hours = { from = 22, to = 7 }, stages = { "quiet_hours" } }"#
+        let event = #"{"at":1764586800,"message":"Like"}"# + "\n"   // 2025-12-01 11:00 UTC
+        let newYork = try runBinary(["--format", "json", "-e", script], stdin: event, environment: ["TZ": "America/New_York"],
+                                    program: DocsTests.customBinary)
+        #expect(newYork.stdout.hasPrefix(#"{"event":"drop","t":1764586800,"id":"t1","message":"Like","role":"info","stage":"quiet_hours","reason":"quiet_hours"}"#),
+                "\(newYork.stdout)\(newYork.stderr)")
+        let utc = try runBinary(["--format", "json", "--tz", "utc", "-e", script], stdin: event, environment: ["TZ": "America/New_York"],
+                                program: DocsTests.customBinary)
+        #expect(utc.stdout.hasPrefix(#"{"event":"present","t":1764586800,"id":"t1","message":"Like""#), "\(utc.stdout)")
+    }
+
     @Test func theStagesAndTheirTestsAreAllShown() throws {
         let shown = Set(try Self.swiftBlocks().map(\.header))
         for path in ["Package.swift", "Sources/CustomStages/ShoutStage.swift", "Sources/CustomStages/PerSourceCapStage.swift",

@@ -167,3 +167,27 @@ import Testing
         #expect(precomposed.message == combining.message)
     }
 }
+
+/// What a plugin stage reads its saved state with (docs/plugins.md, section 8).
+@Suite struct JSONValueAccessorTests {
+    @Test func eachAccessorGivesItsKindAndNilForAnyOther() {
+        let saved: JSONValue = .object([
+            JSONMember("count", .integer(3)), JSONMember("ratio", .number(0.5)), JSONMember("on", .bool(true)),
+            JSONMember("name", .string("sync")), JSONMember("held", .array([.integer(1), .integer(2)])),
+            JSONMember("huge", .integer(Int64.max)),
+        ])
+        #expect(saved[member: "count"]?.intValue == 3)
+        #expect(saved[member: "count"]?.doubleValue == 3)
+        #expect(saved[member: "ratio"]?.doubleValue == 0.5)
+        #expect(saved[member: "ratio"]?.intValue == nil)
+        #expect(saved[member: "on"]?.boolValue == true)
+        #expect(saved[member: "name"]?.stringValue == "sync")
+        #expect(saved[member: "name"]?.boolValue == nil)
+        #expect(saved[member: "held"]?.arrayValue == [.integer(1), .integer(2)])
+        #expect(saved[member: "huge"]?.intValue == Int(exactly: Int64.max))
+        #expect(saved.objectValue?.map(\.name) == ["count", "ratio", "on", "name", "held", "huge"])
+        #expect(saved[member: "absent"] == nil)
+        #expect(JSONValue.array([])[member: "count"] == nil)
+        #expect(JSONValue.null.arrayValue == nil && JSONValue.null.objectValue == nil)
+    }
+}

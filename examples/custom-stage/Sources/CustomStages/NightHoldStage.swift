@@ -3,10 +3,13 @@ import ToastPipeline
 /// `night_hold`: between `from` and `to` o'clock (the run's clock times: local, or UTC with
 /// `--tz utc`), toasts of roles other than `keep` are held, not dropped, and go on in the
 /// order they came when the night ends; a role in `release_as` goes on as another (a night's
-/// warning is old news by morning). Nothing is lost: a `dismiss` still reaches a held toast,
-/// and one still held when the run ends is dropped by the pipeline.
+/// warning is old news by morning). A `dismiss` still reaches a held toast, and one still held
+/// when the run ends is dropped by the pipeline. The morning's release reaches the host at
+/// once: past its waiting line (`queue.limit`, 3 by default) the lowest-priority, oldest toasts
+/// are evicted, so give a night's toasts a line long enough to wait in.
 ///
 ///     config{ night_hold = { from = 22, to = 7, keep = { "error" }, release_as = { warning = "info" } },
+///             queue = { limit = 50 },
 ///             stages = { "rules", "night_hold", "dedup", "rate_limit", "priority", "style", "announce" } }
 public final class NightHoldStage: PluginStage {
     public static let name = "night_hold"

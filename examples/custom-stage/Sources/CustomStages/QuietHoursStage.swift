@@ -1,7 +1,7 @@
 import ToastPipeline
 
-/// `quiet_hours`: between `from` and `to` o'clock on the stream clock (read as Unix time,
-/// UTC), toasts of roles other than `keep` are dropped, or with `mode = "downgrade"` let
+/// `quiet_hours`: between `from` and `to` o'clock (the run's clock times: local, or UTC with
+/// `--tz utc`), toasts of roles other than `keep` are dropped, or with `mode = "downgrade"` let
 /// through quietly (bottom, short, lowest priority). When the quiet time ends, one summary
 /// toast says how many toasts it held back.
 ///
@@ -37,9 +37,9 @@ public final class QuietHoursStage: PluginStage {
     }
 
     public func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
-        guard !settings.keep.contains(toast.role), isQuiet(at: context.now) else { return .pass }
+        guard !settings.keep.contains(toast.role), isQuiet(at: context.clockTime(of: context.now).hour) else { return .pass }
         if heldBack == nil {
-            context.setTimer(at: endOfQuietTime(after: context.now), token: 0)
+            context.setTimer(at: context.nextTime(hour: settings.to, after: context.now), token: 0)
         }
         heldBack = (heldBack ?? 0) + 1
         guard settings.downgrade else {
@@ -60,28 +60,10 @@ public final class QuietHoursStage: PluginStage {
         context.emit(summary)
     }
 
-    private static let secondsPerHour: Int64 = 3_600
-    private static let secondsPerDay = 24 * secondsPerHour
-
-    /// The hour of the day (UTC) at `time`, and the start of that day.
-    private static func clock(at time: Duration) -> (hour: Int, startOfDay: Duration) {
-        let seconds = time.components.seconds
-        let intoDay = ((seconds % secondsPerDay) + secondsPerDay) % secondsPerDay
-        return (Int(intoDay / secondsPerHour), .seconds(seconds - intoDay))
-    }
-
-    private func isQuiet(at time: Duration) -> Bool {
-        let hourOfDay = Self.clock(at: time).hour
+    private func isQuiet(at hourOfDay: Int) -> Bool {
         if settings.from <= settings.to {
             return hourOfDay >= settings.from && hourOfDay < settings.to
         }
         return hourOfDay >= settings.from || hourOfDay < settings.to
-    }
-
-    /// The next time it is `to` o'clock.
-    private func endOfQuietTime(after time: Duration) -> Duration {
-        var end = Self.clock(at: time).startOfDay + .seconds(Int64(settings.to) * Self.secondsPerHour)
-        while end <= time { end += .seconds(Self.secondsPerDay) }
-        return end
     }
 }
