@@ -425,9 +425,9 @@ extension LuaRuntime {
             return raise("index is NaN")
         case LUA_TSTRING:
             let name = state.string(at: 2) ?? ""
-            if let reason = readOnlyReason(name) { return raise("field \(quoted(name)) is read-only: \(reason)") }
+            let field = state.pointer(at: 2).flatMap(state.field(forKey:))
+            if let reason = readOnlyReason(field, name) { return raise("field \(quoted(name)) is read-only: \(reason)") }
             if let proxy = state.proxy(forTable: pointer), !proxy.touched.contains(where: { $0.name == name }) {
-                let field = state.pointer(at: 2).flatMap(state.field(forKey:))
                 proxy.touched.append(TouchedName(name: name, field: field))
             }
         default:
@@ -443,16 +443,18 @@ extension LuaRuntime {
     /// Why a script may not write the field `name`, or nil when it may: the fields that say
     /// where a toast came from (docs/lua.md, "The toast table"). A table a rule returns may
     /// still set `id`, and the field `screens.by` names stays writable.
-    private func readOnlyReason(_ name: String) -> String? {
-        switch name {
-        case "at": return "it is when the toast came in"
-        case "type": return "a toast is a show"
-        case "id": return "interactions find the toast by it (a table a rule returns may set it)"
-        case LuaState.madeByName: return "it names the stage that made the toast"
-        case "screen":
-            guard let by = settings.screens?.by, by != "screen" else { return nil }
+    /// `field`: the show field `name` is, found by the key's pointer (most writes are of show
+    /// fields, told apart without comparing strings).
+    private func readOnlyReason(_ field: ToastField?, _ name: String) -> String? {
+        switch field {
+        case .at?: return "it is when the toast came in"
+        case .type?: return "a toast is a show"
+        case .id?: return "interactions find the toast by it (a table a rule returns may set it)"
+        case _?: return nil
+        case nil:
+            if name == LuaState.madeByName { return "it names the stage that made the toast" }
+            guard name == "screen", let by = settings.screens?.by, by != "screen" else { return nil }
             return "screens are keyed by the field \(quoted(by)); set that field instead"
-        default: return nil
         }
     }
 
