@@ -117,3 +117,46 @@ import Testing
         #expect(wrong == [])
     }
 }
+
+/// What the README says of the code is what the code is: the public types it lists, and the
+/// files that reach each C library.
+@Suite struct ReadmeClaimsTests {
+    static func swiftFiles(under folder: String) -> [String] {
+        let base = root + "/" + folder
+        return ((FileManager.default.enumerator(atPath: base)?.allObjects as? [String]) ?? [])
+            .filter { $0.hasSuffix(".swift") }.map { folder + "/" + $0 }.sorted()
+    }
+
+    @Test func theReadmeListsEveryPublicTypeAndNoOther() throws {
+        let declaration = try NSRegularExpression(pattern: #"(?m)^(?:public|open) (?:final |indirect )?(?:class|struct|enum|protocol|typealias|actor) ([A-Za-z][A-Za-z0-9]*)"#)
+        var declared: Set<String> = []
+        for module in ["ToastCore", "ToastIO", "ToastLua", "ToastPipeline", "ToastPipelineTesting"] {
+            for file in Self.swiftFiles(under: "Sources/" + module) {
+                let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
+                for match in declaration.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    if let range = Range(match.range(at: 1), in: text) { declared.insert(String(text[range])) }
+                }
+            }
+        }
+        let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
+        let start = try #require(readme.range(of: "What a program that imports `ToastPipeline` sees"))
+        let paragraph = readme[start.lowerBound...].components(separatedBy: "\n\n")[0]
+        let named = Set(try NSRegularExpression(pattern: "`([A-Z][A-Za-z0-9]*)`")
+            .matches(in: String(paragraph), range: NSRange(paragraph.startIndex..., in: paragraph))
+            .compactMap { Range($0.range(at: 1), in: paragraph).map { String(paragraph[$0]) } })
+            .subtracting(["ToastPipeline", "ToastPipelineTesting"])
+        #expect(declared.subtracting(named).sorted() == [], "public, and not in the README's list")
+        #expect(named.subtracting(declared).sorted() == [], "in the README's list, and not public")
+    }
+
+    @Test func onlyTheFilesTheReadmeNamesReachHiredisAndOnlyToastLuaReachesLua() throws {
+        func importing(_ module: String) throws -> [String] {
+            try Self.swiftFiles(under: "Sources").filter {
+                try String(contentsOfFile: root + "/" + $0, encoding: .utf8).contains("import \(module)\n")
+            }
+        }
+        #expect(try importing("CHiredis") == ["Sources/ToastIO/Redis/Unsafe/RedisCommands.swift",
+                                              "Sources/ToastIO/Redis/Unsafe/RedisConnection.swift"])
+        #expect(try (importing("CLua") + importing("CLuaBridge")).allSatisfy { $0.hasPrefix("Sources/ToastLua/") })
+    }
+}

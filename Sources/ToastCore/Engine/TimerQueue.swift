@@ -49,6 +49,8 @@ package struct TimerQueue<Payload> {
             heap[0] = last
             siftDown(0)
         }
+        // The heap hands timers out in order: none left fires before the one taken.
+        assert(heap.first.map { !$0.firesBefore(first) } ?? true, "a timer left fires before the one taken")
         return first
     }
 

@@ -197,6 +197,8 @@ package class Host {
             dismiss(at: index, reason: .preempted, by: slots.toast(slot).id)
             promote()
         }
+        // Presented, or nothing of lower priority without a timeout left to make room.
+        assert(!waiting.contains(slot) || stickyVisibleIndex(below: priority) == nil)
     }
 
     /// The earliest presented visible toast below `priority` without a timeout.
@@ -232,8 +234,24 @@ package class Host {
                 }
                 drop(evicted, reason: .evicted)
             }
-            guard evictedHead else { return }
+            guard evictedHead else {
+                assertLinesHold()
+                return
+            }
         }
+    }
+
+    /// Debug builds (and so the tests) check what the lines promise after every change: each
+    /// toast the host holds is in exactly one line, the waiting line is in order (priority
+    /// descending, then arrival) and no longer than `limit`, and none waits that may be shown.
+    private func assertLinesHold() {
+        assert(slots.occupied == visible.count + waiting.count + delayed.count, "a toast is in no line, or in two")
+        assert(waiting.count <= settings.limit, "the waiting line is longer than its limit")
+        assert(zip(waiting, waiting.dropFirst()).allSatisfy { earlier, later in
+            slots[earlier].priority > slots[later].priority
+                || (slots[earlier].priority == slots[later].priority && slots[earlier].arrivalOrder < slots[later].arrivalOrder)
+        }, "the waiting line is out of order")
+        assert(waiting.first.map { !mayPresent(policy: slots.toast($0).policy) } ?? true, "the head of the line waits, and may be shown")
     }
 
     /// Lets go of the waiting line's memory when it is empty: for a screen's host, which holds

@@ -37,8 +37,13 @@ struct HostSlots {
         return toasts.count
     }
 
+    /// How many slots hold a toast.
+    var occupied: Int { (firstEntry.serial >= 0 ? 1 : 0) + toasts.count - freeSlots.count }
+
     /// Takes the toast out of `slot`, which becomes free.
     mutating func remove(_ slot: Int) -> Toast {
+        // A slot is emptied once: a toast leaves the host once.
+        assert(slot == 0 ? firstEntry.serial >= 0 : slot <= toasts.count && !freeSlots.contains(slot), "slot \(slot) is free already")
         if slot == 0 {
             let toast = firstToast
             firstToast = Self.vacant
