@@ -149,6 +149,14 @@ import Testing
         #expect(named.subtracting(declared).sorted() == [], "in the README's list, and not public")
     }
 
+    /// A file a reader can hold: none of the sources is over 700 lines.
+    @Test func noSourceFileIsOver700Lines() throws {
+        for file in Self.swiftFiles(under: "Sources") {
+            let lines = try String(contentsOfFile: root + "/" + file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count
+            #expect(lines <= 701, "\(file) has \(lines - 1) lines")
+        }
+    }
+
     @Test func onlyTheFilesTheReadmeNamesReachHiredisAndOnlyToastLuaReachesLua() throws {
         func importing(_ module: String) throws -> [String] {
             try Self.swiftFiles(under: "Sources").filter {

@@ -61,17 +61,18 @@ package final class Pipeline: HostEnvironment {
     var timers = TimerQueue<PipelineTimer>()
     /// Toasts brought in during a step, with the stage each enters at; `isNew` is false for
     /// a held toast that a stage released (it came in before).
-    private var pending: [(toast: Toast, stage: Int, isNew: Bool)] = []
+    var pending: [(toast: Toast, stage: Int, isNew: Bool)] = []
     /// Toasts the stages hold, by serial (the order they were held), with their stage, when
     /// they were held and, with screens on, the serial of their screen (0: none).
     var held: [Int: HeldToast] = [:]
+    var holdsInHand: [(serial: Int, toast: Toast?, changed: Bool)] = []
     /// With screens on, every screen's host and stages; nil: one host for every toast.
     let screenTable: ScreenTable?
     var nextHoldSerial = 0
     private var pendingStart = 0
     private var isRunningPending = false
     /// How deep inside `handle`, a timer or `finish` we are: toasts emitted there wait.
-    private var stepDepth = 0
+    var stepDepth = 0
     package let generatedIDs: GeneratedIDs
     /// Where decisions are traced (`--trace`); nil traces nothing.
     package let tracer: (any TraceWriter)?
@@ -93,7 +94,7 @@ package final class Pipeline: HostEnvironment {
         statistics.screens = screenCounts
         return statistics
     }
-    private var counts: PipelineStatistics
+    var counts: PipelineStatistics
 
     /// The last stage, whose environment is the pipeline (set once the pipeline is made: a
     /// stored property, read without a call for every toast).
@@ -585,138 +586,7 @@ package final class Pipeline: HostEnvironment {
         pending.append((toast, stage, true))
     }
 
-    // MARK: Held toasts
-
-    func newHold(of toast: Toast?) -> HoldHandle {
-        nextHoldSerial += 1
-        // A stage holds at most the toast in hand in a call: a handle left from an earlier call
-        // (one that was not returned as `.hold`) holds nothing.
-        holdsInHand.removeAll(keepingCapacity: true)
-        holdsInHand.append((nextHoldSerial, toast, false))
-        return HoldHandle(serial: nextHoldSerial)
-    }
-
-    /// The hold made in the stage call running now, before its `.hold` verdict comes back: the
-    /// stage sees it held already (`isHeld`), with the toast it gave (`heldToast`). Emptied
-    /// when the verdict comes, or by the next hold.
-    // Looked at after every stage's call; no access calls out to anything that could reach
-    // it again.
-    private var holdsInHand: [(serial: Int, toast: Toast?, changed: Bool)] = []
-
-    /// How many toasts the stages hold.
-    var heldCount: Int { held.count }
-
-    func isHeld(_ handle: HoldHandle) -> Bool {
-        held[handle.serial] != nil || holdsInHand.contains { $0.serial == handle.serial }
-    }
-
-    func heldToast(_ handle: HoldHandle) -> Toast? {
-        held[handle.serial]?.toast ?? holdsInHand.first { $0.serial == handle.serial }?.toast
-    }
-
-    /// Changes a held toast (`StageContext.changeHeld`), traced as a change of its stage.
-    func changeHeld(_ handle: HoldHandle, stage: Int, _ change: (inout Toast) -> Void) -> Bool {
-        if let index = holdsInHand.firstIndex(where: { $0.serial == handle.serial }) {
-            guard var toast = holdsInHand[index].toast else { return false }
-            change(&toast)
-            holdsInHand[index].toast = toast
-            holdsInHand[index].changed = true
-            return true
-        }
-        guard var entry = held[handle.serial] else { return false }
-        let before = entry.toast
-        change(&entry.toast)
-        // A change of role or priority may make it an error, or no longer one, for its screen.
-        if entry.screen != 0, let screen = screenTable?.bySerial[entry.screen], isError(entry.toast) != entry.isError {
-            entry.isError.toggle()
-            screen.heldErrors += entry.isError ? 1 : -1
-        }
-        held[handle.serial] = entry
-        let changed = entry.toast.changedFields(since: before)
-        if !changed.isEmpty {
-            trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .change,
-                              changedFields: changed, because: "changed while held"), aboutToastInHand: false)
-        }
-        return true
-    }
-
-    /// A held toast goes on from the stage after its holder, now.
-    func release(_ handle: HoldHandle) -> Bool {
-        guard let entry = takeHeld(handle.serial) else { return false }
-        counts.stages[entry.stage].released += 1
-        counts.stages[entry.stage].passedBy += 1
-        trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .released,
-                          details: [JSONMember("held", .number(StreamTime.seconds(now - entry.since)))],
-                          because: "held for \(StreamTime.format(now - entry.since)) s, since \(timeDisplay.moment(entry.since))"),
-              aboutToastInHand: false)
-        pending.append((entry.toast, entry.stage + 1, false))
-        if stepDepth == 0 { runPending() }
-        return true
-    }
-
-    /// A held toast ends with a drop record of its stage's `drop`.
-    func dropHeld(_ handle: HoldHandle, _ drop: Drop) -> Bool {
-        guard let entry = takeHeld(handle.serial) else { return false }
-        counts.stages[entry.stage].droppedCounts.add(drop.reason)
-        trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
-                          details: drop.traceDetails, because: "held for \(StreamTime.format(now - entry.since)) s"),
-              aboutToastInHand: false)
-        write(.drop(entry.toast, at: now, drop))
-        return true
-    }
-
-    /// Ends a held toast for the pipeline (a dismiss, the end of the run): a drop of its stage.
-    private func endHeld(_ serial: Int, reason: DropReason, because: String) {
-        guard let entry = takeHeld(serial) else { return }
-        let drop = Drop(stage: stageNames[entry.stage], reason: reason)
-        counts.stages[entry.stage].droppedCounts.add(reason)
-        trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
-                          details: drop.traceDetails, because: because), aboutToastInHand: false)
-        write(.drop(entry.toast, at: now, drop))
-    }
-
-    /// `endAllHeld` for a screen's toasts (`PipelineScreens`).
-    func endAllHeldToasts(reason: DropReason, because: String, screen: Int) {
-        endAllHeld(reason: reason, because: because, screen: screen)
-    }
-
-    /// A `dismiss` for `id` on the screen with `screen` found nothing in its host: the latest
-    /// toast with that id its stages hold is cancelled.
-    func endHeldToast(id: String, screen: Int) {
-        if let serial = held.filter({ $0.value.toast.id == id && $0.value.screen == screen }).keys.max() {
-            endHeld(serial, reason: .cancelled, because: "a dismiss for it came while it was held")
-        }
-    }
-
-    /// Ends every held toast (of one screen, when `screen` is not nil), in the order they were held.
-    private func endAllHeld(reason: DropReason, because: String, screen: Int? = nil) {
-        for serial in held.keys.sorted() where screen == nil || held[serial]?.screen == screen {
-            endHeld(serial, reason: reason, because: because)
-        }
-    }
-
-    /// Takes a toast out of the held ones, and out of its screen's count.
-    private func takeHeld(_ serial: Int) -> HeldToast? {
-        guard let entry = held.removeValue(forKey: serial) else { return nil }
-        if entry.screen != 0, let screen = screenTable?.bySerial[entry.screen] {
-            screen.held -= 1
-            if entry.isError { screen.heldErrors -= 1 }
-            screenTable?.touch(screen)
-        }
-        return entry
-    }
-
-    /// A toast a stage holds: its stage, since when, the serial of its screen (0: none), and
-    /// whether its screen counts it among its held errors (`Screen.heldErrors`).
-    struct HeldToast {
-        var toast: Toast
-        let stage: Int
-        let since: Microseconds
-        let screen: Int
-        var isError: Bool
-    }
-
-    private func runPending() {
+    func runPending() {
         guard !isRunningPending else { return }
         isRunningPending = true
         while pendingStart < pending.count {
@@ -760,8 +630,10 @@ package final class Pipeline: HostEnvironment {
     /// stand for), until one that names them is shown (`countPresented`). Bounded: past
     /// `errorsAwaitingLimit` ids (a flood of rate-limited errors with no summary) more are not
     /// kept, and `--stats` counts fewer errors stood for than there were.
-    private var errorsAwaitingSummary: Set<String> = []
-    private static let errorsAwaitingLimit = 65_536
+    var errorsAwaitingSummary: Set<String> = []
+    static let errorsAwaitingLimit = 65_536
+    /// The name lengths of the roles of priority `errorPriority` or more (`isError`).
+    var errorRoleLengths: UInt64
     var nextStageTimer = 0
 
     func scheduleStageTimer(stage: Int, screen: Int, value: any Sendable, at time: Microseconds) -> StageTimer {
@@ -774,45 +646,6 @@ package final class Pipeline: HostEnvironment {
     func cancelStageTimer(_ timer: StageTimer) {
         stageTimerValues[timer.id] = nil
     }
-
-    // MARK: Counting what matters most
-
-    /// An error (a toast of priority 2 or more) is never dropped without a count: by the stage
-    /// of its drop record and by its role. The ids of errors a summary or digest may stand for
-    /// are kept until one that names them is shown.
-    private func countDropped(_ toast: Toast, _ drop: Drop) {
-        guard isError(toast) else { return }
-        counts.errorDrops.add(drop.stageLabel)
-        counts.errorRoleDrops.add(toast.role)
-        if drop.reason.label == .word(.digested) || drop.reason.label == .word(.rateLimited),
-           errorsAwaitingSummary.count < Self.errorsAwaitingLimit {
-            errorsAwaitingSummary.insert(toast.id)
-        }
-    }
-
-    private func countPresented(_ toast: Toast) {
-        if isError(toast) { counts.errorsShown += 1 }
-        guard toast.madeBy != nil, case .array(let ids)? = toast.extraValue("ids") else { return }
-        counts.summariesShown += 1
-        counts.stoodFor += ids.count
-        for case .string(let id) in ids where errorsAwaitingSummary.remove(id) != nil {
-            counts.errorsStoodFor += 1
-        }
-    }
-
-    /// The priority from which a toast counts as an error in the run's counts (the built-in
-    /// `error` role's).
-    static let errorPriority = 2
-
-    /// Whether `toast` has a priority of `errorPriority` or more: its own, else its role's.
-    private func isError(_ toast: Toast) -> Bool {
-        if let priority = toast.priority { return priority >= Self.errorPriority }
-        return Self.mayBeNamed(toast.role, among: errorRoleLengths)
-            && toast.effectivePriority(in: settings.roles) >= Self.errorPriority
-    }
-
-    /// The name lengths of the roles of priority `errorPriority` or more (`isError`).
-    private var errorRoleLengths: UInt64
 
     // MARK: HostEnvironment
 

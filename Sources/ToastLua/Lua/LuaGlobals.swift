@@ -1,0 +1,255 @@
+import CLuaBridge
+import ToastCore
+import ToastIO
+
+/// The script API's globals (docs/lua.md): `config`, `rule`, `role`, `on`, `emit`, `after`,
+/// `now`, `parse`, `parse_time`, `level_of`, `log`, and the `json` library, each a Swift
+/// function Lua calls through the trampoline (a failure is raised by the C side, never from a
+/// Swift frame).
+extension LuaRuntime {
+    func installGlobals() {
+        state.setGlobalFunction("config", { L in LuaRuntime.from(L)?.config() ?? 0 })
+        state.setGlobalFunction("rule", { L in LuaRuntime.from(L)?.rule() ?? 0 })
+        state.setGlobalFunction("role", { L in LuaRuntime.from(L)?.role() ?? 0 })
+        state.setGlobalFunction("on", { L in LuaRuntime.from(L)?.on() ?? 0 })
+        state.setGlobalFunction("emit", { L in LuaRuntime.from(L)?.emit() ?? 0 })
+        state.setGlobalFunction("after", { L in LuaRuntime.from(L)?.after() ?? 0 })
+        state.setGlobalFunction("now", { L in LuaRuntime.from(L)?.now() ?? 0 })
+        state.setGlobalFunction("parse", { L in LuaRuntime.from(L)?.setParse() ?? 0 })
+        state.setGlobalFunction("parse_time", { L in LuaRuntime.from(L)?.parseTime() ?? 0 })
+        state.setGlobalFunction("level_of", { L in LuaRuntime.from(L)?.levelOf() ?? 0 })
+        state.setGlobalFunction("__toastscript_log", { L in LuaRuntime.from(L)?.logLine() ?? 0 })
+        installJSONLibrary()
+        // `store`: what the scripts keep across a reload (`LuaStore.swift`).
+        state.pushTable(arrayCount: 0, fieldCount: 0)
+        state.setGlobal("store")
+        state.pushTable(fieldCount: Int32(options.variables.count))
+        for (name, value) in options.variables {
+            state.push(value)
+            state.setField(name)
+        }
+        state.setGlobal("__toastscript_vars")
+        // log and print convert in Lua, so a failing __tostring stays a Lua error; a table is
+        // written as JSON when it is JSON. `vars` reads the --var values and cannot be written,
+        // nor can the global be replaced.
+        let source = """
+            local write, tostring, select, concat, type = __toastscript_log, tostring, select, table.concat, type
+            local encode, pcall, error, rawset, setmetatable = json.encode, pcall, error, rawset, setmetatable
+            local values = __toastscript_vars
+            __toastscript_log, __toastscript_vars = nil, nil
+            function log(...)
+              local parts = {}
+              for i = 1, select("#", ...) do
+                local value = (select(i, ...))
+                local ok, text = false, nil
+                if type(value) == "table" then ok, text = pcall(encode, value) end
+                parts[i] = ok and text or tostring(value)
+              end
+              write(concat(parts, "\\t"))
+            end
+            print = log
+            local readonly = "vars cannot be written: its values come from --var NAME=VALUE"
+            local vars = setmetatable({}, {
+              __index = values,
+              __newindex = function() error(readonly, 2) end,
+              __pairs = function() return next, values, nil end,
+              __metatable = "vars",
+            })
+            setmetatable(_G, {
+              __index = function(_, name) if name == "vars" then return vars end end,
+              __newindex = function(t, name, value)
+                if name == "vars" then error(readonly, 2) end
+                rawset(t, name, value)
+              end,
+            })
+            """
+        if state.load(source, name: "=toastscript") == LUA_OK {
+            _ = state.call(argumentCount: 0, resultCount: 0, budget: 0, place: "toastscript")
+        }
+    }
+
+    /// Leaves `message` for the trampoline to raise with the caller's `FILE:LINE:`.
+    func raise(_ message: String) -> Int32 {
+        state.push(message)
+        return Int32(CLUA_RAISE_WHERE)
+    }
+
+    private func scriptFunction(at index: Int32) -> ScriptFunction {
+        let place = state.definitionPlace(ofFunctionAt: index)
+        state.pushCopy(of: index)
+        return ScriptFunction(number: state.makeReference(), place: place)
+    }
+
+    private func config() -> Int32 {
+        guard state.type(at: 1) == LUA_TTABLE else {
+            return raise("config expects a table, not \(state.typeName(at: 1))")
+        }
+        let before = settingsBuilder.settings
+        let status = applySettings(from: 1, for: "config", path: "config") { try settingsBuilder.apply($0) }
+        warnOfNearNames(before: before)
+        return status
+    }
+
+    /// Warns once of each name in the settings made so far that is likely a typo (`NearNames`):
+    /// a `when` or `spare` field, a stage defined by a name close to another stage's, a role
+    /// close to another role.
+    private func warnOfNearNames(before: PipelineSettings) {
+        let settings = settingsBuilder.settings
+        var found = NearNames.warnings(in: settings)
+        let stagesBefore = BuiltInStage.defaultOrder + settingsBuilder.plugins.pluginNames + before.instances.keys.sorted()
+        for name in settings.instances.keys.sorted() where before.instances[name] == nil {
+            if let warning = NearNames.definitionWarning("stage", named: name, existing: stagesBefore) { found.append(warning) }
+        }
+        for name in settings.roles.names where !before.roles.contains(name) {
+            if let warning = NearNames.definitionWarning("role", named: name, existing: before.roles.names) { found.append(warning) }
+        }
+        for warning in found where !nearNameWarnings.contains(warning) {
+            nearNameWarnings.append(warning)
+            warn(warning)
+        }
+    }
+
+    /// Reads the table at `index` (named `path` in messages) and hands it to `apply`; a bad
+    /// value or setting is raised at the caller's place, prefixed with the global's name.
+    private func applySettings(from index: Int32, for global: String, path: String,
+                               _ apply: (ConfigTable) throws -> Void) -> Int32 {
+        do {
+            let value = try state.configValue(at: index, path: path) { scriptFunction(at: $0) }
+            guard case .table(let table) = value else { return 0 }
+            try apply(table)
+            state.forgetRuleProxy()
+        } catch let error as ConfigError {
+            return raise("\(global): \(error.message)")
+        } catch {
+            return raise("\(global): \(error)")
+        }
+        return 0
+    }
+
+    private func rule() -> Int32 {
+        let name: String
+        let functionIndex: Int32
+        if state.type(at: 1) == LUA_TSTRING, state.type(at: 2) == LUA_TFUNCTION {
+            name = state.string(at: 1) ?? ""
+            functionIndex = 2
+        } else if state.type(at: 1) == LUA_TFUNCTION {
+            name = state.definitionPlace(ofFunctionAt: 1)
+            functionIndex = 1
+        } else {
+            return raise("rule expects (function) or (name, function)")
+        }
+        let place = state.definitionPlace(ofFunctionAt: functionIndex)
+        if options.unsafe || !state.leavesFirstArgument(functionAt: functionIndex) { state.rulesMayKeepTheirTable = true }
+        state.pushCopy(of: functionIndex)
+        ruleFunctions.append((name, state.makeReference(), place))
+        return 0
+    }
+
+    private func role() -> Int32 {
+        guard let name = state.string(at: 1), !name.isEmpty, state.type(at: 2) == LUA_TTABLE else {
+            return raise("role expects (name, table)")
+        }
+        let before = settingsBuilder.settings
+        let status = applySettings(from: 2, for: "role", path: "role \(quoted(name))") { try settingsBuilder.applyRole(name, $0) }
+        warnOfNearNames(before: before)
+        return status
+    }
+
+    private func on() -> Int32 {
+        let events = ["present", "dismiss", "drop", "end", "restore", "reload", "finish"]
+        guard let event = state.string(at: 1), events.contains(event), state.type(at: 2) == LUA_TFUNCTION else {
+            let named = state.string(at: 1).flatMap { NameSuggestion.question(for: $0, among: events) }.map { " (\($0))" } ?? ""
+            return raise("on expects (" + events.map { "\"\($0)\"" }.joined(separator: " | ") + ", function)" + named)
+        }
+        let place = state.definitionPlace(ofFunctionAt: 2)
+        state.pushCopy(of: 2)
+        hooks[event, default: []].append((state.makeReference(), place))
+        return 0
+    }
+
+    private func emit() -> Int32 {
+        if isFinished { return raise("emit cannot be called in on(\"finish\"): the run is over") }
+        guard state.type(at: 1) == LUA_TTABLE else {
+            return raise("emit expects a table, not \(state.typeName(at: 1))")
+        }
+        if state.proxy(at: 1) != nil {
+            // A toast's own table (re-emitting it): every field it shows.
+            state.pushMaterialized(proxyAt: 1)
+            state.copy(-1, to: 1)
+            state.pop(1)
+        }
+        var original = showDefaults
+        original.atMicros = currentCall?.context.nowMicros ?? 0
+        original.inputLine = currentCall?.inputLine ?? 0
+        state.push("id")
+        let hasID = state.rawGet(tableAt: 1) != LUA_TNIL
+        state.pop(1)
+        var toast: Toast
+        do {
+            toast = try state.toast(fromTableAt: 1, original: original, defaults: showDefaults, roles: settings.roles)
+        } catch let error as LuaBridgeError {
+            return raise("emit: \(error.message)")
+        } catch {
+            return raise("emit: \(error)")
+        }
+        if !hasID { toast.id = generatedIDs.next() }
+        if let call = currentCall { call.context.emitAtFirstStage(toast) } else { emittedWhileLoading.append(toast) }
+        state.push(toast.id)
+        return 1
+    }
+
+    private func setParse() -> Int32 {
+        guard state.type(at: 1) == LUA_TFUNCTION else {
+            return raise("parse expects a function, not \(state.typeName(at: 1))")
+        }
+        if let first = parseFunction {
+            return raise("parse: a run has one parse function, and \(first.place) set it already")
+        }
+        let place = state.definitionPlace(ofFunctionAt: 1)
+        state.pushCopy(of: 1)
+        parseFunction = (state.makeReference(), place)
+        return 0
+    }
+
+    /// `parse_time(text [, format])`: seconds since the epoch, or nil and why.
+    private func parseTime() -> Int32 {
+        guard let text = state.string(at: 1), state.type(at: 1) == LUA_TSTRING else {
+            return raise("parse_time expects a string, not \(state.typeName(at: 1))")
+        }
+        let format: String?
+        switch state.type(at: 2) {
+        case LUA_TNONE, LUA_TNIL: format = nil
+        case LUA_TSTRING: format = state.string(at: 2)
+        default: return raise("parse_time's format must be a string, not \(state.typeName(at: 2))")
+        }
+        switch TimestampParser(zone: options.timeZone).seconds(from: text, format: format) {
+        case .success(let seconds):
+            state.push(seconds)
+            return 1
+        case .failure(let error):
+            state.pushNil()
+            state.push("parse_time: " + error.message)
+            return 2
+        }
+    }
+
+    /// `level_of(text)`: the level a line names as `--input text` reads it (`"error"`, …), or
+    /// nil; `--levels off` does not change it.
+    private func levelOf() -> Int32 {
+        guard state.type(at: 1) == LUA_TSTRING, let bytes = state.bytes(at: 1) else {
+            return raise("level_of expects a string, not \(state.typeName(at: 1))")
+        }
+        if let found = TextLevel.read(bytes) { state.push(found.level.rawValue) } else { state.pushNil() }
+        return 1
+    }
+
+    private func now() -> Int32 {
+        state.push(StreamTime.seconds(currentCall?.context.nowMicros ?? clockAtLoad))
+        return 1
+    }
+
+    private func logLine() -> Int32 {
+        writeLog(state.string(at: 1) ?? "")
+        return 0
+    }
+}
