@@ -12,6 +12,7 @@ let package = Package(
     name: "toastscript",
     products: [
         .library(name: "ToastPipeline", targets: ["ToastPipeline"]),
+        .library(name: "ToastCLI", targets: ["ToastCLI"]),
         .library(name: "ToastPipelineTesting", targets: ["ToastPipelineTesting"]),
         .executable(name: "toastscript", targets: ["toastscript"]),
     ],
@@ -44,14 +45,17 @@ let package = Package(
         .target(name: "ToastIO", dependencies: ["ToastCore", "CDBus", "CHiredis"], swiftSettings: releaseWithoutExclusivityChecks),
         // The Lua bridge: scripts as rules, hooks, parse and settings.
         .target(name: "ToastLua", dependencies: ["ToastCore", "ToastIO", "CLua", "CLuaBridge"], swiftSettings: releaseWithoutExclusivityChecks),
-        // The library users import: the command line and what a custom binary needs.
+        // The library users import: the plugin API and what embedding needs, re-exported.
         .target(name: "ToastPipeline", dependencies: ["ToastCore", "ToastIO", "ToastLua"]),
+        // The command line: options, the run loop, --state, Redis consumer groups, diff. What
+        // toastscript and a plugin's own binary (Toastscript.main) run.
+        .target(name: "ToastCLI", dependencies: ["ToastPipeline", "ToastCore", "ToastIO", "ToastLua"]),
         // Test doubles for stage authors: an in-memory sink and a stage harness.
         .target(name: "ToastPipelineTesting", dependencies: ["ToastPipeline", "ToastCore", "ToastIO", "ToastLua"]),
-        .executableTarget(name: "toastscript", dependencies: ["ToastPipeline"]),
+        .executableTarget(name: "toastscript", dependencies: ["ToastCLI"]),
         .testTarget(
             name: "ToastPipelineTests",
-            dependencies: ["ToastCore", "ToastIO", "ToastLua", "ToastPipeline", "ToastPipelineTesting"]
+            dependencies: ["ToastCore", "ToastIO", "ToastLua", "ToastPipeline", "ToastCLI", "ToastPipelineTesting"]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -1,3 +1,3 @@
-import ToastPipeline
+import ToastCLI
 
 Toastscript.main()

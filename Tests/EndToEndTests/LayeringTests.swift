@@ -25,12 +25,12 @@ import Testing
             "ToastIO/Desktop": core,
             "ToastIO/Redis": core + ["ToastIO/Output"],
             "ToastLua/Lua": core + ["ToastIO/Input"],
-            "ToastPipeline/Diff": core,
-            "ToastPipeline/State": core + ["ToastIO/Input", "ToastIO/Output", "ToastLua/Lua"],
-            "ToastPipeline/Redis": core + ["ToastIO/Output", "ToastIO/Redis"],
+            "ToastCLI/Diff": core,
+            "ToastCLI/State": core + ["ToastIO/Input", "ToastIO/Output", "ToastLua/Lua"],
+            "ToastCLI/Redis": core + ["ToastIO/Output", "ToastIO/Redis"],
         ]
         var allowed = rules.mapValues(Set.init)
-        allowed["ToastPipeline/CLI"] = Set(rules.keys)
+        allowed["ToastCLI/CLI"] = Set(rules.keys)
         return allowed
     }()
 
@@ -41,7 +41,7 @@ import Testing
     static func folders() throws -> [String: [(file: String, code: String)]] {
         var result: [String: [(file: String, code: String)]] = [:]
         let manager = FileManager.default
-        for module in ["ToastCore", "ToastIO", "ToastLua", "ToastPipeline"] {
+        for module in ["ToastCore", "ToastIO", "ToastLua", "ToastCLI"] {
             for folder in try manager.contentsOfDirectory(atPath: sources + "/" + module) where !folder.hasSuffix(".swift") {
                 let path = module + "/" + folder
                 guard let files = manager.enumerator(atPath: sources + "/" + path) else { continue }
@@ -130,7 +130,7 @@ import Testing
     @Test func theReadmeListsEveryPublicTypeAndNoOther() throws {
         let declaration = try NSRegularExpression(pattern: #"(?m)^(?:public|open) (?:final |indirect )?(?:class|struct|enum|protocol|typealias|actor) ([A-Za-z][A-Za-z0-9]*)"#)
         var declared: Set<String> = []
-        for module in ["ToastCore", "ToastIO", "ToastLua", "ToastPipeline", "ToastPipelineTesting"] {
+        for module in ["ToastCore", "ToastIO", "ToastLua", "ToastPipeline", "ToastCLI", "ToastPipelineTesting"] {
             for file in Self.swiftFiles(under: "Sources/" + module) {
                 let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
                 for match in declaration.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
@@ -139,12 +139,12 @@ import Testing
             }
         }
         let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
-        let start = try #require(readme.range(of: "What a program that imports `ToastPipeline` sees"))
+        let start = try #require(readme.range(of: "What a program that imports `ToastPipeline` and `ToastCLI` sees"))
         let paragraph = readme[start.lowerBound...].components(separatedBy: "\n\n")[0]
         let named = Set(try NSRegularExpression(pattern: "`([A-Z][A-Za-z0-9]*)`")
             .matches(in: String(paragraph), range: NSRange(paragraph.startIndex..., in: paragraph))
             .compactMap { Range($0.range(at: 1), in: paragraph).map { String(paragraph[$0]) } })
-            .subtracting(["ToastPipeline", "ToastPipelineTesting"])
+            .subtracting(["ToastPipeline", "ToastCLI", "ToastPipelineTesting"])
         #expect(declared.subtracting(named).sorted() == [], "public, and not in the README's list")
         #expect(named.subtracting(declared).sorted() == [], "in the README's list, and not public")
     }

@@ -4,6 +4,7 @@ import Testing
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// Issue 6's accounting on random streams mixing good and hostile lines: `--stats` and the
 /// records agree, every toast that came in ends exactly once, and the dead-letter file holds

@@ -4,6 +4,7 @@ import Testing
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// The command line contract (docs/events.md: bad lines, formats and exit status;
 /// toastscript(1): the options), run in-process.

@@ -3,6 +3,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastIO
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// The decoder's one-pass path for show lines of the common shape gives, line for line, what
 /// the general path gives: the same events, toasts, numbering, rejections and typo warnings.

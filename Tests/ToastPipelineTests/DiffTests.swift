@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ToastCore
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// `toastscript diff OLD NEW`: the toasts whose fate differs between two script sets, grouped,
 /// with diff(1)'s exit statuses.

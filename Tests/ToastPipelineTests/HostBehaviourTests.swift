@@ -2,6 +2,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// The host's behaviour (docs/events.md, "`show`" and "Interactions"), as whole record streams.
 @Suite struct HostBehaviourTests {

@@ -1,6 +1,7 @@
 import Testing
 @testable import ToastCore
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// A host saved for `--state` and restored into a new host goes on as if it had never
 /// stopped: the same records, at the same times, whenever the save happens.

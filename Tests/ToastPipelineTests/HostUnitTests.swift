@@ -1,6 +1,7 @@
 import Testing
 @testable import ToastCore
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// The host alone, with a hand-driven environment: its state after each step.
 @Suite struct HostUnitTests {

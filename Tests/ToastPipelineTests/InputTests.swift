@@ -3,6 +3,7 @@ import Testing
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// Decoding of JSON Lines and text input (docs/events.md, "Input" and "Bad lines").
 @Suite struct EventDecoderTests {

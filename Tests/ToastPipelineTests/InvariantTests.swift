@@ -4,6 +4,7 @@ import Testing
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 import ToastPipelineTesting
 
 /// The promise of docs/events.md ("Records") on long random streams: every toast that comes

@@ -2,6 +2,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastIO
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// A line's level (docs/events.md, "Levels in text logs"): the rules on lines as real programs
 /// write them, those that must not match among them, and what the decoder makes of a level.

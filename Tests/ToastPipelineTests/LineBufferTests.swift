@@ -2,6 +2,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastIO
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// The input buffer under `LineReader`: lines come out whole whatever the reads' sizes, a
 /// partial line survives compaction, and no byte is handed out twice or lost.

@@ -2,6 +2,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// Scripts that fail in the nastiest ways a rule can (issue 6): each is one script error with
 /// its place, the toast goes on unchanged, the next events flow, and the process lives.

@@ -2,6 +2,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 import ToastPipelineTesting
 
 /// The toast table is a proxy (docs/lua.md "The toast table"): what a script can do with it,

@@ -3,6 +3,7 @@ import Testing
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 import ToastPipelineTesting
 
 /// The Lua rules of a script run as one group, one call into Lua a toast: each rule must still

@@ -3,6 +3,7 @@ import Testing
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 import ToastPipelineTesting
 
 /// A rule's reads of its toast are answered in C from a view of the toast once the rules

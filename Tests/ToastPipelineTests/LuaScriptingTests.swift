@@ -3,6 +3,7 @@ import Testing
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// docs/lua.md: rules, roles, hooks, emit, now, log, the sandbox and the limits.
 @Suite struct LuaRuleTests {

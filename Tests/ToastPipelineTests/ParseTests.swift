@@ -4,6 +4,7 @@ import Testing
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// A script's `parse` function turns any line into events before the clock and the stages
 /// (docs/lua.md "parse"), and `parse_time` reads the times logs write.

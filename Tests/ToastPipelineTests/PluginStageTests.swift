@@ -3,6 +3,7 @@ import Testing
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 import ToastPipelineTesting
 
 /// A stage declared once (`PluginStage`), its settings read by their declaration

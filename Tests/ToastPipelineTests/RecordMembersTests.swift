@@ -2,6 +2,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastIO
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// `Record.members` (what hooks get as `info`) and the JSON encoder (what `--format json`
 /// writes) describe the same fields in the same order, with the same values.

@@ -3,6 +3,7 @@ import Testing
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// Property tests of the byte-level reader and writer (issue 5): random toasts, with every
 /// kind of text JSON can carry, written as show events and read back are themselves; written

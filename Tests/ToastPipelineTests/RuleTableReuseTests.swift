@@ -3,6 +3,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 import ToastPipelineTesting
 
 /// When no rule can keep the table it gets (read from the rules' compiled code when they are

@@ -2,6 +2,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastIO
 @testable import ToastPipeline
+@testable import ToastCLI
 import ToastPipelineTesting
 
 /// Plugin stages: registration, placement by `config{ stages = ... }`, their own settings,

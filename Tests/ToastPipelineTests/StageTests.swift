@@ -2,6 +2,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastIO
 @testable import ToastPipeline
+@testable import ToastCLI
 import ToastPipelineTesting
 
 /// dedup, rate_limit, priority, style and announce (docs/lua.md, "config"), each through the

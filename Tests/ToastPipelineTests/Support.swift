@@ -4,6 +4,7 @@ import Testing
 @testable import ToastIO
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// What one in-process run of the command printed and returned.
 struct CLIResult {

@@ -2,6 +2,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastIO
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// The lock, condition and thread the reading thread is built on: what one thread hands over
 /// arrives whole and in order, a waiting thread wakes, and `join` waits for the thread's end.

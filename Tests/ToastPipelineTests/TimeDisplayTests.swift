@@ -2,6 +2,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastIO
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// How times and spans are told to a person, and where a time goes across the HTML timeline.
 @Suite struct TimeDisplayTests {

@@ -2,6 +2,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastIO
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// `Toast` keeps its fields in a shared copy-on-write storage, a decoded one with its text as
 /// the bytes that came in; it must still behave as a value, and the bytes must read as the

@@ -3,6 +3,7 @@ import Testing
 @testable import ToastCore
 @testable import ToastLua
 @testable import ToastPipeline
+@testable import ToastCLI
 
 /// `--trace` and `--explain`: a trace record for every stage, rule and host decision, in time
 /// order with the records, and nothing else changed.

@@ -12,10 +12,12 @@ let package = Package(
         .executableTarget(name: "my-toastscript", dependencies: [
             "CustomStages",
             .product(name: "ToastPipeline", package: "toastscript"),
+            .product(name: "ToastCLI", package: "toastscript"),
         ]),
         .testTarget(name: "CustomStagesTests", dependencies: [
             "CustomStages",
             .product(name: "ToastPipeline", package: "toastscript"),
+            .product(name: "ToastCLI", package: "toastscript"),
             .product(name: "ToastPipelineTesting", package: "toastscript"),
         ]),
     ]

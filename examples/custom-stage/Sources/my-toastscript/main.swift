@@ -1,4 +1,5 @@
 import CustomStages
+import ToastCLI
 import ToastPipeline
 
 // toastscript, plus the stages of this package; place them with config{ stages = {...} }.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ToastCLI
 import ToastPipeline
 import ToastPipelineTesting
 @testable import CustomStages

@@ -1,4 +1,5 @@
 import ToastCore
+import ToastIO
 
 /// The stages whose `when` took none of the toasts that reached them and were not spared
 /// (docs/events.md, "--stats"): most likely a `when` that names a value or a field no toast
