@@ -4,6 +4,7 @@ import Glibc
 import ToastCore
 import ToastIO
 import ToastLua
+import ToastPipeline
 
 /// Streams the input through the pipeline: reads lines, rejects bad ones with a message
 /// (and to the dead-letter file), hands events to the pipeline on the chosen clock, and

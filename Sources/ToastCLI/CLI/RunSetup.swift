@@ -4,6 +4,7 @@ import Glibc
 import ToastCore
 import ToastIO
 import ToastLua
+import ToastPipeline
 
 /// Everything a run needs, built before any input is read: scripts loaded, files opened,
 /// the pipeline assembled. Any failure here is exit 1 (docs/events.md).
