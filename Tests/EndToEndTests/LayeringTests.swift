@@ -149,6 +149,20 @@ import Testing
         #expect(named.subtracting(declared).sorted() == [], "in the README's list, and not public")
     }
 
+    /// An Unsafe/ folder holds only what touches raw memory or threads, and each of its files
+    /// says, in a comment, why it is safe to use ("Safe to use…", "Safe for any buffer…",
+    /// "Shared by the threads…: what both touch is guarded…").
+    @Test func everyUnsafeFileSaysWhyItIsSafe() throws {
+        let files = Self.swiftFiles(under: "Sources").filter { $0.contains("/Unsafe/") }
+        #expect(files.count > 30)
+        for file in files {
+            let comments = try String(contentsOfFile: root + "/" + file, encoding: .utf8).split(separator: "\n")
+                .filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: " ")
+            let says = ["Safe ", "safe ", "safe:", "Safe:", "Shared by the", "Unsafe only"].contains { comments.contains($0) }
+            #expect(says, "\(file) does not say why it is safe")
+        }
+    }
+
     /// A file a reader can hold: none of the sources is over 700 lines.
     @Test func noSourceFileIsOver700Lines() throws {
         for file in Self.swiftFiles(under: "Sources") {

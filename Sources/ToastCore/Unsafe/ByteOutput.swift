@@ -1,5 +1,8 @@
 /// Something bytes are appended to: the record buffer encoders write into, or a byte array
 /// (dedup keys, tests). `JSONText` and `StreamTime` write to either.
+///
+/// Safe for any buffer: `append` copies the bytes it is lent before it returns and keeps no
+/// pointer; a `StaticString`'s bytes are read while it is in hand.
 @usableFromInline package protocol ByteOutput: ~Copyable {
     mutating func append(_ byte: UInt8)
     mutating func append(_ bytes: UnsafeRawBufferPointer)

@@ -2,6 +2,8 @@ import CLuaBridge
 import ToastCore
 import ToastIO
 
+// Safe to use as `LuaState` is: names and strings are read from the Lua stack while their
+// values sit on it (Lua keeps them alive there) and copied before they are popped.
 extension LuaState {
     /// The fields of the event table at `index` (a `parse` function's result), read without
     /// building a name for each known field; extras in name order (a table has no order).

@@ -5,6 +5,9 @@ import ToastIO
 /// A script's `parse` function in front of the decoder (docs/lua.md "parse"): each non-blank
 /// line goes to it, as a string (`--input text`) or as the table of its JSON object, and what
 /// it returns comes back as the fields of events, for the decoder to check like any input line.
+///
+/// Safe to use: a line's bytes are pushed to Lua as a string (Lua copies them) within the call
+/// they are lent to, and nothing keeps a pointer to them.
 final class LuaParseFunction: LineParser {
     let runtime: LuaRuntime
     /// The pipeline's entry context: a toast the function `emit`s enters at the first stage.

@@ -12,6 +12,10 @@ import Darwin
 /// Indices are Lua's (negative from the top, `LuaState.registryIndex` for the registry).
 /// Each method does what its C function does, no more: the stack discipline (leave it as
 /// found) is the caller's, as with the C API.
+///
+/// Safe to use as the C API is: an index names a slot the caller made room for (`reserve`),
+/// and a call that may raise a Lua error runs in protected mode (`clua_pcall`, or inside the
+/// trampoline), so no `longjmp` crosses a Swift frame.
 extension LuaState {
     /// The pseudo-index of the registry.
     static var registryIndex: Int32 { clua_registryindex() }

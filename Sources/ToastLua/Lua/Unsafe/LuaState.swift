@@ -6,6 +6,10 @@ import ToastCore
 /// The state is closed when the value goes away.
 ///
 /// Methods that touch the stack leave it as they found it unless they say they push.
+///
+/// Safe to use: the state lives exactly as long as this object (closed in `deinit`), its memory
+/// is capped by the bridge's allocator, and every call that may raise runs in protected mode,
+/// so a script's error never unwinds through Swift.
 final class LuaState {
     let L: OpaquePointer
     /// The C side's bookkeeping: the memory cap, the rules' hand-back flag, and the view of

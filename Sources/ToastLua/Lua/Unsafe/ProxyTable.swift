@@ -8,6 +8,9 @@ import ToastCore
 ///
 /// Open addressing, probed linearly, at most half the slots used; removal shifts the rest of the
 /// probe run back, so there are no tombstones.
+///
+/// Safe: an address is a key only, never read through; its entry goes (Lua's `__gc`) before the
+/// allocator can hand the address out again.
 struct ProxyTable {
     private var keys: [UnsafeRawPointer?]
     private var values: [ToastProxy?]

@@ -19,6 +19,9 @@ import ToastCore
 ///
 /// The view answers only at the generation it was filled at (`LuaState.tableChanged` says
 /// when that moves), and it is filled again when the rules' table is set up for the next rule.
+///
+/// Safe to use: the view holds copies of the toast's values in the bridge's own C buffers,
+/// never a pointer into the toast, so it cannot outlive what it shows.
 extension LuaState {
     /// Copies what the rules read of `proxy`'s toast into the view, at the current generation.
     /// (A written table is not described: the write moved the generation past any fill.)
