@@ -1,4 +1,3 @@
-import CLuaBridge
 import ToastCore
 import ToastIO
 
@@ -63,7 +62,7 @@ extension LuaRuntime {
               end,
             })
             """
-        if state.load(source, name: "=toastscript") == LUA_OK {
+        if state.load(source, name: "=toastscript") == .loaded {
             _ = state.call(argumentCount: 0, resultCount: 0, budget: 0, place: "toastscript")
         }
     }
@@ -71,7 +70,7 @@ extension LuaRuntime {
     /// Leaves `message` for the trampoline to raise with the caller's `FILE:LINE:`.
     func raise(_ message: String) -> Int32 {
         state.push(message)
-        return Int32(CLUA_RAISE_WHERE)
+        return LuaState.raiseWithPlace
     }
 
     private func scriptFunction(at index: Int32) -> ScriptFunction {
@@ -81,7 +80,7 @@ extension LuaRuntime {
     }
 
     private func config() -> Int32 {
-        guard state.type(at: 1) == LUA_TTABLE else {
+        guard state.type(at: 1) == .table else {
             return raise("config expects a table, not \(state.typeName(at: 1))")
         }
         let before = settingsBuilder.settings
@@ -129,10 +128,10 @@ extension LuaRuntime {
     private func rule() -> Int32 {
         let name: String
         let functionIndex: Int32
-        if state.type(at: 1) == LUA_TSTRING, state.type(at: 2) == LUA_TFUNCTION {
+        if state.type(at: 1) == .string, state.type(at: 2) == .function {
             name = state.string(at: 1) ?? ""
             functionIndex = 2
-        } else if state.type(at: 1) == LUA_TFUNCTION {
+        } else if state.type(at: 1) == .function {
             name = state.definitionPlace(ofFunctionAt: 1)
             functionIndex = 1
         } else {
@@ -146,7 +145,7 @@ extension LuaRuntime {
     }
 
     private func role() -> Int32 {
-        guard let name = state.string(at: 1), !name.isEmpty, state.type(at: 2) == LUA_TTABLE else {
+        guard let name = state.string(at: 1), !name.isEmpty, state.type(at: 2) == .table else {
             return raise("role expects (name, table)")
         }
         let before = settingsBuilder.settings
@@ -157,7 +156,7 @@ extension LuaRuntime {
 
     private func on() -> Int32 {
         let events = ["present", "dismiss", "drop", "end", "restore", "reload", "finish"]
-        guard let event = state.string(at: 1), events.contains(event), state.type(at: 2) == LUA_TFUNCTION else {
+        guard let event = state.string(at: 1), events.contains(event), state.type(at: 2) == .function else {
             let named = state.string(at: 1).flatMap { NameSuggestion.question(for: $0, among: events) }.map { " (\($0))" } ?? ""
             return raise("on expects (" + events.map { "\"\($0)\"" }.joined(separator: " | ") + ", function)" + named)
         }
@@ -169,7 +168,7 @@ extension LuaRuntime {
 
     private func emit() -> Int32 {
         if isFinished { return raise("emit cannot be called in on(\"finish\"): the run is over") }
-        guard state.type(at: 1) == LUA_TTABLE else {
+        guard state.type(at: 1) == .table else {
             return raise("emit expects a table, not \(state.typeName(at: 1))")
         }
         if state.proxy(at: 1) != nil {
@@ -182,7 +181,7 @@ extension LuaRuntime {
         original.atMicros = currentCall?.context.nowMicros ?? 0
         original.inputLine = currentCall?.inputLine ?? 0
         state.push("id")
-        let hasID = state.rawGet(tableAt: 1) != LUA_TNIL
+        let hasID = state.rawGet(tableAt: 1) != .nilValue
         state.pop(1)
         var toast: Toast
         do {
@@ -199,7 +198,7 @@ extension LuaRuntime {
     }
 
     private func setParse() -> Int32 {
-        guard state.type(at: 1) == LUA_TFUNCTION else {
+        guard state.type(at: 1) == .function else {
             return raise("parse expects a function, not \(state.typeName(at: 1))")
         }
         if let first = parseFunction {
@@ -213,13 +212,13 @@ extension LuaRuntime {
 
     /// `parse_time(text [, format])`: seconds since the epoch, or nil and why.
     private func parseTime() -> Int32 {
-        guard let text = state.string(at: 1), state.type(at: 1) == LUA_TSTRING else {
+        guard let text = state.string(at: 1), state.type(at: 1) == .string else {
             return raise("parse_time expects a string, not \(state.typeName(at: 1))")
         }
         let format: String?
         switch state.type(at: 2) {
-        case LUA_TNONE, LUA_TNIL: format = nil
-        case LUA_TSTRING: format = state.string(at: 2)
+        case .noValue, .nilValue: format = nil
+        case .string: format = state.string(at: 2)
         default: return raise("parse_time's format must be a string, not \(state.typeName(at: 2))")
         }
         switch TimestampParser(zone: options.timeZone).seconds(from: text, format: format) {
@@ -236,7 +235,7 @@ extension LuaRuntime {
     /// `level_of(text)`: the level a line names as `--input text` reads it (`"error"`, …), or
     /// nil; `--levels off` does not change it.
     private func levelOf() -> Int32 {
-        guard state.type(at: 1) == LUA_TSTRING, let bytes = state.bytes(at: 1) else {
+        guard state.type(at: 1) == .string, let bytes = state.bytes(at: 1) else {
             return raise("level_of expects a string, not \(state.typeName(at: 1))")
         }
         if let found = TextLevel.read(bytes) { state.push(found.level.rawValue) } else { state.pushNil() }

@@ -1,4 +1,3 @@
-import CLuaBridge
 import ToastCore
 import ToastIO
 

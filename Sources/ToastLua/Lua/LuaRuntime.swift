@@ -1,4 +1,3 @@
-import CLuaBridge
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -134,7 +133,7 @@ package final class LuaRuntime {
             ScriptSourceLine.loadError(message, chunkName: name) { ScriptSourceLine.line($0, of: source) }
         }
         let status = state.load(source, name: "=\(name)")
-        guard status == LUA_OK else {
+        guard status == .loaded else {
             let message = state.string(at: -1) ?? "cannot load \(name)"
             state.pop()
             throw failed(message)
@@ -228,25 +227,25 @@ package final class LuaRuntime {
                              roles: RoleTable) -> RuleOutcome {
         do {
             switch state.type(at: first) {
-            case LUA_TNIL where state.type(at: first + 1) == LUA_TNIL,
-                 LUA_TBOOLEAN where state.isTrue(at: first) && state.type(at: first + 1) == LUA_TNIL,
+            case .nilValue where state.type(at: first + 1) == .nilValue,
+                 .boolean where state.isTrue(at: first) && state.type(at: first + 1) == .nilValue,
                  // The rule returned its own toast: kept, with its changes.
-                 LUA_TTABLE where state.rawEqual(first, table) && state.type(at: first + 1) == LUA_TNIL:
+                 .table where state.rawEqual(first, table) && state.type(at: first + 1) == .nilValue:
                 // Most rules keep the toast without writing to it: nothing to read back.
                 if !proxy.isUnwritten {
                     toast = try state.toast(from: proxy, at: table, original: toast, defaults: keepDefaults, roles: roles)
                     lookForTypos(in: proxy.touched, of: rule)
                 }
-            case LUA_TBOOLEAN where !state.isTrue(at: first):
+            case .boolean where !state.isTrue(at: first):
                 switch state.type(at: first + 1) {
-                case LUA_TNIL: return .drop(note: nil)
-                case LUA_TSTRING: return .drop(note: state.string(at: first + 1))
+                case .nilValue: return .drop(note: nil)
+                case .string: return .drop(note: state.string(at: first + 1))
                 default: throw LuaBridgeError("a rule that returns false may add a string, not \(state.typeName(at: first + 1))")
                 }
-            case LUA_TTABLE where state.type(at: first + 1) == LUA_TNIL:
+            case .table where state.type(at: first + 1) == .nilValue:
                 toast = try state.toast(fromTableAt: first, original: toast, defaults: showDefaults, roles: roles)
             default:
-                let second = state.type(at: first + 1) == LUA_TNIL ? "" : ", \(state.typeName(at: first + 1))"
+                let second = state.type(at: first + 1) == .nilValue ? "" : ", \(state.typeName(at: first + 1))"
                 throw LuaBridgeError("rule returned \(state.typeName(at: first))\(second); expected nothing, true, false (and a reason) or a table")
             }
         } catch {
@@ -390,8 +389,8 @@ extension LuaRuntime: ScriptFunctionRunner {
                 return nil
             }
             switch state.type(at: -1) {
-            case LUA_TBOOLEAN: return state.isTrue(at: -1)
-            case LUA_TNIL: return false
+            case .boolean: return state.isTrue(at: -1)
+            case .nilValue: return false
             default:
                 report("\(function.place): \(setting) returned \(state.typeName(at: -1)); expected true or false", origin: origin,
                        source: "\(setting) \(stage)")
@@ -419,12 +418,12 @@ extension LuaRuntime: ScriptFunctionRunner {
                 reportFunctionFailure(message, source: source)
                 return nil
             }
-            if state.type(at: -1) == LUA_TSTRING, let message = state.string(at: -1), !message.isEmpty {
+            if state.type(at: -1) == .string, let message = state.string(at: -1), !message.isEmpty {
                 var digest = base
                 digest.message = message
                 return digest
             }
-            if state.type(at: -1) == LUA_TTABLE {
+            if state.type(at: -1) == .table {
                 do {
                     var digest = try state.toast(fromTableAt: -1, original: base, defaults: base, roles: settings.roles)
                     for member in base.extra where !digest.extra.contains(where: { $0.name == member.name }) {

@@ -1,4 +1,3 @@
-import CLuaBridge
 import ToastCore
 
 /// What a script keeps in the global `store` (docs/lua.md, "Keeping values"): strings,
@@ -65,11 +64,11 @@ extension LuaRuntime {
     /// `open`: the tables being read, by their addresses, for finding a cycle.
     private func storedValue(at index: Int32, path: inout String, open: inout [Int]) -> StoredValue? {
         switch state.type(at: index) {
-        case LUA_TSTRING: return .string(state.string(at: index) ?? "")
-        case LUA_TBOOLEAN: return .boolean(state.isTrue(at: index))
-        case LUA_TNUMBER:
+        case .string: return .string(state.string(at: index) ?? "")
+        case .boolean: return .boolean(state.isTrue(at: index))
+        case .number:
             return state.isInteger(at: index) ? .integer(state.integer(at: index)) : .number(state.number(at: index))
-        case LUA_TTABLE:
+        case .table:
             guard let table = state.pointer(at: index).map({ Int(bitPattern: $0) }) else { return nil }
             if open.contains(table) {
                 reportStoreProblem(path, "holds the table it is in (a cycle), which cannot be kept")
@@ -87,8 +86,8 @@ extension LuaRuntime {
             while state.next(ofTableAt: index) {
                 let key: StoredKey?
                 switch state.type(at: -2) {
-                case LUA_TSTRING: key = .string(state.string(at: -2) ?? "")
-                case LUA_TNUMBER where state.isInteger(at: -2): key = .integer(state.integer(at: -2))
+                case .string: key = .string(state.string(at: -2) ?? "")
+                case .number where state.isInteger(at: -2): key = .integer(state.integer(at: -2))
                 default: key = nil
                 }
                 guard let key else {

@@ -1,4 +1,3 @@
-import CLuaBridge
 import ToastCore
 
 /// `after(seconds, fn)`, `on("end", fn)`, `on("restore", fn)` and `on("finish", fn)`: a
@@ -18,14 +17,14 @@ extension LuaRuntime: ScriptClock {
     /// `after(seconds, fn)`: a handle whose `cancel` stops the timer.
     func after() -> Int32 {
         if isFinished { return raise("after cannot be called in on(\"finish\"): the run is over") }
-        guard state.type(at: 1) == LUA_TNUMBER else {
+        guard state.type(at: 1) == .number else {
             return raise("after needs a number of seconds > 0, not \(state.typeName(at: 1))")
         }
         let seconds = state.number(at: 1)
         guard seconds > 0, let delay = StreamTime.microseconds(fromSeconds: seconds), delay > 0 else {
             return raise("after needs a number of seconds > 0, not \(seconds)")
         }
-        guard state.type(at: 2) == LUA_TFUNCTION else {
+        guard state.type(at: 2) == .function else {
             return raise("after expects (seconds, function), not a \(state.typeName(at: 2)) for the function")
         }
         let place = state.callerPlace()

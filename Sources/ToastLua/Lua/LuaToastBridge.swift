@@ -1,4 +1,3 @@
-import CLuaBridge
 import ToastCore
 
 /// The toast ↔ table bridge: what a rule, hook or `emit` sees and hands back (docs/lua.md).
@@ -20,7 +19,7 @@ extension LuaState {
         }
         for field in ToastField.allCases {
             pushField(field, of: toast, roles: roles)
-            if type(at: -1) == LUA_TNIL {
+            if type(at: -1) == .nilValue {
                 pop(1)
             } else {
                 setField(field.name, ofTableAt: -2)
@@ -75,7 +74,7 @@ extension LuaState {
         pushNil()
         while next(ofTableAt: index) {
             defer { pop(1) }
-            guard type(at: -2) == LUA_TSTRING, let key = pointer(at: -2) else {
+            guard type(at: -2) == .string, let key = pointer(at: -2) else {
                 throw LuaBridgeError("the toast table has a key of type \(typeName(at: -2)); fields need names")
             }
             if let field = field(forKey: key) {
@@ -123,7 +122,7 @@ extension LuaState {
             return value
         }
         func seconds(orNamed: Bool = false) throws -> Microseconds {
-            guard type(at: -1) == LUA_TNUMBER,
+            guard type(at: -1) == .number,
                   let micros = StreamTime.microseconds(fromSeconds: number(at: -1)), micros >= 0 else {
                 throw LuaBridgeError("field '\(name)' must be a number of seconds ≥ 0" + (orNamed ? ", \"short\" or \"long\"" : ""))
             }
@@ -160,14 +159,14 @@ extension LuaState {
         case .priority:
             var isInteger: Int32 = 0
             let value = integer(at: -1, isInteger: &isInteger)
-            guard type(at: -1) == LUA_TNUMBER, isInteger != 0, let priority = Int(exactly: value) else {
+            guard type(at: -1) == .number, isInteger != 0, let priority = Int(exactly: value) else {
                 throw LuaBridgeError("field '\(name)' must be an integer")
             }
             // The role's priority, handed in unchanged, stays the role's.
             let unchangedDefault = original.priority == nil && priority == original.effectivePriority(in: roles)
             toast.set(field, to: unchangedDefault ? .absent : .integer(priority))
         case .flag:
-            guard type(at: -1) == LUA_TBOOLEAN else {
+            guard type(at: -1) == .boolean else {
                 throw LuaBridgeError("field '\(name)' must be true or false, not \(typeName(at: -1))")
             }
             toast.set(field, to: .flag(isTrue(at: -1)))

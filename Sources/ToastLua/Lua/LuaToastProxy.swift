@@ -1,4 +1,3 @@
-import CLuaBridge
 import ToastCore
 
 /// The toast table a rule, hook or `announce` function gets is a proxy: an empty Lua table
@@ -96,7 +95,7 @@ extension LuaState {
             if !ruleViewIsCurrent { fillRuleView(proxy) }
             return proxy
         }
-        if let proxy = ruleProxy?.proxy, ruleProxyReference != LUA_NOREF, !rulesMayKeepTheirTable, ruleRunsActive == 1 {
+        if let proxy = ruleProxy?.proxy, ruleProxyReference != LuaState.noReference, !rulesMayKeepTheirTable, ruleRunsActive == 1 {
             // No rule can have kept the table, and no rule holds it now: the next toast gets it.
             pushReference(ruleProxyReference)
             reset(proxy, at: -1, showing: toast)
@@ -107,7 +106,7 @@ extension LuaState {
         fillRuleView(proxy)
         ruleProxy = (proxy, pointer(at: -1))
         pushCopy(of: -1)
-        if ruleProxyReference == LUA_NOREF {
+        if ruleProxyReference == LuaState.noReference {
             ruleProxyReference = makeReference()
         } else {
             rawSet(element: ruleProxyReference, ofTableAt: LuaState.registryIndex)
@@ -127,17 +126,17 @@ extension LuaState {
 
     /// The next rule makes a new proxy (the roles a proxy holds may have changed).
     func forgetRuleProxy() {
-        guard ruleProxyReference != LUA_NOREF else { return }
+        guard ruleProxyReference != LuaState.noReference else { return }
         retireRuleProxy()
         release(ruleProxyReference)
-        ruleProxyReference = LUA_NOREF
+        ruleProxyReference = LuaState.noReference
         ruleProxy = nil
     }
 
     /// The current rule proxy (a script may have kept it) gets the plain metatable, and the
     /// values read for it are forgotten.
     private func retireRuleProxy() {
-        guard ruleProxy != nil, ruleProxyReference != LUA_NOREF else { return }
+        guard ruleProxy != nil, ruleProxyReference != LuaState.noReference else { return }
         tableChanged()
         pushReference(ruleProxyReference)
         pushReference(proxyMetatable)
@@ -196,7 +195,7 @@ extension LuaState {
 
     /// The proxy's state, when the value at `index` is a live proxy.
     func proxy(at index: Int32) -> ToastProxy? {
-        guard type(at: index) == LUA_TTABLE, let pointer = pointer(at: index) else { return nil }
+        guard type(at: index) == .table, let pointer = pointer(at: index) else { return nil }
         return proxy(forTable: pointer)
     }
 
@@ -235,7 +234,7 @@ extension LuaState {
         if proxy.hasOtherKey {
             pushNil()
             while next(ofTableAt: index) {
-                if type(at: -2) != LUA_TSTRING {
+                if type(at: -2) != .string {
                     throw LuaBridgeError("the toast table has a key of type \(typeName(at: -2)); fields need names")
                 }
                 pop(1)
@@ -249,7 +248,7 @@ extension LuaState {
             let type = rawGet(tableAt: index)
             defer { pop(1) }
             if let field = touched.field {
-                if type == LUA_TNIL {
+                if type == .nilValue {
                     toast.removeField(field, defaults: defaults())
                 } else {
                     try readField(field, into: &toast, original: original, roles: roles)
@@ -257,12 +256,12 @@ extension LuaState {
             } else if name == Self.madeByName {
                 throw LuaBridgeError(Self.madeByIsNotAField)
             } else if let position = toast.extra.firstIndex(where: { $0.name == name }) {
-                if type == LUA_TNIL {
+                if type == .nilValue {
                     toast.extra.remove(at: position)
                 } else {
                     toast.extra[position].value = try jsonValue(at: -1, path: name)
                 }
-            } else if type != LUA_TNIL {
+            } else if type != .nilValue {
                 added.append(JSONMember(name, try jsonValue(at: -1, path: name)))
             }
         }
@@ -333,11 +332,11 @@ extension LuaRuntime {
     /// or a table (a table-valued extra field is kept in `t` itself, see `pushValue`).
     private func ruleValueIndex() -> Int32 {
         state.setTop(2)
-        guard let proxy = state.ruleProxy?.proxy, state.ruleProxyReference != LUA_NOREF else {
+        guard let proxy = state.ruleProxy?.proxy, state.ruleProxyReference != LuaState.noReference else {
             state.pushNil()
             return 1
         }
-        if state.type(at: 2) == LUA_TSTRING, let key = state.pointer(at: 2) { state.noteRuleRead(key: key) }
+        if state.type(at: 2) == .string, let key = state.pointer(at: 2) { state.noteRuleRead(key: key) }
         // 1: ruleValues, 2: k; the table `t` itself is fetched only for a table-valued extra.
         if pushValue(of: proxy, table: nil, key: 2), let name = state.pointer(at: 2), state.remembersValue(ofName: name) {
             state.pushCopy(of: 2)
@@ -354,7 +353,7 @@ extension LuaRuntime {
     /// current proxy, fetched then). Returns whether the value stays what `table` shows until
     /// the script writes to it (neither nil nor a table).
     private func pushValue(of proxy: ToastProxy, table: Int32?, key: Int32) -> Bool {
-        guard state.type(at: key) == LUA_TSTRING, let pointer = state.pointer(at: key), state.reserve(3) else {
+        guard state.type(at: key) == .string, let pointer = state.pointer(at: key), state.reserve(3) else {
             state.pushNil()
             return false
         }
@@ -364,7 +363,7 @@ extension LuaRuntime {
                 return false
             }
             state.pushField(field, of: proxy.toast, roles: proxy.roles)
-            return state.type(at: -1) != LUA_TNIL
+            return state.type(at: -1) != .nilValue
         }
         guard let name = state.stringBytes(at: key) else {
             state.pushNil()
@@ -419,11 +418,11 @@ extension LuaRuntime {
         state.setTop(3)
         guard let pointer = state.pointer(at: 1) else { return 0 }
         switch state.type(at: 2) {
-        case LUA_TNIL:
+        case .nilValue:
             return raise("index is nil")
-        case LUA_TNUMBER where state.number(at: 2).isNaN:
+        case .number where state.number(at: 2).isNaN:
             return raise("index is NaN")
-        case LUA_TSTRING:
+        case .string:
             let name = state.string(at: 2) ?? ""
             let field = state.pointer(at: 2).flatMap(state.field(forKey:))
             if let reason = readOnlyReason(field, name) { return raise("field \(quoted(name)) is read-only: \(reason)") }

@@ -1,4 +1,3 @@
-import CLuaBridge
 import ToastCore
 
 /// Lua values ↔ Swift values, each ambiguity decided once:
@@ -15,15 +14,15 @@ extension LuaState {
                      function: (Int32) -> ScriptFunction) throws -> ConfigValue {
         let index = absoluteIndex(index)
         switch type(at: index) {
-        case LUA_TBOOLEAN: return .bool(isTrue(at: index))
-        case LUA_TNUMBER:
+        case .boolean: return .bool(isTrue(at: index))
+        case .number:
             var exact: Int32 = 0
             let integer = integer(at: index, isInteger: &exact)
             if isInteger(at: index) && exact != 0 { return .integer(integer) }
             return .number(number(at: index))
-        case LUA_TSTRING: return .string(string(at: index) ?? "")
-        case LUA_TFUNCTION: return .function(function(index))
-        case LUA_TTABLE:
+        case .string: return .string(string(at: index) ?? "")
+        case .function: return .function(function(index))
+        case .table:
             guard depth < LuaState.maxNesting, reserve(3) else {
                 throw ConfigError("\(path) is nested too deeply (or refers to itself)")
             }
@@ -34,11 +33,11 @@ extension LuaState {
             pushNil()
             while next(ofTableAt: index) {
                 switch type(at: -2) {
-                case LUA_TSTRING:
+                case .string:
                     let name = string(at: -2) ?? ""
                     table.fields[name] = try configValue(at: -1, path: LuaState.path(path, ".\(name)", depth: depth),
                                                          depth: depth + 1, function: function)
-                case LUA_TNUMBER where isInteger(at: -2):
+                case .number where isInteger(at: -2):
                     let key = Int(integer(at: -2))
                     listed[key] = try configValue(at: -1, path: LuaState.path(path, "[\(key)]", depth: depth),
                                                   depth: depth + 1, function: function)
@@ -76,15 +75,15 @@ extension LuaState {
     func jsonValue(at index: Int32, path: String, depth: Int = 0, stringKeysOnly: Bool = false) throws -> JSONValue {
         let index = absoluteIndex(index)
         switch type(at: index) {
-        case LUA_TNIL: return .null
-        case LUA_TBOOLEAN: return .bool(isTrue(at: index))
-        case LUA_TNUMBER:
+        case .nilValue: return .null
+        case .boolean: return .bool(isTrue(at: index))
+        case .number:
             if isInteger(at: index) { return .integer(Int64(integer(at: index))) }
             let number = number(at: index)
             guard number.isFinite else { throw LuaBridgeError("field '\(path)' is not a finite number") }
             return .number(number)
-        case LUA_TSTRING: return .string(string(at: index) ?? "")
-        case LUA_TTABLE:
+        case .string: return .string(string(at: index) ?? "")
+        case .table:
             guard depth < LuaState.maxNesting, reserve(3) else {
                 throw LuaBridgeError("field '\(path)' is nested too deeply (or refers to itself)")
             }
@@ -104,10 +103,10 @@ extension LuaState {
             while next(ofTableAt: index) {
                 let value = try jsonValue(at: -1, path: path, depth: depth + 1, stringKeysOnly: stringKeysOnly)
                 switch type(at: -2) {
-                case LUA_TSTRING:
+                case .string:
                     onlyIntegerKeys = false
                     members.append(JSONMember(string(at: -2) ?? "", value))
-                case LUA_TNUMBER where isInteger(at: -2):
+                case .number where isInteger(at: -2):
                     let key = Int64(integer(at: -2))
                     listed[key] = value
                     members.append(JSONMember(String(key), value))

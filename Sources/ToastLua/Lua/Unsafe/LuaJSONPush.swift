@@ -1,4 +1,3 @@
-import CLuaBridge
 import ToastCore
 import ToastIO
 
@@ -23,7 +22,7 @@ extension LuaState {
         guard reserve(3) else { throw LuaBridgeError("\(path) is nested too deeply") }
         pushNil()
         while next(ofTableAt: index) {
-            guard type(at: -2) == LUA_TSTRING else {
+            guard type(at: -2) == .string else {
                 throw LuaBridgeError("\(path) has a key of type \(typeName(at: -2)); fields need names")
             }
             var length = 0
@@ -84,7 +83,7 @@ extension LuaState {
         case UInt8(ascii: "["):
             pushTable(arrayCount: 4, fieldCount: 0)
             guard try enterContainer(&scanner, closing: UInt8(ascii: "]"), depth: depth) else { return }
-            var position: lua_Integer = 1
+            var position: Int64 = 1
             while true {
                 try pushJSONValue(&scanner, depth: depth + 1)
                 rawSet(element: position, ofTableAt: -2)

@@ -1,4 +1,3 @@
-import CLuaBridge
 import ToastCore
 import ToastIO
 
@@ -53,13 +52,13 @@ extension LuaRuntime {
     /// nil or false: skip; a table with a first element: a list of events; another table: one event.
     private func events(returnedAt index: Int32) throws -> ParsedLine {
         switch state.type(at: index) {
-        case LUA_TNIL: return .skip
-        case LUA_TBOOLEAN where !state.isTrue(at: index): return .skip
-        case LUA_TTABLE: break
+        case .nilValue: return .skip
+        case .boolean where !state.isTrue(at: index): return .skip
+        case .table: break
         default:
             throw LuaBridgeError("returned \(state.typeName(at: index)); expected an event table, a list of them, or nil")
         }
-        guard state.pushElement(1, ofTableAt: index) != LUA_TNIL else {
+        guard state.pushElement(1, ofTableAt: index) != .nilValue else {
             state.pop()
             return .events([try state.eventFields(at: index, path: "event")])
         }
@@ -67,7 +66,7 @@ extension LuaRuntime {
         var events: [EventFields] = []
         let count = state.length(ofTableAt: index)
         for position in 1...max(1, count) {
-            guard state.pushElement(position, ofTableAt: index) == LUA_TTABLE else {
+            guard state.pushElement(position, ofTableAt: index) == .table else {
                 throw LuaBridgeError("element \(position) of the returned list is \(state.typeName(at: -1)), not an event table")
             }
             events.append(try state.eventFields(at: -1, path: "event \(position)"))

@@ -65,7 +65,7 @@ extension LuaState {
 
     /// Whether the value at `index` is a string with exactly `bytes`.
     func stringEquals(at index: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard type(at: index) == LUA_TSTRING, let string = stringBytes(at: index), string.count == bytes.count else { return false }
+        guard type(at: index) == .string, let string = stringBytes(at: index), string.count == bytes.count else { return false }
         guard let base = bytes.baseAddress, let start = string.baseAddress else { return true }
         return memcmp(start, base, string.count) == 0
     }
@@ -97,7 +97,7 @@ extension LuaState {
 
     /// Pushes `t[k]` for the table at `index`, k at the top (replaced); no metamethods.
     @discardableResult
-    @inline(__always) func rawGet(tableAt index: Int32) -> Int32 { lua_rawget(L, index) }
+    @inline(__always) func rawGet(tableAt index: Int32) -> LuaType { LuaType(c: lua_rawget(L, index)) }
 
     /// `t[position] = v`, v at the top (popped); no metamethods.
     @inline(__always) func rawSet(element position: some BinaryInteger, ofTableAt index: Int32) {
@@ -116,14 +116,14 @@ extension LuaState {
 
     /// Pushes global `name`; returns its type.
     @discardableResult
-    func pushGlobal(_ name: String) -> Int32 { lua_getglobal(L, name) }
+    func pushGlobal(_ name: String) -> LuaType { LuaType(c: lua_getglobal(L, name)) }
 
     // MARK: Chunks
 
     /// Loads the text chunk `source` named `name` ("=NAME" for a name as it is) and pushes
-    /// it; returns Lua's status (on failure the message is pushed instead).
-    func load(_ source: String, name: String) -> Int32 {
-        source.withCString { luaL_loadbufferx(L, $0, source.utf8.count, name, "t") }
+    /// it; on failure the message is pushed instead.
+    func load(_ source: String, name: String) -> LuaLoadStatus {
+        source.withCString { luaL_loadbufferx(L, $0, source.utf8.count, name, "t") } == LUA_OK ? .loaded : .failed
     }
 
     /// Lua's release ("Lua 5.4.6").
@@ -174,3 +174,66 @@ extension LuaState {
     /// Whether a value read for `name` (an interned Lua string) is remembered for the toast.
     @inline(__always) func remembersValue(ofName name: UnsafeRawPointer) -> Bool { clua_remembers(context, name) != 0 }
 }
+
+/// A Lua value's type, as `lua_type` gives it: the rest of the bridge speaks of types in these
+/// words, never in the C library's integers (`LUA_TSTRING`).
+enum LuaType: Int32 {
+    /// No value: an index past the top (`LUA_TNONE`).
+    case noValue = -1
+    case nilValue = 0, boolean, lightUserdata, number, string, table, function, userdata, thread
+
+    /// The type `lua_type` answered with; `noValue` for a number Lua does not name.
+    init(c value: Int32) {
+        self = LuaType(rawValue: value) ?? .noValue
+    }
+
+    /// Checked once in debug builds: the raw values are Lua's (lua.h fixes them).
+    static let matchesLua: Bool = {
+        assert([LUA_TNONE, LUA_TNIL, LUA_TBOOLEAN, LUA_TLIGHTUSERDATA, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE, LUA_TFUNCTION,
+                LUA_TUSERDATA, LUA_TTHREAD] == [noValue, nilValue, boolean, lightUserdata, number, string, table, function,
+                                                 userdata, thread].map(\.rawValue))
+        return true
+    }()
+}
+
+/// What loading a chunk of Lua gave (`lua_load`'s status in Swift's words).
+enum LuaLoadStatus: Equatable {
+    case loaded
+    /// It did not compile; its message is on the stack.
+    case failed
+}
+
+/// A value kept in Lua's registry (`luaL_ref`): the bridge holds functions and tables by it.
+/// `LuaState.noReference` names none.
+typealias LuaReference = Int32
+
+extension LuaState {
+    /// No value in the registry (`LUA_NOREF`).
+    static let noReference: LuaReference = LUA_NOREF
+
+    /// The kinds of value the rule view holds, besides text (`clua_view_setvalue`).
+    enum ViewValue {
+        case nothing
+        case boolean(Bool)
+        case integer(Int64)
+        case number(Double)
+    }
+
+    /// The rule view's value for field `position`.
+    @inline(__always) func setView(_ position: Int32, _ value: ViewValue) {
+        switch value {
+        case .nothing: setViewValue(position, Int(CLUA_VALUE_NIL))
+        case .boolean(let flag): setViewValue(position, Int(CLUA_VALUE_BOOLEAN), integer: flag ? 1 : 0)
+        case .integer(let integer): setViewValue(position, Int(CLUA_VALUE_INTEGER), integer: integer)
+        case .number(let number): setViewValue(position, Int(CLUA_VALUE_NUMBER), number: number)
+        }
+    }
+
+    /// How many fields the rule view can hold (`CLUA_VIEW_FIELDS`).
+    static let viewFieldCapacity = Int(CLUA_VIEW_FIELDS)
+
+    /// What a Swift function exposed to Lua returns to have the trampoline raise the error it
+    /// left on the stack, with the caller's place (`CLUA_RAISE_WHERE`).
+    static let raiseWithPlace = Int32(CLUA_RAISE_WHERE)
+}
+

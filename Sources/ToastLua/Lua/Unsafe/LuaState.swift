@@ -193,8 +193,8 @@ final class LuaState {
     func pop(_ count: Int32 = 1) { clua_pop(L, count) }
 
     /// Pushes element `position` of the table at `index` (no metamethods); returns its type.
-    func pushElement(_ position: Int, ofTableAt index: Int32) -> Int32 {
-        lua_rawgeti(L, index, lua_Integer(position))
+    func pushElement(_ position: Int, ofTableAt index: Int32) -> LuaType {
+        LuaType(c: lua_rawgeti(L, index, lua_Integer(position)))
     }
 
     /// The length of the table at `index` (no metamethods).
@@ -309,7 +309,7 @@ final class LuaState {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    func type(at index: Int32) -> Int32 { lua_type(L, index) }
+    func type(at index: Int32) -> LuaType { LuaType(c: lua_type(L, index)) }
 
     /// Whether the value at `index` is anything but nil and false.
     func isTrue(at index: Int32) -> Bool { lua_toboolean(L, index) != 0 }

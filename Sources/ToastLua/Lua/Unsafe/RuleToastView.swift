@@ -1,4 +1,3 @@
-import CLuaBridge
 import ToastCore
 
 /// The rules' current toast as plain values in C (`clua_toastview`, read in
@@ -39,15 +38,15 @@ extension LuaState {
             case .source: setViewText(position, toast.source)
             case .id: setViewText(position, toast.id)
             case .priority:
-                setViewValue(position, CLUA_VALUE_INTEGER, integer: lua_Integer(toast.effectivePriority(in: proxy.roles)))
+                setView(position, .integer(Int64(toast.effectivePriority(in: proxy.roles))))
             default:
                 toast.visitValue(of: field) { value in
                     switch value {
                     case .absent: setViewNil(position)
                     case .text(let bytes): setViewText(position, bytes)
-                    case .time(let time): setViewValue(position, CLUA_VALUE_NUMBER, number: StreamTime.seconds(time))
-                    case .integer(let integer): setViewValue(position, CLUA_VALUE_INTEGER, integer: lua_Integer(integer))
-                    case .flag(let flag): setViewValue(position, CLUA_VALUE_BOOLEAN, integer: flag ? 1 : 0)
+                    case .time(let time): setView(position, .number(StreamTime.seconds(time)))
+                    case .integer(let integer): setView(position, .integer(Int64(integer)))
+                    case .flag(let flag): setView(position, .boolean(flag))
                     }
                 }
             }
@@ -64,7 +63,7 @@ extension LuaState {
 
     /// Whether the view has a place for every field: C takes a name it does not know as an
     /// extra field's, so a field without a place would be searched for among the extra fields.
-    static let viewNamesEveryField = ToastField.allCases.count <= Int(CLUA_VIEW_FIELDS)
+    static let viewNamesEveryField = ToastField.allCases.count <= LuaState.viewFieldCapacity
 
     private func setViewText(_ position: Int32, _ text: String?) {
         guard let text else { return setViewNil(position) }
@@ -72,7 +71,7 @@ extension LuaState {
     }
 
     private func setViewNil(_ position: Int32) {
-        setViewValue(position, CLUA_VALUE_NIL)
+        setView(position, .nothing)
     }
 
 
