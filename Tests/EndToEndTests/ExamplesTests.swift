@@ -73,6 +73,18 @@ import Testing
         #expect(result.status == example.status)
     }
 
+    /// The bridge's shortcuts off (`TOASTSCRIPT_LUA_FAST_PATH=off`: no C view of the rules'
+    /// toast, no remembered values, a table of its own for every toast), every example gives
+    /// the same output: the plain path is the oracle of the fast one.
+    @Test(arguments: examples)
+    func exampleGivesItsExpectedOutputWithoutTheFastPath(_ example: Example) throws {
+        let environment = example.environment.merging(["TOASTSCRIPT_LUA_FAST_PATH": "off"]) { $1 }
+        let result = try runBinary(example.arguments, stdinFile: "examples/" + example.input, environment: environment)
+        let expected = try String(contentsOfFile: root + "/examples/expected/\(example.name).out", encoding: .utf8)
+        #expect(result.stdout == expected)
+        #expect(result.status == example.status)
+    }
+
     @Test func everyExampleFileIsExercised() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: root + "/examples")
             .filter { $0.hasSuffix(".lua") || $0.hasSuffix(".jsonl") || $0.hasSuffix(".txt") || $0.hasSuffix(".log") }

@@ -23,6 +23,16 @@ import Testing
 
     @Test(arguments: streams)
     func outputIsByteForByteTheRecordedOne(_ golden: Golden) throws {
+        try compare(golden, environment: [:])
+    }
+
+    /// The streams with scripts, with the Lua bridge's shortcuts off: the same bytes.
+    @Test(arguments: streams.filter { $0.arguments.contains { $0.hasSuffix(".lua") } })
+    func outputIsTheSameWithoutTheLuaFastPath(_ golden: Golden) throws {
+        try compare(golden, environment: ["TOASTSCRIPT_LUA_FAST_PATH": "off"])
+    }
+
+    private func compare(_ golden: Golden, environment: [String: String]) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ts-golden-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -31,7 +41,7 @@ import Testing
         let expected = directory.appendingPathComponent("expected").path
         try shell("python3 bench/workload.py \(golden.generator) > \(events)")
         try shell("gzip -dc Tests/golden/\(golden.file) > \(expected)")
-        let run = try runBinary(golden.arguments + ["--events", events, "--output", actual])
+        let run = try runBinary(golden.arguments + ["--events", events, "--output", actual], environment: environment)
         #expect(run.status == 0)
         #expect(run.stderr == "")
         let actualLines = try String(contentsOfFile: actual, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)

@@ -253,7 +253,9 @@ struct RunSetup {
         let runtime: LuaRuntime
         do {
             // A log line stays one line, whatever a script logs (a toast's message with a newline).
-            runtime = try LuaRuntime(options: options.lua, registry: registry, generatedIDs: generatedIDs,
+            var lua = options.lua
+            lua.fastPath = environment.variables["TOASTSCRIPT_LUA_FAST_PATH"] != "off"
+            runtime = try LuaRuntime(options: lua, registry: registry, generatedIDs: generatedIDs,
                                      reportError: { reports.scriptFailed($0) },
                                      writeLog: { [writeError = environment.writeError] in
                                          writeError(TerminalText.escaped($0, keepingTabs: true))

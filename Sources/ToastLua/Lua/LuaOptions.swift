@@ -12,6 +12,12 @@ package struct LuaOptions: Equatable, Sendable {
     package var timeZone: TimeDisplay.Zone = .local
     /// `--var NAME=VALUE`: what scripts read as `vars.NAME` (a later one of a name wins).
     package var variables: [String: String] = [:]
+    /// Whether the bridge takes its shortcuts (docs/performance.md, "The fast path and its
+    /// switch"): the rules' toast described to C, the values a rule read remembered in a table,
+    /// and one table for every toast while no rule can keep it. `TOASTSCRIPT_LUA_FAST_PATH=off`
+    /// turns them off, every read and write going through plain Lua calls, so that tests can
+    /// hold the shortcuts to the records of the plain path.
+    package var fastPath = true
 
     package init(unsafe: Bool = false, instructionBudget: Int = 10_000_000, memoryLimitMB: Int = 256,
                 timeZone: TimeDisplay.Zone = .local) {

@@ -77,6 +77,9 @@ package final class LuaRuntime {
         self.writeLog = writeLog
         self.warn = warn
         state.owner = self
+        state.fastPath = options.fastPath
+        // The plain path: a table of its own for every toast, as when a rule may keep it.
+        if !options.fastPath { state.rulesMayKeepTheirTable = true }
         if options.unsafe { state.openAllLibraries() } else { state.openSandboxedLibraries() }
         installGlobals()
         installTimeZone()

@@ -172,7 +172,7 @@ extension LuaState {
     @inline(__always) func takeViewReads(_ position: Int32) -> Int { Int(clua_view_takereads(context, position)) }
 
     /// Whether a value read for `name` (an interned Lua string) is remembered for the toast.
-    @inline(__always) func remembersValue(ofName name: UnsafeRawPointer) -> Bool { clua_remembers(context, name) != 0 }
+    @inline(__always) func remembersValue(ofName name: UnsafeRawPointer) -> Bool { fastPath && clua_remembers(context, name) != 0 }
 }
 
 /// A Lua value's type, as `lua_type` gives it: the rest of the bridge speaks of types in these

@@ -48,6 +48,9 @@ final class LuaState {
     /// Whether a registered rule may keep the table it gets (see `clua_leavesfirstargument`);
     /// until one may, the rules' table is one table for every toast (`pushRuleProxy`).
     var rulesMayKeepTheirTable = false
+    /// Whether the shortcuts above and the C view are taken (`LuaOptions.fastPath`); off, every
+    /// toast gets a table of its own, the view is never filled and no value is remembered.
+    var fastPath = true
     /// What the rules' table holds between toasts when no rule can have kept it.
     let noToast = Toast(id: "", message: "")
     /// `LuaRuntime.runRules` calls under way. Rules do not run inside a rule today (`emit`

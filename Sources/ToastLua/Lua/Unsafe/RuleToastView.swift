@@ -25,7 +25,7 @@ extension LuaState {
     /// Copies what the rules read of `proxy`'s toast into the view, at the current generation.
     /// (A written table is not described: the write moved the generation past any fill.)
     func fillRuleView(_ proxy: ToastProxy) {
-        guard proxy.isUnwritten, Self.viewNamesEveryField else { return }
+        guard fastPath, proxy.isUnwritten, Self.viewNamesEveryField else { return }
         ruleView.fills += 1
         if ruleView.fills >= ruleView.fillsBeforeReview { reviewRuleView() }
         beginView()
