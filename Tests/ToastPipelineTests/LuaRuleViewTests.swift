@@ -140,7 +140,7 @@ import ToastPipelineTesting
     /// The view holds what the rules read for some toasts, and leaves out what they never
     /// read (copying it for every toast would cost for nothing).
     @Test func theViewHoldsTheFieldsTheRulesRead() throws {
-        let runtime = try LuaRuntime()
+        let runtime = try LuaRuntime(options: .withFastPath)
         try runtime.load(source: """
             rule(function(t) if t.level == "debug" then return false end end)
             rule(function(t) if t.role == "error" then t.message = t.message:upper() end end)

@@ -11,7 +11,7 @@ import ToastPipelineTesting
 /// own for each toast, as before. Either way a rule sees exactly its toast.
 @Suite struct RuleTableReuseTests {
     /// Whether a script of rules registered these as rules that may keep their table.
-    private func mayKeep(_ source: String, options: LuaOptions = LuaOptions()) throws -> Bool {
+    private func mayKeep(_ source: String, options: LuaOptions = .withFastPath) throws -> Bool {
         let runtime = try LuaRuntime(options: options)
         try runtime.load(source: source, name: "rules.lua")
         return runtime.state.rulesMayKeepTheirTable
@@ -61,13 +61,13 @@ import ToastPipelineTesting
                       "examples/mask-emails.lua", "examples/mute-noisy-source.lua", "examples/quiet-hours.lua",
                       "examples/syslog.lua", "bench/rules.lua", "bench/rules-five.lua"])
     func theExamplesRulesKeepNoTable(path: String) throws {
-        let runtime = try LuaRuntime()
+        let runtime = try LuaRuntime(options: .withFastPath)
         try runtime.load(scriptAt: packageRoot.appendingPathComponent(path).path)
         #expect(!runtime.state.rulesMayKeepTheirTable)
     }
 
     @Test func withAllLibrariesOpenAnyRuleMayKeepItsTable() throws {
-        #expect(try mayKeep(#"rule(function(t) return false end)"#, options: LuaOptions(unsafe: true)))
+        #expect(try mayKeep(#"rule(function(t) return false end)"#, options: .withFastPath(unsafe: true)))
     }
 
     /// One table for every toast: what a rule wrote to it for one toast (a field, an extra
@@ -88,7 +88,7 @@ import ToastPipelineTesting
     }
 
     @Test func rulesThatKeepNoTableUseOneTableForEveryToast() throws {
-        let runtime = try LuaRuntime()
+        let runtime = try LuaRuntime(options: .withFastPath)
         try runtime.load(source: "rule(function(t) if t.message == 'x' then return false end end)", name: "rules.lua")
         let pipeline = try Pipeline(scripts: runtime.loaded, output: RecordLog())
         for index in 0..<2_000 {

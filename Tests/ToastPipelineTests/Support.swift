@@ -121,3 +121,15 @@ func loadError(_ message: String, source: String) -> String {
     let text = source.split(separator: "\n", omittingEmptySubsequences: false)[line - 1]
     return "toastscript: \(message)\n" + String(repeating: " ", count: 5 - String(line).count) + "\(line) | \(text)"
 }
+
+extension LuaOptions {
+    /// The bridge's shortcuts on, whatever `TOASTSCRIPT_LUA_FAST_PATH` says: for the tests
+    /// that look at the shortcuts themselves (what the view holds, which rules keep no table).
+    static var withFastPath: LuaOptions { withFastPath() }
+
+    static func withFastPath(unsafe: Bool = false) -> LuaOptions {
+        var options = LuaOptions(unsafe: unsafe)
+        options.fastPath = true
+        return options
+    }
+}

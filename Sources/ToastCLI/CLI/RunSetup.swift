@@ -254,7 +254,7 @@ struct RunSetup {
         do {
             // A log line stays one line, whatever a script logs (a toast's message with a newline).
             var lua = options.lua
-            lua.fastPath = environment.variables["TOASTSCRIPT_LUA_FAST_PATH"] != "off"
+            if let fastPath = environment.variables["TOASTSCRIPT_LUA_FAST_PATH"] { lua.fastPath = fastPath != "off" }
             runtime = try LuaRuntime(options: lua, registry: registry, generatedIDs: generatedIDs,
                                      reportError: { reports.scriptFailed($0) },
                                      writeLog: { [writeError = environment.writeError] in

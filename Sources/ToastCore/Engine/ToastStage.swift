@@ -9,7 +9,9 @@ public protocol ToastStage: AnyObject {
     /// Decides one toast's fate at `context.now`. Changes to `toast` go downstream.
     func process(_ toast: inout Toast, context: StageContext) -> StageVerdict
 
-    /// A timer this stage set with `context.setTimer(at:token:)` is due.
+    /// A timer this stage set with `context.setTimer(at:token:)` is due. (Three forms over one
+    /// timer queue, kept for plugin authors: a token for a stage that numbers its own timers,
+    /// a `StageTimer` carrying any value, and `PluginStage`'s typed value on top of that.)
     func timerFired(token: Int, context: StageContext)
 
     /// A timer this stage set with `context.setTimer(at:value:)` is due (and was not cancelled).

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ToastCore
 
 /// How scripts run: sandboxed or not, and their limits (docs/lua.md).
@@ -17,7 +20,11 @@ package struct LuaOptions: Equatable, Sendable {
     /// and one table for every toast while no rule can keep it. `TOASTSCRIPT_LUA_FAST_PATH=off`
     /// turns them off, every read and write going through plain Lua calls, so that tests can
     /// hold the shortcuts to the records of the plain path.
-    package var fastPath = true
+    package var fastPath = LuaOptions.fastPathByDefault
+
+    /// On unless the process's `TOASTSCRIPT_LUA_FAST_PATH` is `off`: a whole test suite run with
+    /// it off takes the plain path everywhere, runs made in-process included.
+    package static let fastPathByDefault: Bool = getenv("TOASTSCRIPT_LUA_FAST_PATH").map { String(cString: $0) != "off" } ?? true
 
     package init(unsafe: Bool = false, instructionBudget: Int = 10_000_000, memoryLimitMB: Int = 256,
                 timeZone: TimeDisplay.Zone = .local) {

@@ -225,7 +225,8 @@ package final class LuaRuntime {
     /// What `rule` returned, the two values at `first`, for `toast` and its table (`proxy`, at
     /// `table`): the toast kept (with the changes made to the table, or replaced by a table
     /// returned) or dropped. A result that is none of these is a script error: reported, and
-    /// the toast kept as it was.
+    /// the toast kept as it was. (C decides only that a rule kept the toast as it was, most
+    /// rules on most toasts, without a return into Swift for each rule; all else is judged here.)
     private func takeResults(of rule: LuaRule, at first: Int32, proxy: ToastProxy, table: Int32, toast: inout Toast,
                              roles: RoleTable) -> RuleOutcome {
         do {

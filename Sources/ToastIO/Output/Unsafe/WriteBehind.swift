@@ -57,6 +57,9 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     private let target: SinkRecordWriter
     /// The batch being filled: the pipeline's thread alone uses it, once for every record.
     private var filling = Batch()
+    // Its own two lists under a lock, not a `HandOverQueue`: batches go back to the pipeline's
+    // thread to be emptied there, and the writing thread wakes once for `wakeAt` batches; a
+    // `HandOverQueue` hands items one way, one at a time.
     private let handOff = ThreadHandOff()
     // Guarded by `handOff`'s lock:
     private var ready: [Batch] = []
