@@ -496,6 +496,7 @@ package final class Pipeline: HostEnvironment {
                 screen.held += 1
                 countsAsError = isError(toast)
                 if countsAsError { screen.heldErrors += 1 }
+                assert(screen.heldErrors <= screen.held)
                 serial = screen.serial
             }
         }

@@ -112,9 +112,13 @@ extension Pipeline {
     /// Takes a toast out of the held ones, and out of its screen's count.
     func takeHeld(_ serial: Int) -> HeldToast? {
         guard let entry = held.removeValue(forKey: serial) else { return nil }
+        // Held at a stage that exists, since a time the clock has passed.
+        assert(entry.stage < stages.count && entry.since <= now, "a held toast's stage or time went wrong")
         if entry.screen != 0, let screen = screenTable?.bySerial[entry.screen] {
             screen.held -= 1
             if entry.isError { screen.heldErrors -= 1 }
+            // A screen counts each toast held for it once, errors among them.
+            assert(screen.held >= 0 && screen.heldErrors >= 0 && screen.heldErrors <= screen.held, "a screen's held counts went wrong")
             screenTable?.touch(screen)
         }
         return entry
