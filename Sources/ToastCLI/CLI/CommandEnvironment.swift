@@ -63,8 +63,7 @@ public struct CommandEnvironment {
         let output = FileDescriptorSink.standardOutput()
         let standardError = FileDescriptorSink.standardError()
         var variables: [String: String] = [:]
-        for name in ["NO_COLOR", "TERM", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "TOASTSCRIPT_TEST_KILL_AT",
-                     "TOASTSCRIPT_LUA_FAST_PATH"] {
+        for name in ["NO_COLOR", "TERM", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "TOASTSCRIPT_TEST_KILL_AT"] {
             if let value = getenv(name) { variables[name] = String(cString: value) }
         }
         var environment = CommandEnvironment(

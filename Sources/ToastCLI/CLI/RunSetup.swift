@@ -253,9 +253,7 @@ struct RunSetup {
         let runtime: LuaRuntime
         do {
             // A log line stays one line, whatever a script logs (a toast's message with a newline).
-            var lua = options.lua
-            if let fastPath = environment.variables["TOASTSCRIPT_LUA_FAST_PATH"] { lua.fastPath = fastPath != "off" }
-            runtime = try LuaRuntime(options: lua, registry: registry, generatedIDs: generatedIDs,
+            runtime = try LuaRuntime(options: options.lua, registry: registry, generatedIDs: generatedIDs,
                                      reportError: { reports.scriptFailed($0) },
                                      writeLog: { [writeError = environment.writeError] in
                                          writeError(TerminalText.escaped($0, keepingTabs: true))

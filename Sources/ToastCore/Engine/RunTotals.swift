@@ -1,6 +1,6 @@
 /// What a whole run did, for the scripts' `on("finish", fn)` (docs/lua.md): handed over once,
 /// after the drain and every ending, when nothing more can happen.
-package struct RunTotals: Equatable, Sendable {
+package struct RunTotals: Sendable {
     /// Toasts that came in: shows, emitted toasts and summaries.
     package var toasts = 0
     /// Toasts presented.
@@ -28,11 +28,5 @@ package struct RunTotals: Equatable, Sendable {
         errorsShown = statistics.errorsShown
         errorsDropped = statistics.errorsDropped.reduce(0) { $0 + $1.count }
         self.rejectedLines = rejectedLines
-    }
-
-    package static func == (left: RunTotals, right: RunTotals) -> Bool {
-        left.toasts == right.toasts && left.shown == right.shown && left.errorsShown == right.errorsShown
-            && left.errorsDropped == right.errorsDropped && left.rejectedLines == right.rejectedLines
-            && left.dropped.elementsEqual(right.dropped) { $0 == $1 }
     }
 }

@@ -8,11 +8,10 @@
 package enum NameSuggestion {
     /// The names to suggest for `name`, in `known`'s order; empty when none is near enough.
     /// `ignoringPrefix` is left out of both sides before comparing (an option's `--`).
-    package static func candidates(for name: String, among known: [String], ignoringPrefix prefix: String = "",
-                                   maximumEdits: Int? = nil) -> [String] {
+    package static func candidates(for name: String, among known: [String], ignoringPrefix prefix: String = "") -> [String] {
         func stem(_ text: String) -> String { prefix.isEmpty || !text.hasPrefix(prefix) ? text : String(text.dropFirst(prefix.count)) }
         let typed = stem(name)
-        let limit = typed.count <= 2 ? 0 : min(2, maximumEdits ?? 2)
+        let limit = typed.count <= 2 ? 0 : 2
         let scored = known.map { ($0, editDistance(typed, stem($0))) }.filter { candidate, distance in
             let longer = max(typed.utf8.count, stem(candidate).utf8.count)
             return distance > 0 && distance <= limit && 5 * (longer - distance) >= 3 * longer
@@ -22,12 +21,6 @@ package enum NameSuggestion {
         }
         let extending = known.filter { !typed.isEmpty && stem($0).hasPrefix(typed) && $0 != name }
         return extending.count == 1 ? extending : []
-    }
-
-    /// The nearest known name, when there is exactly one to suggest.
-    package static func closest(to name: String, among known: [String], maximumEdits: Int? = nil) -> String? {
-        let found = candidates(for: name, among: known, maximumEdits: maximumEdits)
-        return found.count == 1 ? found[0] : nil
     }
 
     /// `did you mean "a"?`, `did you mean "a" or "b"?`; nil with nothing to suggest.

@@ -1,8 +1,8 @@
 /// The hash of the dedup and rate-limit keys (`ByteKeyTable`): eight bytes at a time, each word
 /// mixed in with one 64 × 64 → 128-bit multiplication whose halves are folded together, under
 /// keys drawn at random once a process (from Swift's `Hasher`, itself seeded at random). Input
-/// that does not know the keys cannot make its keys collide, and a key costs about a third of
-/// what `Hasher` (SipHash-1-3) costs for it.
+/// that does not know the keys cannot make its keys collide, and a key costs one multiplication
+/// a word where `Hasher` (SipHash-1-3) runs its rounds over every word.
 ///
 /// Unsafe only in reading: words are loaded unaligned from the borrowed bytes, the last partial
 /// one as the last eight bytes (overlapping the word before; the length is mixed in first) or,

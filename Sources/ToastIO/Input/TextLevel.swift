@@ -24,14 +24,13 @@ package struct TextLevel: Equatable {
         let end = line.count
         var tokens = 0
         while index < end {
-            let first = line[index]
-            if isBlank(first) {
+            if isBlank(line[index]) {
                 index += 1
                 continue
             }
             let start = index
             index = line.firstBlank(from: start + 1)
-            if mayStartLevel(first), let level = tokenLevel(line, start: start, end: index) {
+            if let level = tokenLevel(line, start: start, end: index) {
                 return TextLevel(level: level, prefixLength: 0)
             }
             tokens += 1
@@ -39,14 +38,6 @@ package struct TextLevel: Equatable {
             index += 1   // the blank that ended the token
         }
         return nil
-    }
-
-    /// Whether a token that starts with `byte` may name a level: a word in capitals, a bracket,
-    /// or a key (`level=`, `lvl=`, `severity=`, in any case).
-    @inline(__always)
-    private static func mayStartLevel(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "(")
-            || byte == UInt8(ascii: "<") || byte == UInt8(ascii: "l") || byte == UInt8(ascii: "s")
     }
 
     /// The level of `line` given as an array (Lua's `level_of`, tests).

@@ -155,7 +155,7 @@ extension LuaRuntime {
     }
 
     private func on() -> Int32 {
-        let events = ["present", "dismiss", "drop", "end", "restore", "reload", "finish"]
+        let events = Self.recordHookEvents + Self.clockHookEvents
         guard let event = state.string(at: 1), events.contains(event), state.type(at: 2) == .function else {
             let named = state.string(at: 1).flatMap { NameSuggestion.question(for: $0, among: events) }.map { " (\($0))" } ?? ""
             return raise("on expects (" + events.map { "\"\($0)\"" }.joined(separator: " | ") + ", function)" + named)

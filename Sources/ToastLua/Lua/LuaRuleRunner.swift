@@ -108,7 +108,7 @@ extension LuaRuntime {
     func lookForTypos(in touched: [TouchedName], of rule: LuaRule) {
         for name in touched where name.field == nil {
             guard !namesCheckedForTypos.contains(where: { $0.rule == rule.reference && $0.name == name.name }),
-                  namesCheckedForTypos.count < 256, name.name != LuaState.madeByName else { continue }
+                  namesCheckedForTypos.count < 256 else { continue }
             namesCheckedForTypos.append((rule.reference, name.name))
             guard let question = NameSuggestion.question(for: name.name, among: Self.fieldNames) else { continue }
             warn("rule \(quoted(rule.name)): field \(quoted(name.name)) is not a known field; \(question) (kept as an extra field)")

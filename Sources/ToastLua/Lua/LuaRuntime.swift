@@ -54,6 +54,11 @@ package final class LuaRuntime {
     /// The stream clock's time while the scripts load: 0 for a new run, the clock's time at a
     /// reload or at the saved run a restored one goes on from (`now()` at the top level).
     package var clockAtLoad: Microseconds = 0
+    /// The events of `on(event, fn)`: hooks run after a record is written (`LuaHooks`), and
+    /// hooks of the run's clock (`ScriptClock`: the input's end, a restore, a reload, the very end).
+    static let recordHookEvents = ["present", "dismiss", "drop"]
+    static let clockHookEvents = ["end", "restore", "reload", "finish"]
+
     /// Whether the run is over (`on("finish")` hooks run): nothing can be emitted or timed.
     var isFinished = false
     /// The warnings of likely typos in the settings given so far (each is given once).
@@ -98,7 +103,7 @@ package final class LuaRuntime {
     /// What the scripts set up, to build a run from (see `LoadedScripts`).
     package var loaded: LoadedScripts {
         LoadedScripts(settings: settings, rules: rules,
-                      hooks: hooks.keys.contains(where: { !["end", "restore", "reload", "finish"].contains($0) }) ? LuaHooks(runtime: self) : nil,
+                      hooks: hooks.keys.contains(where: Self.recordHookEvents.contains) ? LuaHooks(runtime: self) : nil,
                       hasParseFunction: parseFunction != nil, emittedWhileLoading: emittedWhileLoading,
                       generatedIDs: generatedIDs, functions: self, runtime: self)
     }

@@ -85,17 +85,8 @@ extension LuaRuntime: ScriptClock {
     /// `on("finish", fn)`: `fn(totals)`, once, with the run's totals; `emit` and `after` there
     /// are script errors (the run is over).
     package func runFinished(_ totals: RunTotals, context: StageContext) {
-        guard let functions = hooks["finish"] else { return }
         isFinished = true
-        running(in: ScriptCall(context: context, inputLine: 0, during: "finish")) {
-            let top = state.top
-            defer { state.setTop(top) }
-            for function in functions {
-                state.pushReference(function.reference)
-                pushTotals(totals)
-                _ = callFailing(argumentCount: 1, resultCount: 0, place: function.place, source: "on finish")
-            }
-        }
+        runHooks("finish", context: context) { self.pushTotals(totals) }
     }
 
     /// `{ toasts =, shown =, dropped = { STAGE = N, ... }, errors_shown =, errors_dropped =,
@@ -115,15 +106,18 @@ extension LuaRuntime: ScriptClock {
         state.setField("dropped")
     }
 
-    /// The `on(event)` hooks that take no argument (`end`, `restore`), in the order they were set.
-    private func runHooks(_ event: String, context: StageContext) {
+    /// The `on(event)` hooks of the run's clock (`LuaRuntime.clockHookEvents`), in the order
+    /// they were set; `pushArgument`, when given, pushes the one argument each gets.
+    private func runHooks(_ event: String, context: StageContext, pushArgument: (() -> Void)? = nil) {
         guard let functions = hooks[event] else { return }
         running(in: ScriptCall(context: context, inputLine: 0, during: event)) {
             let top = state.top
             defer { state.setTop(top) }
             for function in functions {
                 state.pushReference(function.reference)
-                _ = callFailing(argumentCount: 0, resultCount: 0, place: function.place, source: "on \(event)")
+                pushArgument?()
+                _ = callFailing(argumentCount: pushArgument == nil ? 0 : 1, resultCount: 0, place: function.place,
+                                source: "on \(event)")
             }
         }
     }

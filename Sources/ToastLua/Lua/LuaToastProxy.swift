@@ -253,8 +253,6 @@ extension LuaState {
                 } else {
                     try readField(field, into: &toast, original: original, roles: roles)
                 }
-            } else if name == Self.madeByName {
-                throw LuaBridgeError(Self.madeByIsNotAField)
             } else if let position = toast.extra.firstIndex(where: { $0.name == name }) {
                 if type == .nilValue {
                     toast.extra.remove(at: position)

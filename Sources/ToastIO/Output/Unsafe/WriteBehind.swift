@@ -1,8 +1,8 @@
 import ToastCore
 
 /// Encodes and writes records on a thread of their own, a few batches behind the pipeline, so
-/// that a slow write (a large file with the page cache full of dirty pages: a fifth of the
-/// pipeline thread's time in one profile with screens on) does not hold the pipeline back.
+/// that a slow write (a large file with the page cache full of dirty pages) does not hold the
+/// pipeline back: the pipeline's thread never waits on the disk unless `maxReady` batches are.
 ///
 /// The pipeline's thread puts each record in a batch and hands full batches on; the writing
 /// thread encodes them in order through a `SinkRecordWriter` and hands each batch back. The

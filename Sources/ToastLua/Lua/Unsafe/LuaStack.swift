@@ -187,13 +187,12 @@ enum LuaType: Int32 {
         self = LuaType(rawValue: value) ?? .noValue
     }
 
-    /// Checked once in debug builds: the raw values are Lua's (lua.h fixes them).
-    static let matchesLua: Bool = {
-        assert([LUA_TNONE, LUA_TNIL, LUA_TBOOLEAN, LUA_TLIGHTUSERDATA, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE, LUA_TFUNCTION,
-                LUA_TUSERDATA, LUA_TTHREAD] == [noValue, nilValue, boolean, lightUserdata, number, string, table, function,
-                                                 userdata, thread].map(\.rawValue))
-        return true
-    }()
+    /// Whether the raw values are Lua's (lua.h fixes them); a state asserts it when made.
+    static var matchesLua: Bool {
+        [LUA_TNONE, LUA_TNIL, LUA_TBOOLEAN, LUA_TLIGHTUSERDATA, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE, LUA_TFUNCTION,
+         LUA_TUSERDATA, LUA_TTHREAD] == [noValue, nilValue, boolean, lightUserdata, number, string, table, function,
+                                          userdata, thread].map(\.rawValue)
+    }
 }
 
 /// What loading a chunk of Lua gave (`lua_load`'s status in Swift's words).

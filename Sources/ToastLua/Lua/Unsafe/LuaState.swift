@@ -35,14 +35,14 @@ final class LuaState {
     var proxies = ProxyTable()
     /// The metatable proxies share, the base library's `next`, and the proxy the last rule
     /// got (see `pushRuleProxy`), in the registry.
-    var proxyMetatable: Int32 = LUA_NOREF
-    var nextFunction: Int32 = LUA_NOREF
-    var ruleProxyReference: Int32 = LUA_NOREF
+    var proxyMetatable: LuaReference = LUA_NOREF
+    var nextFunction: LuaReference = LUA_NOREF
+    var ruleProxyReference: LuaReference = LUA_NOREF
     /// The metatable of the rules' current proxy, whose `__index` is `ruleValues`: a table of
     /// the fields the rules of this toast already read, so a second read of a field is a plain
     /// table lookup in Lua, not a call into Swift (see `pushRuleProxy`).
-    var ruleMetatable: Int32 = LUA_NOREF
-    var ruleValues: Int32 = LUA_NOREF
+    var ruleMetatable: LuaReference = LUA_NOREF
+    var ruleValues: LuaReference = LUA_NOREF
     /// What the C view of the rules' toast holds (see `RuleToastView.swift`).
     var ruleView = RuleViewSelection()
     /// Whether a registered rule may keep the table it gets (see `clua_leavesfirstargument`);
@@ -63,6 +63,7 @@ final class LuaState {
     /// A new state whose allocations are capped at `memoryLimit` bytes while scripts run
     /// (0: no cap).
     init?(memoryLimit: Int) {
+        assert(LuaType.matchesLua, "LuaType's raw values are not lua.h's")
         guard let context = clua_newcontext(max(0, memoryLimit)) else { return nil }
         guard let state = clua_newstate(context) else {
             clua_freecontext(context)
