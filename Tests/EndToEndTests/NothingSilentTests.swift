@@ -53,6 +53,8 @@ import Testing
     @Test(arguments: [
         ("config{ dedupe = { window = 3 } }", #"config: unknown setting dedupe; did you mean "dedup"?"#),
         ("config{ rate_limit = { limt = 3 } }", #"config: unknown setting rate_limit.limt; did you mean "limit"?"#),
+        ("config{ rate_limit = { spar = { source = 'x' } } }", #"config: unknown setting rate_limit.spar; did you mean "spare"?"#),
+        ("config{ digest = { whn = { source = 'x' } } }", #"config: unknown setting digest.whn; did you mean "when"?"#),
         (#"config{ stages = { "rules", "dedpu" } }"#, #"config: stages: unknown stage "dedpu"; did you mean "dedup"?"#),
         (#"config{ e = { stage = "digets" } }"#, #"config: e.stage: unknown kind of stage "digets"; did you mean "digest"?"#),
         (#"config{ digest = { window = 1, when = { priority = { belw = 2 } } } }"#,

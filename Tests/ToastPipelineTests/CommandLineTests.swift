@@ -340,7 +340,7 @@ import Testing
             ("config{ queue = { max_visible = 0 } }", "rules.lua:1: config: queue.max_visible must be a whole number ≥ 1, not 0"),
             ("config{ queue = { policy = 'fifo' } }", "rules.lua:1: config: queue.policy must be \"enqueue\", \"replace\" or \"stack\", not \"fifo\""),
             ("\nconfig{ rate_limit = { windw = 3 } }", "rules.lua:2: config: unknown setting rate_limit.windw; did you mean \"window\"?"),
-            ("\nconfig{ rate_limit = { every = 3 } }", "rules.lua:2: config: unknown setting rate_limit.every (known: limit, window, key, summary)"),
+            ("\nconfig{ rate_limit = { every = 3 } }", "rules.lua:2: config: unknown setting rate_limit.every (known: limit, window, key, summary, when, spare)"),
             ("config{ dedupe = {} }", "rules.lua:1: config: unknown setting dedupe; did you mean \"dedup\"?"),
             ("config{ backlog = {} }", "rules.lua:1: config: unknown setting backlog (known: dedup, rate_limit, debounce, digest, queue, screens, roles, stages; a stage of your own is a table with stage = \"KIND\")"),
             ("config{ stages = { 'rules', 'sorting' } }", "rules.lua:1: config: stages: unknown stage \"sorting\" (known: rules, debounce, dedup, digest, rate_limit, priority, style, announce, host)"),

@@ -180,7 +180,9 @@ import ToastPipelineTesting
         ("config{ per_source_cap = { limt = 2 } }",
          "script:1: config: unknown setting per_source_cap.limt; did you mean \"limit\"?"),
         ("config{ per_source_cap = { colour = 2 } }",
-         "script:1: config: unknown setting per_source_cap.colour (known: limit, window, exempt)"),
+         "script:1: config: unknown setting per_source_cap.colour (known: limit, window, exempt, when, spare)"),
+        ("config{ per_source_cap = { spar = { source = 'x' } } }",
+         "script:1: config: unknown setting per_source_cap.spar; did you mean \"spare\"?"),
         ("config{ per_source_cap = { limit = 2.5 } }",
          "script:1: config: per_source_cap.limit must be a whole number ≥ 1, not 2.5"),
         ("config{ per_source_cap = { limit = 0 } }",
@@ -196,6 +198,8 @@ import ToastPipelineTesting
          "script:1: config: per_source_cap must be a table of named settings, not a list"),
         ("config{ shout = { loud = true } }",
          "script:1: config: shout takes no settings (got \"loud\")"),
+        ("config{ shout = { whn = { role = 'error' } } }",
+         "script:1: config: shout takes no settings (got \"whn\"); did you mean \"when\"?"),
     ])
     func aMistakeInTheSettingsNamesTheSettingAndWhatItMustBe(script: String, message: String) {
         let error = #expect(throws: ScriptLoadError.self) {

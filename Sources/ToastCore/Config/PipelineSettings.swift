@@ -44,6 +44,10 @@ package enum BuiltInStage {
 
     /// The built-in kinds a stage defined by name may be of (those that hold or drop).
     package static let kinds = [dedup, rateLimit, debounce, digest]
+
+    /// The keys every such stage's table takes that the pipeline reads (and takes out before
+    /// the stage reads the rest): a mistyped setting is compared with them too.
+    package static let scopeKeys = ["when", "spare"]
 }
 
 /// A stage defined by a name of its own (`config{ errors = { stage = "digest", ... } }`): its

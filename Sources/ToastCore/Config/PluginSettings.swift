@@ -36,8 +36,12 @@ extension PluginSettings {
         }
         for (name, value) in table.fields.sorted(by: { $0.key < $1.key }) {
             guard let field = fields.first(where: { $0.name == name }) else {
-                guard !names.isEmpty else { throw ConfigError("\(path) takes no settings (got \(quoted(name)))") }
-                throw ConfigError("unknown setting \(path).\(name)" + NameSuggestion.hint(for: name, among: names))
+                // `when` and `spare` were taken out for the pipeline: a typo of them is named too.
+                guard !names.isEmpty else {
+                    let question = NameSuggestion.question(for: name, among: BuiltInStage.scopeKeys).map { "; " + $0 } ?? ""
+                    throw ConfigError("\(path) takes no settings (got \(quoted(name)))" + question)
+                }
+                throw ConfigError("unknown setting \(path).\(name)" + NameSuggestion.hint(for: name, among: names + BuiltInStage.scopeKeys))
             }
             try field.read(&settings, value, "\(path).\(name)", roles)
         }

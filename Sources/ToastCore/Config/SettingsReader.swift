@@ -20,10 +20,11 @@ struct SettingsReader {
         ConfigError("\(path(of: name)) must be \(expected), not \(value.typeName)")
     }
 
-    /// Fails on a setting this table does not know, naming the ones it does.
-    func rejectUnknown(allowed: [String]) throws {
+    /// Fails on a setting this table does not know, naming the ones it does; `alsoKnown` are
+    /// names taken out of the table before (a stage's `when` and `spare`), named too.
+    func rejectUnknown(allowed: [String], alsoKnown: [String] = []) throws {
         for name in table.fields.keys.sorted() where !allowed.contains(name) {
-            throw ConfigError("unknown setting \(path(of: name))" + NameSuggestion.hint(for: name, among: allowed))
+            throw ConfigError("unknown setting \(path(of: name))" + NameSuggestion.hint(for: name, among: allowed + alsoKnown))
         }
         if !table.list.isEmpty {
             throw ConfigError("\(path) must be a table of named settings, not a list")

@@ -27,7 +27,7 @@ package struct DedupSettings: BuiltInStageSettings {
     static let names = ["window", "fields", "cache"]
 
     mutating func apply(_ reader: SettingsReader) throws {
-        try reader.rejectUnknown(allowed: Self.names)
+        try reader.rejectUnknown(allowed: Self.names, alsoKnown: BuiltInStage.scopeKeys)
         if let value = try reader.seconds("window") { window = value }
         if let value = try reader.stringList("fields") { fields = value }
         if let value = try reader.integer("cache", minimum: 0) { cache = value }
@@ -48,7 +48,7 @@ package struct RateLimitSettings: BuiltInStageSettings {
     static let names = ["limit", "window", "key", "summary"]
 
     mutating func apply(_ reader: SettingsReader) throws {
-        try reader.rejectUnknown(allowed: Self.names)
+        try reader.rejectUnknown(allowed: Self.names, alsoKnown: BuiltInStage.scopeKeys)
         if let value = try reader.integer("limit", minimum: 0) { limit = value }
         if let value = try reader.seconds("window", minimum: 0, exclusive: true) { window = value }
         if let value = try reader.string("key") { key = value }
@@ -119,7 +119,7 @@ package struct DebounceSettings: BuiltInStageSettings {
     static let names = ["window", "max_wait", "fields"]
 
     mutating func apply(_ reader: SettingsReader) throws {
-        try reader.rejectUnknown(allowed: Self.names)
+        try reader.rejectUnknown(allowed: Self.names, alsoKnown: BuiltInStage.scopeKeys)
         if let value = try reader.seconds("window", minimum: 0, exclusive: true) { window = value }
         if let value = try reader.seconds("max_wait", minimum: 0, exclusive: true) { maxWait = value }
         if let value = try reader.stringList("fields") { fields = value }
@@ -150,7 +150,7 @@ package struct DigestSettings: BuiltInStageSettings {
     static let names = ["window", "key", "min", "leading", "message"]
 
     mutating func apply(_ reader: SettingsReader) throws {
-        try reader.rejectUnknown(allowed: Self.names)
+        try reader.rejectUnknown(allowed: Self.names, alsoKnown: BuiltInStage.scopeKeys)
         if let value = try reader.seconds("window", minimum: 0, exclusive: true) { window = value }
         if let value = try reader.string("key") { key = value }
         if let value = try reader.integer("min", minimum: 1) { min = value }
