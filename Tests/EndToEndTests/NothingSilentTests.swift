@@ -114,6 +114,14 @@ import Testing
         #expect(records.first?["message"] as? String == "moved")
     }
 
+    /// The fast path's switch takes `on` or `off`; anything else is said, and the path stays on.
+    @Test func aFastPathSwitchItCannotReadIsSaid() throws {
+        let result = try run(["--clock", "stream", "--format", "json", "-e", "rule(function(t) end)"], [#"{"message":"x"}"#],
+                             environment: ["TOASTSCRIPT_LUA_FAST_PATH": "false"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "toastscript: warning: TOASTSCRIPT_LUA_FAST_PATH must be on or off, not \"false\"; the fast path stays on\n")
+    }
+
     // MARK: Time
 
     @Test func osDateAndOsTimeFollowTz() throws {
@@ -221,5 +229,12 @@ import Testing
         }
         let same = try runBinary(["--state", state, "--format", "json", "--output", output, "--events", events])
         #expect(same.status == 0, "\(same.stderr)")
+        // The same file by another name (a link, a path through `..`) is the same output.
+        try FileManager.default.createSymbolicLink(atPath: directory + "/link", withDestinationPath: output)
+        try FileManager.default.createDirectory(atPath: directory + "/sub", withIntermediateDirectories: true)
+        for name in [directory + "/link", directory + "/sub/../out"] {
+            let again = try runBinary(["--state", state, "--format", "json", "--output", name, "--events", events])
+            #expect(again.status == 0, "\(name): \(again.stderr)")
+        }
     }
 }

@@ -49,8 +49,13 @@ struct OutputShape: Equatable, Sendable {
         destination.hasPrefix("/") ? "--output " + destination : destination
     }
 
-    /// `path` from the working directory, when it is relative.
+    /// `path` as the file it names, links and `..` resolved (the output exists once it is
+    /// opened, so two names of one file compare equal); else from the working directory.
     static func absolute(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
         guard !path.hasPrefix("/") else { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return path }

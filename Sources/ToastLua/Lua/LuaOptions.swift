@@ -24,7 +24,16 @@ package struct LuaOptions: Equatable, Sendable {
 
     /// On unless the process's `TOASTSCRIPT_LUA_FAST_PATH` is `off`: a whole test suite run with
     /// it off takes the plain path everywhere, runs made in-process included.
-    package static let fastPathByDefault: Bool = getenv("TOASTSCRIPT_LUA_FAST_PATH").map { String(cString: $0) != "off" } ?? true
+    package static let fastPathByDefault: Bool = fastPathVariable != "off"
+
+    /// Why the process's `TOASTSCRIPT_LUA_FAST_PATH` is not understood (a value other than `on`
+    /// and `off`, which leaves the fast path on), for the command to warn of; nil when it is.
+    package static var fastPathProblem: String? {
+        guard let value = fastPathVariable, value != "on", value != "off" else { return nil }
+        return "TOASTSCRIPT_LUA_FAST_PATH must be on or off, not \(quoted(value)); the fast path stays on"
+    }
+
+    private static let fastPathVariable: String? = getenv("TOASTSCRIPT_LUA_FAST_PATH").map { String(cString: $0) }
 
     package init(unsafe: Bool = false, instructionBudget: Int = 10_000_000, memoryLimitMB: Int = 256,
                 timeZone: TimeDisplay.Zone = .local) {
