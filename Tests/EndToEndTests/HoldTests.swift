@@ -254,7 +254,7 @@ import Testing
             ("debounce = { window = 0 }", "debounce.window must be a number of seconds > 0, not 0"),
             ("digest = { min = 0 }", "digest.min must be a whole number ≥ 1, not 0"),
             ("digest = { message = 5 }", "digest.message must be a template string or a function, not a number"),
-            ("debounce = { wait = 1 }", "unknown setting debounce.wait (known: window, max_wait, fields)"),
+            ("debounce = { wait = 1 }", "unknown setting debounce.wait (known: window, max_wait, fields, when, spare)"),
         ] {
             let result = try runBinary(["-e", "config{ \(setting) }"], stdin: "")
             #expect(result.status == 1)
