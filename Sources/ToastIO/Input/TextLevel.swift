@@ -1,3 +1,5 @@
+import ToastCore
+
 /// Where a plain-text line says its level (docs/events.md, "Levels in text logs"), read in
 /// this order:
 /// 1. a syslog `<PRI>` at its start (severity = PRI mod 8), which is taken off the message;
@@ -29,7 +31,7 @@ package struct TextLevel: Equatable {
                 continue
             }
             let start = index
-            index = line.firstBlank(from: start + 1)
+            index = UnsafeRawBufferPointer(line).firstByte(from: start + 1, marks: blankMarks, isMatch: isBlank)
             if let level = tokenLevel(line, start: start, end: index) {
                 return TextLevel(level: level, prefixLength: 0)
             }
@@ -48,6 +50,12 @@ package struct TextLevel: Equatable {
     @inline(__always)
     private static func isBlank(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09
+    }
+
+    /// `isBlank` for the eight bytes of a word at once (`UnsafeRawBufferPointer.firstByte`).
+    @inline(__always)
+    private static func blankMarks(_ word: UInt64) -> UInt64 {
+        UnsafeRawBufferPointer.marks(of: 0x20, in: word) | UnsafeRawBufferPointer.marks(of: 0x09, in: word)
     }
 
     /// `<PRI>` at the line's start: one to three digits, 0–191.
