@@ -11,7 +11,7 @@ public struct DefaultSpare: Equatable, Sendable {
     public static let nothing = DefaultSpare(scope: nil)
     /// Spares toasts of priority 2 or more (errors, and roles at least as urgent), as rate_limit
     /// and debounce do: an error is never held back or dropped for being one of many.
-    public static let errors = priority(atLeast: 2)
+    public static let errors = priority(atLeast: RoleTable.errorPriority)
 
     /// Spares toasts whose priority (their own, else their role's) is `atLeast` or more.
     public static func priority(atLeast: Int) -> DefaultSpare {

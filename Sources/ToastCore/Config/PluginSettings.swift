@@ -207,9 +207,8 @@ public struct SettingField<Settings>: Sendable {
         custom(name, keyPath) { value, path, roles in
             guard case .table(let table) = value, table.fields.isEmpty else { throw mismatch(path, "a list of roles", value) }
             return try table.list.map { element in
-                guard case .string(let role) = element else { throw mismatch(path, "a list of roles", value) }
-                guard roles.contains(role) else { return try knownRole(element, path: path, roles: roles) }
-                return role
+                guard case .string = element else { throw mismatch(path, "a list of roles", value) }
+                return try knownRole(element, path: path, roles: roles)
             }
         }
     }

@@ -65,6 +65,11 @@ package final class Pipeline: HostEnvironment {
     /// Toasts the stages hold, by serial (the order they were held), with their stage, when
     /// they were held and, with screens on, the serial of their screen (0: none).
     var held: [Int: HeldToast] = [:]
+    /// The hold made in the stage call running now, before its `.hold` verdict comes back: the
+    /// stage sees it held already (`isHeld`), with the toast it gave (`heldToast`). Emptied
+    /// when the verdict comes, or by the next hold.
+    // Looked at after every stage's call; no access calls out to anything that could reach
+    // it again.
     var holdsInHand: [(serial: Int, toast: Toast?, changed: Bool)] = []
     /// With screens on, every screen's host and stages; nil: one host for every toast.
     let screenTable: ScreenTable?
@@ -134,7 +139,7 @@ package final class Pipeline: HostEnvironment {
         self.stages = stages.map(\.stage)
         self.rulesIndex = stages.firstIndex { $0.name == BuiltInStage.rules }
         self.scopes = stages.map { ScopeCheck(stage: $0.name, $0.stage, settings: settings) }
-        self.errorRoleLengths = settings.roles.lengthsOfRoles(withPriorityAtLeast: Self.errorPriority)
+        self.errorRoleLengths = settings.roles.lengthsOfRoles(withPriorityAtLeast: RoleTable.errorPriority)
         self.output = output
         self.counts = PipelineStatistics(stageNames: stages.map(\.name))
         self.screenTable = settings.screens.map { ScreenTable(settings: $0, stages: stages.map(\.stage)) }
@@ -177,7 +182,7 @@ package final class Pipeline: HostEnvironment {
         kept.stages = settings.stages
         settings = kept
         scopes = zip(stageNames, stages).map { ScopeCheck(stage: $0, $1, settings: kept) }
-        errorRoleLengths = kept.roles.lengthsOfRoles(withPriorityAtLeast: Self.errorPriority)
+        errorRoleLengths = kept.roles.lengthsOfRoles(withPriorityAtLeast: RoleTable.errorPriority)
         hostShared.settings = kept.queue
         self.observers = observers
         // The contexts hand the stages the new roles and settings.
@@ -633,7 +638,7 @@ package final class Pipeline: HostEnvironment {
     /// kept, and `--stats` counts fewer errors stood for than there were.
     var errorsAwaitingSummary: Set<String> = []
     static let errorsAwaitingLimit = 65_536
-    /// The name lengths of the roles of priority `errorPriority` or more (`isError`).
+    /// The name lengths of the roles of priority `RoleTable.errorPriority` or more (`isError`).
     var errorRoleLengths: UInt64
     var nextStageTimer = 0
 

@@ -25,14 +25,10 @@ extension Pipeline {
         }
     }
 
-    /// The priority from which a toast counts as an error in the run's counts (the built-in
-    /// `error` role's).
-    static let errorPriority = 2
-
-    /// Whether `toast` has a priority of `errorPriority` or more: its own, else its role's.
+    /// Whether `toast` has a priority of `RoleTable.errorPriority` or more: its own, else its role's.
     func isError(_ toast: Toast) -> Bool {
-        if let priority = toast.priority { return priority >= Self.errorPriority }
+        if let priority = toast.priority { return priority >= RoleTable.errorPriority }
         return Self.mayBeNamed(toast.role, among: errorRoleLengths)
-            && toast.effectivePriority(in: settings.roles) >= Self.errorPriority
+            && toast.effectivePriority(in: settings.roles) >= RoleTable.errorPriority
     }
 }

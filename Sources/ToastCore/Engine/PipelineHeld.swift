@@ -11,12 +11,6 @@ extension Pipeline {
         return HoldHandle(serial: nextHoldSerial)
     }
 
-    /// The hold made in the stage call running now, before its `.hold` verdict comes back: the
-    /// stage sees it held already (`isHeld`), with the toast it gave (`heldToast`). Emptied
-    /// when the verdict comes, or by the next hold.
-    // Looked at after every stage's call; no access calls out to anything that could reach
-    // it again.
-
     /// How many toasts the stages hold.
     var heldCount: Int { held.count }
 
@@ -87,11 +81,6 @@ extension Pipeline {
         trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .drop,
                           details: drop.traceDetails, because: because), aboutToastInHand: false)
         write(.drop(entry.toast, at: now, drop))
-    }
-
-    /// `endAllHeld` for a screen's toasts (`PipelineScreens`).
-    func endAllHeldToasts(reason: DropReason, because: String, screen: Int) {
-        endAllHeld(reason: reason, because: because, screen: screen)
     }
 
     /// A `dismiss` for `id` on the screen with `screen` found nothing in its host: the latest

@@ -124,7 +124,7 @@ extension Pipeline {
     private func screenToEnd(in table: ScreenTable) -> Screen? {
         let roles = settings.roles
         let withoutErrors = table.leastRecent { screen in
-            screen.heldErrors == 0 && !screen.host.holdsToast(ofPriorityAtLeast: Self.errorPriority, roles: roles)
+            screen.heldErrors == 0 && !screen.host.holdsToast(ofPriorityAtLeast: RoleTable.errorPriority, roles: roles)
         }
         return withoutErrors ?? table.leastRecent
     }
@@ -134,7 +134,7 @@ extension Pipeline {
     /// stages, and their timers, are gone).
     private func end(_ screen: Screen, in table: ScreenTable, note: String) {
         screen.host.endForScreenLimit(note: note)
-        endAllHeldToasts(reason: .screenLimit, because: note, screen: screen.serial)
+        endAllHeld(reason: .screenLimit, because: note, screen: screen.serial)
         forget(screen, in: table)
     }
 
@@ -158,7 +158,7 @@ extension Pipeline {
             for screen in table.inOrderOfAppearance {
                 table.named(screen)
                 screen.host.interact(.dismissAll)
-                endAllHeldToasts(reason: .cancelled, because: "dismiss_all came while it was held", screen: screen.serial)
+                endAllHeld(reason: .cancelled, because: "dismiss_all came while it was held", screen: screen.serial)
             }
             return
         }
@@ -169,7 +169,7 @@ extension Pipeline {
         case .dismiss(let target?) where !found:
             endHeldToast(id: target, screen: screen.serial)
         case .dismissAll:
-            endAllHeldToasts(reason: .cancelled, because: "dismiss_all came while it was held", screen: screen.serial)
+            endAllHeld(reason: .cancelled, because: "dismiss_all came while it was held", screen: screen.serial)
         default:
             break
         }

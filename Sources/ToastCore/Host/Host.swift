@@ -163,7 +163,7 @@ package class Host {
             if isTraced { traced(toast, .queued, [JSONMember("position", .integer(Int64(position + 1))),
                                           JSONMember("priority", .integer(Int64(priority)))],
                    because: "place \(position + 1) in the waiting line (priority \(priority), then arrival)") }
-            if priority >= Self.preemptingPriority { preemptStickyToasts(for: slot) }
+            if priority >= RoleTable.errorPriority { preemptStickyToasts(for: slot) }
         }
         if isTraced { arrivingForTrace = toast }
         settle()
@@ -180,11 +180,7 @@ package class Host {
 
     // MARK: Promotion and eviction
 
-    /// The priority from which a toast that would wait dismisses visible sticky toasts of lower
-    /// priority (an error, by the built-in roles).
-    static let preemptingPriority = 2
-
-    /// A toast of priority 2 or more has just joined the waiting line (in `slot`): while it
+    /// A toast of priority `RoleTable.errorPriority` or more has just joined the waiting line (in `slot`): while it
     /// would still wait, the visible toasts of lower priority without a timeout are dismissed
     /// (`preempted`), the earliest presented first, each followed by promotion, until it is
     /// presented or none is left. Before any eviction its arrival causes (`settle` follows).

@@ -59,12 +59,17 @@ public struct RoleTable {
 
     private var entries: [Entry]
 
+    /// The priority from which a toast counts as an error (the built-in `error` role's): what
+    /// rate_limit and debounce spare, what preempts a sticky toast, and what the run's counts
+    /// call errors.
+    package static let errorPriority = 2
+
     public static var builtIn: RoleTable {
         RoleTable(entries: [
             Entry("info", RoleStyle(symbol: "info.circle.fill", glyph: "ℹ", color: "blue", label: "")),
             Entry("success", RoleStyle(symbol: "checkmark.circle.fill", glyph: "✔", color: "green", label: "Success")),
             Entry("warning", RoleStyle(symbol: "exclamationmark.triangle.fill", glyph: "⚠", color: "orange", label: "Warning", priority: 1)),
-            Entry("error", RoleStyle(symbol: "xmark.octagon.fill", glyph: "✖", color: "red", label: "Error", priority: 2)),
+            Entry("error", RoleStyle(symbol: "xmark.octagon.fill", glyph: "✖", color: "red", label: "Error", priority: errorPriority)),
         ])
     }
 

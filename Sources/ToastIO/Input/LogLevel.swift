@@ -88,13 +88,14 @@ package enum LogLevel: String, CaseIterable, Sendable {
         self = level
     }
 
-    /// The level of a JSON show's `level` or `severity` value (a level word in any case), or
-    /// of its `PRIORITY` (a syslog severity, as a number or its digits).
+    /// The level of a JSON show's `level` or `severity` value: a level word in any case.
     package init?(levelValue value: JSONValue) {
         guard case .string(let word) = value else { return nil }
         self.init(word: word)
     }
 
+    /// The level of a JSON show's `PRIORITY` (the journal's): a syslog severity, as a number or
+    /// its one digit.
     package init?(priorityValue value: JSONValue) {
         switch value {
         case .integer(let number): self.init(syslogSeverity: Int(clamping: number))
