@@ -62,9 +62,7 @@ extension LuaRuntime {
               end,
             })
             """
-        if state.load(source, name: "=toastscript") == .loaded {
-            _ = state.call(argumentCount: 0, resultCount: 0, budget: 0, place: "toastscript")
-        }
+        state.runBuiltInChunk(source, name: "toastscript")
     }
 
     /// Leaves `message` for the trampoline to raise with the caller's `FILE:LINE:`.

@@ -23,7 +23,7 @@ package final class LuaRuntime {
     var settingsBuilder: SettingsBuilder
     /// The rules the scripts registered, in order.
     var ruleFunctions: [(name: String, reference: Int32, place: String)] = []
-    /// `on(...)` functions by event: `present`, `dismiss`, `drop`, `end` and `restore`.
+    /// `on(...)` functions by event (`recordHookEvents` and `clockHookEvents`).
     var hooks: [String: [(reference: Int32, place: String)]] = [:]
     /// The script's `parse` function, if it set one (one a run).
     var parseFunction: (reference: Int32, place: String)?
@@ -248,8 +248,9 @@ extension LuaRuntime: ScriptFunctionRunner {
         }
     }
 
-    /// A stage's `when` function: true or false (nil reads as false); anything else, or an
-    /// error, is a script error of that stage, and the toast skips it.
+    /// A stage's `when` or `spare` function (`setting`): true or false (nil reads as false);
+    /// anything else, or an error, is a script error of that stage, and nil (the pipeline then
+    /// skips the stage: a failed `when` does not take the toast, a failed `spare` spares it).
     package func matches(calling function: ScriptFunction, with toast: Toast, stage: String, setting: String,
                          context: StageContext) -> Bool? {
         running(in: ScriptCall(context: context, inputLine: toast.inputLine > 0 ? toast.inputLine : context.inputLine)) {

@@ -1,11 +1,11 @@
 import ToastCore
 
-/// `after(seconds, fn)`, `on("end", fn)`, `on("restore", fn)` and `on("finish", fn)`: a
-/// script's own timers, its end-of-input hooks, what it does when a saved run is restored and
-/// when the run is over, on the run's clock
-/// (`ScriptClock`). A timer runs `fn()` once, `seconds` later, under the
-/// same budget and memory cap as a rule; `handle:cancel()` stops it. A timer set while the
-/// scripts load is due that long after the clock's start (or after a reload).
+/// `after(seconds, fn)` and the hooks of the run's clock, `on("end" | "restore" | "reload" |
+/// "finish", fn)`: a script's own timers, and what it does at the input's end, when a saved run
+/// is restored, when the scripts are reloaded and when the run is over (`ScriptClock`). A timer
+/// runs `fn()` once, `seconds` later, under the same budget and memory cap as a rule;
+/// `handle:cancel()` stops it. A timer set while the scripts load is due that long after the
+/// clock's start (or after a reload, or the restored clock).
 struct LuaTimer {
     /// The function, in the registry.
     let reference: Int32
