@@ -157,7 +157,7 @@ import ToastPipelineTesting
             harness.show(toast, at: .zero)
         }
         _ = harness.finish()
-        #expect(runtime.state.ruleView.fields.map(\.field) == [.message, .role])
-        #expect(runtime.state.ruleView.holdsExtra)
+        #expect(runtime.state.shortcuts.view.fields.map(\.field) == [.message, .role])
+        #expect(runtime.state.shortcuts.view.holdsExtra)
     }
 }

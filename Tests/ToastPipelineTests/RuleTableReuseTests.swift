@@ -14,7 +14,7 @@ import ToastPipelineTesting
     private func mayKeep(_ source: String, options: LuaOptions = .withFastPath) throws -> Bool {
         let runtime = try LuaRuntime(options: options)
         try runtime.load(source: source, name: "rules.lua")
-        return runtime.state.rulesMayKeepTheirTable
+        return runtime.state.shortcuts.rulesMayKeepTheirTable
     }
 
     @Test(arguments: [
@@ -63,7 +63,7 @@ import ToastPipelineTesting
     func theExamplesRulesKeepNoTable(path: String) throws {
         let runtime = try LuaRuntime(options: .withFastPath)
         try runtime.load(scriptAt: packageRoot.appendingPathComponent(path).path)
-        #expect(!runtime.state.rulesMayKeepTheirTable)
+        #expect(!runtime.state.shortcuts.rulesMayKeepTheirTable)
     }
 
     @Test func withAllLibrariesOpenAnyRuleMayKeepItsTable() throws {

@@ -7,22 +7,22 @@ import ToastIO
 /// Swift frame).
 extension LuaRuntime {
     func installGlobals() {
-        state.setGlobalFunction("config", { L in LuaRuntime.from(L)?.config() ?? 0 })
-        state.setGlobalFunction("rule", { L in LuaRuntime.from(L)?.rule() ?? 0 })
-        state.setGlobalFunction("role", { L in LuaRuntime.from(L)?.role() ?? 0 })
-        state.setGlobalFunction("on", { L in LuaRuntime.from(L)?.on() ?? 0 })
-        state.setGlobalFunction("emit", { L in LuaRuntime.from(L)?.emit() ?? 0 })
-        state.setGlobalFunction("after", { L in LuaRuntime.from(L)?.after() ?? 0 })
-        state.setGlobalFunction("now", { L in LuaRuntime.from(L)?.now() ?? 0 })
-        state.setGlobalFunction("parse", { L in LuaRuntime.from(L)?.setParse() ?? 0 })
-        state.setGlobalFunction("parse_time", { L in LuaRuntime.from(L)?.parseTime() ?? 0 })
-        state.setGlobalFunction("level_of", { L in LuaRuntime.from(L)?.levelOf() ?? 0 })
-        state.setGlobalFunction("__toastscript_log", { L in LuaRuntime.from(L)?.logLine() ?? 0 })
+        state.setGlobalFunction("config", { L in LuaRuntime.from(L)?.config().raw ?? 0 })
+        state.setGlobalFunction("rule", { L in LuaRuntime.from(L)?.rule().raw ?? 0 })
+        state.setGlobalFunction("role", { L in LuaRuntime.from(L)?.role().raw ?? 0 })
+        state.setGlobalFunction("on", { L in LuaRuntime.from(L)?.on().raw ?? 0 })
+        state.setGlobalFunction("emit", { L in LuaRuntime.from(L)?.emit().raw ?? 0 })
+        state.setGlobalFunction("after", { L in LuaRuntime.from(L)?.after().raw ?? 0 })
+        state.setGlobalFunction("now", { L in LuaRuntime.from(L)?.now().raw ?? 0 })
+        state.setGlobalFunction("parse", { L in LuaRuntime.from(L)?.setParse().raw ?? 0 })
+        state.setGlobalFunction("parse_time", { L in LuaRuntime.from(L)?.parseTime().raw ?? 0 })
+        state.setGlobalFunction("level_of", { L in LuaRuntime.from(L)?.levelOf().raw ?? 0 })
+        state.setGlobalFunction("__toastscript_log", { L in LuaRuntime.from(L)?.logLine().raw ?? 0 })
         installJSONLibrary()
         // `store`: what the scripts keep across a reload (`LuaStore.swift`).
         state.pushTable(arrayCount: 0, fieldCount: 0)
         state.setGlobal("store")
-        state.pushTable(fieldCount: Int32(options.variables.count))
+        state.pushTable(fieldCount: options.variables.count)
         for (name, value) in options.variables {
             state.push(value)
             state.setField(name)
@@ -66,18 +66,18 @@ extension LuaRuntime {
     }
 
     /// Leaves `message` for the trampoline to raise with the caller's `FILE:LINE:`.
-    func raise(_ message: String) -> Int32 {
+    func raise(_ message: String) -> LuaResults {
         state.push(message)
-        return LuaState.raiseWithPlace
+        return .raiseWithPlace
     }
 
-    private func scriptFunction(at index: Int32) -> ScriptFunction {
+    private func scriptFunction(at index: LuaIndex) -> ScriptFunction {
         let place = state.definitionPlace(ofFunctionAt: index)
         state.pushCopy(of: index)
-        return ScriptFunction(number: state.makeReference(), place: place)
+        return ScriptFunction(number: state.makeReference().raw, place: place)
     }
 
-    private func config() -> Int32 {
+    private func config() -> LuaResults {
         guard state.type(at: 1) == .table else {
             return raise("config expects a table, not \(state.typeName(at: 1))")
         }
@@ -108,8 +108,8 @@ extension LuaRuntime {
 
     /// Reads the table at `index` (named `path` in messages) and hands it to `apply`; a bad
     /// value or setting is raised at the caller's place, prefixed with the global's name.
-    private func applySettings(from index: Int32, for global: String, path: String,
-                               _ apply: (ConfigTable) throws -> Void) -> Int32 {
+    private func applySettings(from index: LuaIndex, for global: String, path: String,
+                               _ apply: (ConfigTable) throws -> Void) -> LuaResults {
         do {
             let value = try state.configValue(at: index, path: path) { scriptFunction(at: $0) }
             guard case .table(let table) = value else { return 0 }
@@ -123,9 +123,9 @@ extension LuaRuntime {
         return 0
     }
 
-    private func rule() -> Int32 {
+    private func rule() -> LuaResults {
         let name: String
-        let functionIndex: Int32
+        let functionIndex: LuaIndex
         if state.type(at: 1) == .string, state.type(at: 2) == .function {
             name = state.string(at: 1) ?? ""
             functionIndex = 2
@@ -136,13 +136,13 @@ extension LuaRuntime {
             return raise("rule expects (function) or (name, function)")
         }
         let place = state.definitionPlace(ofFunctionAt: functionIndex)
-        if options.unsafe || !state.leavesFirstArgument(functionAt: functionIndex) { state.rulesMayKeepTheirTable = true }
+        if options.unsafe || !state.leavesFirstArgument(functionAt: functionIndex) { state.shortcuts.rulesMayKeepTheirTable = true }
         state.pushCopy(of: functionIndex)
         ruleFunctions.append((name, state.makeReference(), place))
         return 0
     }
 
-    private func role() -> Int32 {
+    private func role() -> LuaResults {
         guard let name = state.string(at: 1), !name.isEmpty, state.type(at: 2) == .table else {
             return raise("role expects (name, table)")
         }
@@ -152,7 +152,7 @@ extension LuaRuntime {
         return status
     }
 
-    private func on() -> Int32 {
+    private func on() -> LuaResults {
         let events = Self.recordHookEvents + Self.clockHookEvents
         guard let event = state.string(at: 1), events.contains(event), state.type(at: 2) == .function else {
             let named = state.string(at: 1).flatMap { NameSuggestion.question(for: $0, among: events) }.map { " (\($0))" } ?? ""
@@ -164,7 +164,7 @@ extension LuaRuntime {
         return 0
     }
 
-    private func emit() -> Int32 {
+    private func emit() -> LuaResults {
         if isFinished { return raise("emit cannot be called in on(\"finish\"): the run is over") }
         guard state.type(at: 1) == .table else {
             return raise("emit expects a table, not \(state.typeName(at: 1))")
@@ -195,7 +195,7 @@ extension LuaRuntime {
         return 1
     }
 
-    private func setParse() -> Int32 {
+    private func setParse() -> LuaResults {
         guard state.type(at: 1) == .function else {
             return raise("parse expects a function, not \(state.typeName(at: 1))")
         }
@@ -209,7 +209,7 @@ extension LuaRuntime {
     }
 
     /// `parse_time(text [, format])`: seconds since the epoch, or nil and why.
-    private func parseTime() -> Int32 {
+    private func parseTime() -> LuaResults {
         guard let text = state.string(at: 1), state.type(at: 1) == .string else {
             return raise("parse_time expects a string, not \(state.typeName(at: 1))")
         }
@@ -232,7 +232,7 @@ extension LuaRuntime {
 
     /// `level_of(text)`: the level a line names as `--input text` reads it (`"error"`, …), or
     /// nil; `--levels off` does not change it.
-    private func levelOf() -> Int32 {
+    private func levelOf() -> LuaResults {
         guard state.type(at: 1) == .string, let bytes = state.bytes(at: 1) else {
             return raise("level_of expects a string, not \(state.typeName(at: 1))")
         }
@@ -240,12 +240,12 @@ extension LuaRuntime {
         return 1
     }
 
-    private func now() -> Int32 {
+    private func now() -> LuaResults {
         state.push(StreamTime.seconds(currentCall?.context.nowMicros ?? clockAtLoad))
         return 1
     }
 
-    private func logLine() -> Int32 {
+    private func logLine() -> LuaResults {
         writeLog(state.string(at: 1) ?? "")
         return 0
     }

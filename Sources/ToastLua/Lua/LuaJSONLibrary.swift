@@ -12,14 +12,14 @@ import ToastIO
 extension LuaRuntime {
     func installJSONLibrary() {
         state.pushTable(fieldCount: 2)
-        state.pushFunction { L in LuaRuntime.from(L)?.jsonEncode() ?? 0 }
+        state.pushFunction { L in LuaRuntime.from(L)?.jsonEncode().raw ?? 0 }
         state.setField("encode")
-        state.pushFunction { L in LuaRuntime.from(L)?.jsonDecode() ?? 0 }
+        state.pushFunction { L in LuaRuntime.from(L)?.jsonDecode().raw ?? 0 }
         state.setField("decode")
         state.setGlobal("json")
     }
 
-    private func jsonEncode() -> Int32 {
+    private func jsonEncode() -> LuaResults {
         guard state.top >= 1 else { return raise("json.encode expects a value") }
         do {
             let value = try state.jsonValue(at: 1, path: "value", stringKeysOnly: true)
@@ -34,7 +34,7 @@ extension LuaRuntime {
         }
     }
 
-    private func jsonDecode() -> Int32 {
+    private func jsonDecode() -> LuaResults {
         guard let text = state.bytes(at: 1) else {
             return raise("json.decode expects a string, not \(state.typeName(at: 1))")
         }

@@ -5,7 +5,7 @@ import ToastCore
 struct LuaRule: GroupableRule {
     let name: String
     /// The function, in the registry.
-    let reference: Int32
+    let reference: LuaReference
     /// `FILE:LINE` of the function's definition.
     let place: String
     let runtime: LuaRuntime
@@ -35,7 +35,7 @@ final class LuaRuleGroup: ToastRuleGroup {
     let runtime: LuaRuntime
     let rules: [LuaRule]
     /// The rules' functions, in the registry, for the call into Lua.
-    let references: [Int32]
+    let references: [LuaReference]
 
     init(runtime: LuaRuntime, rules: [LuaRule]) {
         self.runtime = runtime

@@ -36,9 +36,9 @@ extension LuaRuntime {
             switch state.runRules(group.references, from: next, table: table, handler: handler, budget: budget) {
             case .allKept:
                 return nil
-            case .failed(let position, let status):
+            case .failed(let position, let failure):
                 let rule = group.rules[position]
-                let message = state.failureMessage(status: status, place: rule.place)
+                let message = state.failureMessage(failure, place: rule.place)
                 lastRuleFailure = message
                 report(message, origin: ruleName(rule), source: ruleSource(rule))
                 next = position + 1
@@ -55,7 +55,7 @@ extension LuaRuntime {
             // only a table a script may have kept needs it: any other is reset for the next
             // toast before anything reads it (`pushRuleProxy`).
             let anotherRuleFollows = next < group.rules.count
-            if (anotherRuleFollows || state.rulesMayKeepTheirTable) && (!proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast)) {
+            if (anotherRuleFollows || state.shortcuts.rulesMayKeepTheirTable) && (!proxy.isUnwritten || !proxy.toast.sharesStorage(with: toast)) {
                 state.reset(proxy, at: table, showing: toast)
             }
             state.setTop(handler)
@@ -68,7 +68,7 @@ extension LuaRuntime {
     /// returned) or dropped. A result that is none of these is a script error: reported, and
     /// the toast kept as it was. (C decides only that a rule kept the toast as it was, most
     /// rules on most toasts, without a return into Swift for each rule; all else is judged here.)
-    func takeResults(of rule: LuaRule, at first: Int32, proxy: ToastProxy, table: Int32, toast: inout Toast,
+    func takeResults(of rule: LuaRule, at first: LuaIndex, proxy: ToastProxy, table: LuaIndex, toast: inout Toast,
                              roles: RoleTable) -> RuleOutcome {
         do {
             switch state.type(at: first) {

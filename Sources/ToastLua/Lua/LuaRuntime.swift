@@ -22,11 +22,11 @@ package final class LuaRuntime {
     /// What `config{}` and `role()` built so far.
     var settingsBuilder: SettingsBuilder
     /// The rules the scripts registered, in order.
-    var ruleFunctions: [(name: String, reference: Int32, place: String)] = []
+    var ruleFunctions: [(name: String, reference: LuaReference, place: String)] = []
     /// `on(...)` functions by event (`recordHookEvents` and `clockHookEvents`).
-    var hooks: [String: [(reference: Int32, place: String)]] = [:]
+    var hooks: [String: [(reference: LuaReference, place: String)]] = [:]
     /// The script's `parse` function, if it set one (one a run).
-    var parseFunction: (reference: Int32, place: String)?
+    var parseFunction: (reference: LuaReference, place: String)?
     package let generatedIDs: GeneratedIDs
     /// Toasts emitted while the scripts loaded; they enter when the run starts.
     var emittedWhileLoading: [Toast] = []
@@ -50,7 +50,7 @@ package final class LuaRuntime {
     /// The rules' extra field names already looked at for a misspelling, by the rule's function.
     /// A short list, scanned: a rule that writes an extra field does so for every toast, and
     /// comparing a number and a short name costs less than hashing a string each time.
-    var namesCheckedForTypos: [(rule: Int32, name: String)] = []
+    var namesCheckedForTypos: [(rule: LuaReference, name: String)] = []
     /// The stream clock's time while the scripts load: 0 for a new run, the clock's time at a
     /// reload or at the saved run a restored one goes on from (`now()` at the top level).
     package var clockAtLoad: Microseconds = 0
@@ -82,9 +82,7 @@ package final class LuaRuntime {
         self.writeLog = writeLog
         self.warn = warn
         state.owner = self
-        state.fastPath = options.fastPath
-        // The plain path: a table of its own for every toast, as when a rule may keep it.
-        if !options.fastPath { state.rulesMayKeepTheirTable = true }
+        state.shortcuts.isOn = options.fastPath
         if options.unsafe { state.openAllLibraries() } else { state.openSandboxedLibraries() }
         installGlobals()
         installTimeZone()
@@ -116,7 +114,7 @@ package final class LuaRuntime {
     /// The Lua library's release, e.g. `Lua 5.4.6`.
     package static var luaRelease: String { LuaState.release }
 
-    var budget: Int32 { Int32(clamping: options.instructionBudget) }
+    var budget: Int { options.instructionBudget }
 
     // MARK: Loading
 
@@ -172,7 +170,7 @@ package final class LuaRuntime {
 
     /// Calls the function and arguments on the stack; reports a failure as a script error of
     /// `source` (how `--stats` counts it).
-    func callFailing(argumentCount: Int32, resultCount: Int32, place: String, source: String) -> LuaCallResult {
+    func callFailing(argumentCount: Int, resultCount: Int, place: String, source: String) -> LuaCallResult {
         let result = state.call(argumentCount: argumentCount, resultCount: resultCount, budget: budget, place: place)
         if case .failure(let message) = result { report(message, source: source) }
         return result
@@ -209,7 +207,7 @@ package final class LuaRuntime {
         running(in: ScriptCall(context: context, inputLine: line)) { runHooks(functions, for: record) }
     }
 
-    private func runHooks(_ functions: [(reference: Int32, place: String)], for record: Record) {
+    private func runHooks(_ functions: [(reference: LuaReference, place: String)], for record: Record) {
         let info = JSONValue.object(record.members)
         let top = state.top
         defer { state.setTop(top) }
@@ -222,7 +220,7 @@ package final class LuaRuntime {
     }
 
     /// Calls a script function of a toast that should return a string (a role's `announce`).
-    private func callForText(_ reference: Int32, place: String, toast: Toast) -> String? {
+    private func callForText(_ reference: LuaReference, place: String, toast: Toast) -> String? {
         let top = state.top
         defer { state.setTop(top) }
         state.pushReference(reference)
@@ -244,7 +242,7 @@ package final class LuaRuntime {
 extension LuaRuntime: ScriptFunctionRunner {
     package func text(calling function: ScriptFunction, with toast: Toast, context: StageContext) -> String? {
         running(in: ScriptCall(context: context, inputLine: context.inputLine)) {
-            callForText(function.number, place: function.place, toast: toast)
+            callForText(LuaReference(raw: function.number), place: function.place, toast: toast)
         }
     }
 
@@ -257,7 +255,7 @@ extension LuaRuntime: ScriptFunctionRunner {
             let top = state.top
             defer { state.setTop(top) }
             let origin = "stage \(quoted(stage)) \(setting)"
-            state.pushReference(function.number)
+            state.pushReference(LuaReference(raw: function.number))
             state.pushProxy(toast, roles: settings.roles)
             let result = state.call(argumentCount: 1, resultCount: 1, budget: budget, place: function.place)
             if case .failure(let message) = result {
@@ -282,9 +280,9 @@ extension LuaRuntime: ScriptFunctionRunner {
             let top = state.top
             defer { state.setTop(top) }
             let source = "digest message \(function.place)"
-            guard state.reserve(Int32(toasts.count) + 4) else { return nil }
-            state.pushReference(function.number)
-            state.pushTable(arrayCount: Int32(toasts.count), fieldCount: 0)
+            guard state.reserve(toasts.count + 4) else { return nil }
+            state.pushReference(LuaReference(raw: function.number))
+            state.pushTable(arrayCount: toasts.count, fieldCount: 0)
             for (index, toast) in toasts.enumerated() {
                 state.pushProxy(toast, roles: settings.roles)
                 state.rawSet(element: index + 1, ofTableAt: -2)

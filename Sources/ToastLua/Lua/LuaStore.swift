@@ -62,7 +62,7 @@ extension LuaRuntime {
 
     /// The value at `index` as a kept value; nil (after a report) for what cannot be kept.
     /// `open`: the tables being read, by their addresses, for finding a cycle.
-    private func storedValue(at index: Int32, path: inout String, open: inout [Int]) -> StoredValue? {
+    private func storedValue(at index: LuaIndex, path: inout String, open: inout [Int]) -> StoredValue? {
         switch state.type(at: index) {
         case .string: return .string(state.string(at: index) ?? "")
         case .boolean: return .boolean(state.isTrue(at: index))
@@ -119,7 +119,7 @@ extension LuaRuntime {
         case .boolean(let flag): state.push(flag)
         case .table(let entries):
             guard state.reserve(4) else { return state.pushNil() }
-            state.pushTable(arrayCount: 0, fieldCount: Int32(clamping: entries.count))
+            state.pushTable(arrayCount: 0, fieldCount: entries.count)
             for entry in entries {
                 switch entry.key {
                 case .string(let name): state.push(name)

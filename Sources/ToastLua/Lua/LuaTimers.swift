@@ -8,14 +8,14 @@ import ToastCore
 /// clock's start (or after a reload, or the restored clock).
 struct LuaTimer {
     /// The function, in the registry.
-    let reference: Int32
+    let reference: LuaReference
     /// `FILE:LINE` of the `after` call: how errors and `--stats` name the timer.
     let place: String
 }
 
 extension LuaRuntime: ScriptClock {
     /// `after(seconds, fn)`: a handle whose `cancel` stops the timer.
-    func after() -> Int32 {
+    func after() -> LuaResults {
         if isFinished { return raise("after cannot be called in on(\"finish\"): the run is over") }
         guard state.type(at: 1) == .number else {
             return raise("after needs a number of seconds > 0, not \(state.typeName(at: 1))")
@@ -40,14 +40,14 @@ extension LuaRuntime: ScriptClock {
         // The handle: { cancel = <function of this token> }.
         state.pushTable(fieldCount: 1)
         state.push(token)
-        state.pushFunction({ L in LuaRuntime.from(L)?.cancelTimer() ?? 0 }, upvalueCount: 1)
+        state.pushFunction({ L in LuaRuntime.from(L)?.cancelTimer().raw ?? 0 }, upvalueCount: 1)
         state.setField("cancel")
         return 1
     }
 
     /// `handle:cancel()`: the timer of the function's upvalue does not run; a second cancel,
     /// or one after it ran, does nothing.
-    private func cancelTimer() -> Int32 {
+    private func cancelTimer() -> LuaResults {
         let token = state.integer(inUpvalue: 2)
         if let timer = scriptTimers.removeValue(forKey: token) { state.release(timer.reference) }
         return 0
@@ -98,7 +98,7 @@ extension LuaRuntime: ScriptClock {
             state.push(value)
             state.setField(name)
         }
-        state.pushTable(fieldCount: Int32(totals.dropped.count))
+        state.pushTable(fieldCount: totals.dropped.count)
         for (stage, count) in totals.dropped {
             state.push(count)
             state.setField(stage)

@@ -11,7 +11,7 @@ extension LuaState {
 
     /// Pushes a new table holding every field of `toast` (what `pairs` on a proxy iterates).
     func pushToast(_ toast: Toast, roles: RoleTable) {
-        pushTable(arrayCount: 0, fieldCount: Int32(ToastField.allCases.count + toast.extra.count))
+        pushTable(arrayCount: 0, fieldCount: ToastField.allCases.count + toast.extra.count)
         guard reserve(2) else { return }
         for member in toast.extra {
             push(member.value)
@@ -50,7 +50,7 @@ extension LuaState {
     /// Rules usually change little, so a value equal to the original's is taken from the
     /// original without building a new Swift value; field names are recognized by the
     /// identity of Lua's interned strings (`fieldKeys`), not by converting them.
-    func toast(fromTableAt index: Int32, original: Toast, defaults: Toast, roles: RoleTable) throws -> Toast {
+    func toast(fromTableAt index: LuaIndex, original: Toast, defaults: Toast, roles: RoleTable) throws -> Toast {
         var index = absoluteIndex(index)
         let top = self.top
         defer { setTop(top) }
@@ -99,7 +99,7 @@ extension LuaState {
     }
 
     /// Whether the value at `index` is a string with exactly the bytes of `text`.
-    func stringEquals(at index: Int32, _ text: String) -> Bool {
+    func stringEquals(at index: LuaIndex, _ text: String) -> Bool {
         text.withUTF8Bytes { stringEquals(at: index, $0) }
     }
 
@@ -157,9 +157,7 @@ extension LuaState {
             }
             toast.set(field, to: .text(choice))
         case .priority:
-            var isInteger: Int32 = 0
-            let value = integer(at: -1, isInteger: &isInteger)
-            guard type(at: -1) == .number, isInteger != 0, let priority = Int(exactly: value) else {
+            guard type(at: -1) == .number, let value = exactInteger(at: -1), let priority = Int(exactly: value) else {
                 throw LuaBridgeError("field '\(name)' must be an integer")
             }
             // The role's priority, handed in unchanged, stays the role's.

@@ -25,7 +25,7 @@ import ToastCore
 ///   reset to show the toast as that rule left it. While it is the rules' current proxy, its
 ///   first read of a field is answered in C from a view of the toast (`RuleToastView.swift`),
 ///   and a value of a name the rules read more than once is kept in a table behind it
-///   (`ruleValues`, its metatable's `__index`; see `clua_remembers`), so the next read of it
+///   (`shortcuts.values`, its metatable's `__index`; see `clua_remembers`), so the next read of it
 ///   costs Lua a table lookup; when the next toast comes, the proxy gets the plain metatable
 ///   back.
 final class ToastProxy {
@@ -77,7 +77,7 @@ struct TouchedName {
 extension LuaState {
     /// Pushes a proxy for `toast`; returns its Swift side.
     @discardableResult
-    func pushProxy(_ toast: Toast, roles: RoleTable, metatable: Int32? = nil) -> ToastProxy {
+    func pushProxy(_ toast: Toast, roles: RoleTable, metatable: LuaReference? = nil) -> ToastProxy {
         pushTable(arrayCount: 0, fieldCount: 0)
         pushReference(metatable ?? proxyMetatable)
         setMetatable(ofValueAt: -2)
@@ -90,26 +90,26 @@ extension LuaState {
     /// shows this very toast and nothing was written to it since its reset; else a new one.
     /// Returns its Swift side.
     func pushRuleProxy(_ toast: Toast, roles: RoleTable) -> ToastProxy {
-        if let proxy = ruleProxy?.proxy, proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) {
-            pushReference(ruleProxyReference)
+        if let proxy = shortcuts.proxy?.proxy, proxy.isUnwritten, proxy.toast.sharesStorage(with: toast) {
+            pushReference(shortcuts.proxyReference)
             if !ruleViewIsCurrent { fillRuleView(proxy) }
             return proxy
         }
-        if let proxy = ruleProxy?.proxy, ruleProxyReference != LuaState.noReference, !rulesMayKeepTheirTable, ruleRunsActive == 1 {
+        if let proxy = shortcuts.proxy?.proxy, shortcuts.proxyReference != LuaState.noReference, !shortcuts.rulesMayKeepTheirTable, ruleRunsActive == 1 {
             // No rule can have kept the table, and no rule holds it now: the next toast gets it.
-            pushReference(ruleProxyReference)
+            pushReference(shortcuts.proxyReference)
             reset(proxy, at: -1, showing: toast)
             return proxy
         }
         retireRuleProxy()
-        let proxy = pushProxy(toast, roles: roles, metatable: ruleMetatable)
+        let proxy = pushProxy(toast, roles: roles, metatable: shortcuts.metatable)
         fillRuleView(proxy)
-        ruleProxy = (proxy, pointer(at: -1))
+        shortcuts.proxy = (proxy, pointer(at: -1))
         pushCopy(of: -1)
-        if ruleProxyReference == LuaState.noReference {
-            ruleProxyReference = makeReference()
+        if shortcuts.proxyReference == LuaState.noReference {
+            shortcuts.proxyReference = makeReference()
         } else {
-            rawSet(element: ruleProxyReference, ofTableAt: LuaState.registryIndex)
+            rawSet(element: shortcuts.proxyReference.raw, ofTableAt: LuaState.registryIndex)
         }
         return proxy
     }
@@ -119,35 +119,35 @@ extension LuaState {
     /// that the toast's storage has one owner again and the next stage's change to it is made
     /// in place rather than on a copy.
     func releaseRuleToast() {
-        guard !rulesMayKeepTheirTable, let proxy = ruleProxy?.proxy else { return }
+        guard !shortcuts.rulesMayKeepTheirTable, let proxy = shortcuts.proxy?.proxy else { return }
         tableChanged()
         proxy.toast = noToast
     }
 
     /// The next rule makes a new proxy (the roles a proxy holds may have changed).
     func forgetRuleProxy() {
-        guard ruleProxyReference != LuaState.noReference else { return }
+        guard shortcuts.proxyReference != LuaState.noReference else { return }
         retireRuleProxy()
-        release(ruleProxyReference)
-        ruleProxyReference = LuaState.noReference
-        ruleProxy = nil
+        release(shortcuts.proxyReference)
+        shortcuts.proxyReference = LuaState.noReference
+        shortcuts.proxy = nil
     }
 
     /// The current rule proxy (a script may have kept it) gets the plain metatable, and the
     /// values read for it are forgotten.
     private func retireRuleProxy() {
-        guard ruleProxy != nil, ruleProxyReference != LuaState.noReference else { return }
+        guard shortcuts.proxy != nil, shortcuts.proxyReference != LuaState.noReference else { return }
         tableChanged()
-        pushReference(ruleProxyReference)
+        pushReference(shortcuts.proxyReference)
         pushReference(proxyMetatable)
         setMetatable(ofValueAt: -2)
         pop(1)
     }
 
-    /// Empties `ruleValues`: only `tableChanged` does, when what the table shows changed.
+    /// Empties `shortcuts.values`: only `tableChanged` does, when what the table shows changed.
     func emptyRuleValues() {
         ruleValuesFilled = false
-        pushReference(ruleValues)
+        pushReference(shortcuts.values)
         pushNil()
         while next(ofTableAt: -2) {
             pop(1)
@@ -160,7 +160,7 @@ extension LuaState {
 
     /// Makes `proxy`, the table at `index`, show `toast` with nothing written, as a new one
     /// would.
-    func reset(_ proxy: ToastProxy, at index: Int32, showing toast: Toast) {
+    func reset(_ proxy: ToastProxy, at index: LuaIndex, showing toast: Toast) {
         let index = absoluteIndex(index)
         if proxy.hasOtherKey {
             pushNil()
@@ -183,25 +183,25 @@ extension LuaState {
         while proxy.touched.popLast() != nil {}
         proxy.hasOtherKey = false
         proxy.toast = toast
-        if proxy === ruleProxy?.proxy && !ruleViewIsCurrent { fillRuleView(proxy) }
+        if proxy === shortcuts.proxy?.proxy && !ruleViewIsCurrent { fillRuleView(proxy) }
     }
 
     /// The Swift side of the proxy table at `pointer` (the table's address, as an identity:
     /// never read through), the current rule's looked at first.
     func proxy(forTable pointer: UnsafeRawPointer) -> ToastProxy? {
-        if let cached = ruleProxy, cached.table == pointer { return cached.proxy }
+        if let cached = shortcuts.proxy, cached.table == pointer { return cached.proxy }
         return proxies[pointer]
     }
 
     /// The proxy's state, when the value at `index` is a live proxy.
-    func proxy(at index: Int32) -> ToastProxy? {
+    func proxy(at index: LuaIndex) -> ToastProxy? {
         guard type(at: index) == .table, let pointer = pointer(at: index) else { return nil }
         return proxy(forTable: pointer)
     }
 
     /// Pushes a plain table with every field the proxy at `index` shows: its toast's, then
     /// what the script wrote over them.
-    func pushMaterialized(proxyAt index: Int32) {
+    func pushMaterialized(proxyAt index: LuaIndex) {
         let index = absoluteIndex(index)
         guard let proxy = proxy(at: index) else {
             pushTable(arrayCount: 0, fieldCount: 0)
@@ -225,7 +225,7 @@ extension LuaState {
     /// The toast after a call that kept it: the original with what the script touched in
     /// `proxy`, the table at `index`, read back over it. `defaults` gives the value of a
     /// removed field (built only then).
-    func toast(from proxy: ToastProxy, at index: Int32, original: Toast, defaults: @autoclosure () -> Toast,
+    func toast(from proxy: ToastProxy, at index: LuaIndex, original: Toast, defaults: @autoclosure () -> Toast,
                roles: RoleTable) throws -> Toast {
         let index = absoluteIndex(index)
         guard !proxy.isUnwritten else { return original }
@@ -275,27 +275,27 @@ extension LuaRuntime {
     /// Creates the metatable every proxy shares.
     func installProxyMetatable() {
         state.pushTable(arrayCount: 0, fieldCount: 5)
-        state.pushFunction({ L in LuaRuntime.from(L)?.proxyIndex() ?? 0 }, upvalueCount: 0)
+        state.pushFunction({ L in LuaRuntime.from(L)?.proxyIndex().raw ?? 0 }, upvalueCount: 0)
         state.setField("__index", ofTableAt: -2)
-        state.pushFunction({ L in LuaRuntime.from(L)?.proxyNewIndex() ?? 0 }, upvalueCount: 0)
+        state.pushFunction({ L in LuaRuntime.from(L)?.proxyNewIndex().raw ?? 0 }, upvalueCount: 0)
         state.setField("__newindex", ofTableAt: -2)
-        state.pushFunction({ L in LuaRuntime.from(L)?.proxyPairs() ?? 0 }, upvalueCount: 0)
+        state.pushFunction({ L in LuaRuntime.from(L)?.proxyPairs().raw ?? 0 }, upvalueCount: 0)
         state.setField("__pairs", ofTableAt: -2)
-        state.pushFunction({ L in LuaRuntime.from(L)?.proxyCollected() ?? 0 }, upvalueCount: 0)
+        state.pushFunction({ L in LuaRuntime.from(L)?.proxyCollected().raw ?? 0 }, upvalueCount: 0)
         state.setField("__gc", ofTableAt: -2)
         state.push("toast")
         state.setField("__metatable", ofTableAt: -2)
         state.proxyMetatable = state.makeReference()
-        // The rules' current proxy: `ruleValues` as `__index`, a table that asks C for what it
+        // The rules' current proxy: `shortcuts.values` as `__index`, a table that asks C for what it
         // lacks (`clua_ruleindex`: the view of the toast, else the Swift reader), the rest as
         // the plain metatable has it.
         state.pushTable(arrayCount: 0, fieldCount: 0)
         state.pushTable(arrayCount: 0, fieldCount: 1)
-        state.pushFunction({ L in LuaRuntime.from(L)?.ruleValueIndex() ?? 0 }, upvalueCount: 0)
+        state.pushFunction({ L in LuaRuntime.from(L)?.ruleValueIndex().raw ?? 0 }, upvalueCount: 0)
         state.pushRuleIndex()
         state.setField("__index", ofTableAt: -2)
         state.setMetatable(ofValueAt: -2)
-        state.ruleValues = state.makeReference()
+        state.shortcuts.values = state.makeReference()
         state.pushTable(arrayCount: 0, fieldCount: 5)
         state.pushReference(state.proxyMetatable)
         state.pushNil()
@@ -305,9 +305,9 @@ extension LuaRuntime {
             state.rawSet(tableAt: -5)
         }
         state.pop(1)
-        state.pushReference(state.ruleValues)
+        state.pushReference(state.shortcuts.values)
         state.setField("__index", ofTableAt: -2)
-        state.ruleMetatable = state.makeReference()
+        state.shortcuts.metatable = state.makeReference()
         // `pairs(t)` hands out the base library's `next`, whatever a script does to the global.
         _ = state.pushGlobal("next")
         state.nextFunction = state.makeReference()
@@ -315,7 +315,7 @@ extension LuaRuntime {
 
     /// `t[k]`: the toast's value, unless the script wrote the field (then it is in the table
     /// itself, and this runs only if it was removed).
-    private func proxyIndex() -> Int32 {
+    private func proxyIndex() -> LuaResults {
         state.setTop(2)
         guard let pointer = state.pointer(at: 1), let proxy = state.proxy(forTable: pointer) else {
             state.pushNil()
@@ -325,17 +325,17 @@ extension LuaRuntime {
         return 1
     }
 
-    /// `ruleValues[k]`, a field the rules' current proxy `t` did not read yet and the C view
-    /// cannot answer: what `t[k]` shows, remembered in `ruleValues` (at 1) unless it is nil
+    /// `shortcuts.values[k]`, a field the rules' current proxy `t` did not read yet and the C view
+    /// cannot answer: what `t[k]` shows, remembered in `shortcuts.values` (at 1) unless it is nil
     /// or a table (a table-valued extra field is kept in `t` itself, see `pushValue`).
-    private func ruleValueIndex() -> Int32 {
+    private func ruleValueIndex() -> LuaResults {
         state.setTop(2)
-        guard let proxy = state.ruleProxy?.proxy, state.ruleProxyReference != LuaState.noReference else {
+        guard let proxy = state.shortcuts.proxy?.proxy, state.shortcuts.proxyReference != LuaState.noReference else {
             state.pushNil()
             return 1
         }
         if state.type(at: 2) == .string, let key = state.pointer(at: 2) { state.noteRuleRead(key: key) }
-        // 1: ruleValues, 2: k; the table `t` itself is fetched only for a table-valued extra.
+        // 1: shortcuts.values, 2: k; the table `t` itself is fetched only for a table-valued extra.
         if pushValue(of: proxy, table: nil, key: 2), let name = state.pointer(at: 2), state.remembersValue(ofName: name) {
             state.pushCopy(of: 2)
             state.pushCopy(of: 3)
@@ -350,7 +350,7 @@ extension LuaRuntime {
     /// stored in the table, so changes made inside it are read back (`table` nil: the rules'
     /// current proxy, fetched then). Returns whether the value stays what `table` shows until
     /// the script writes to it (neither nil nor a table).
-    private func pushValue(of proxy: ToastProxy, table: Int32?, key: Int32) -> Bool {
+    private func pushValue(of proxy: ToastProxy, table: LuaIndex?, key: LuaIndex) -> Bool {
         guard state.type(at: key) == .string, let pointer = state.pointer(at: key), state.reserve(3) else {
             state.pushNil()
             return false
@@ -398,7 +398,7 @@ extension LuaRuntime {
                 state.pushCopy(of: -2)
                 state.rawSet(tableAt: table)
             } else {
-                state.pushReference(state.ruleProxyReference)
+                state.pushReference(state.shortcuts.proxyReference)
                 state.pushCopy(of: key)
                 state.pushCopy(of: -3)
                 state.rawSet(tableAt: -3)
@@ -412,7 +412,7 @@ extension LuaRuntime {
     }
 
     /// `t[k] = v`: stored in the table, and the name remembered for reading back.
-    private func proxyNewIndex() -> Int32 {
+    private func proxyNewIndex() -> LuaResults {
         state.setTop(3)
         guard let pointer = state.pointer(at: 1) else { return 0 }
         switch state.type(at: 2) {
@@ -456,7 +456,7 @@ extension LuaRuntime {
     }
 
     /// `pairs(t)`: `next` over a full copy.
-    private func proxyPairs() -> Int32 {
+    private func proxyPairs() -> LuaResults {
         state.setTop(1)
         state.pushReference(state.nextFunction)
         state.pushMaterialized(proxyAt: 1)
@@ -465,7 +465,7 @@ extension LuaRuntime {
     }
 
     /// `__gc`: Lua collected the proxy; its toast goes too.
-    private func proxyCollected() -> Int32 {
+    private func proxyCollected() -> LuaResults {
         if let pointer = state.pointer(at: 1) { state.proxies[pointer] = nil }
         return 0
     }

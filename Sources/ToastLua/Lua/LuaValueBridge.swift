@@ -10,15 +10,13 @@ extension LuaState {
     static let maxNesting = JSONScanner.maxDepth
 
     /// The value at `index` as a setting; functions become `ScriptFunction`s via `function`.
-    func configValue(at index: Int32, path: String, depth: Int = 0,
-                     function: (Int32) -> ScriptFunction) throws -> ConfigValue {
+    func configValue(at index: LuaIndex, path: String, depth: Int = 0,
+                     function: (LuaIndex) -> ScriptFunction) throws -> ConfigValue {
         let index = absoluteIndex(index)
         switch type(at: index) {
         case .boolean: return .bool(isTrue(at: index))
         case .number:
-            var exact: Int32 = 0
-            let integer = integer(at: index, isInteger: &exact)
-            if isInteger(at: index) && exact != 0 { return .integer(integer) }
+            if isInteger(at: index), let integer = exactInteger(at: index) { return .integer(integer) }
             return .number(number(at: index))
         case .string: return .string(string(at: index) ?? "")
         case .function: return .function(function(index))
@@ -72,7 +70,7 @@ extension LuaState {
     /// cannot hold.
     /// `stringKeysOnly` (`json.encode`): a table that is not a list must have string keys
     /// (else integer keys become names, as a field's value does).
-    func jsonValue(at index: Int32, path: String, depth: Int = 0, stringKeysOnly: Bool = false) throws -> JSONValue {
+    func jsonValue(at index: LuaIndex, path: String, depth: Int = 0, stringKeysOnly: Bool = false) throws -> JSONValue {
         let index = absoluteIndex(index)
         switch type(at: index) {
         case .nilValue: return .null
@@ -139,14 +137,14 @@ extension LuaState {
         case .number(let number): push(Double(number))
         case .string(let text): push(text)
         case .array(let elements):
-            pushTable(arrayCount: Int32(elements.count), fieldCount: 0)
+            pushTable(arrayCount: elements.count, fieldCount: 0)
             guard reserve(2) else { return }
             for (offset, element) in elements.enumerated() {
                 push(element)
                 rawSet(element: offset + 1, ofTableAt: -2)
             }
         case .object(let members):
-            pushTable(arrayCount: 0, fieldCount: Int32(members.count))
+            pushTable(arrayCount: 0, fieldCount: members.count)
             guard reserve(2) else { return }
             for member in members {
                 push(member.value)

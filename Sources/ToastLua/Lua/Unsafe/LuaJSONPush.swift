@@ -6,7 +6,7 @@ import ToastIO
 extension LuaState {
     /// The fields of the event table at `index` (a `parse` function's result), read without
     /// building a name for each known field; extras in name order (a table has no order).
-    func eventFields(at index: Int32, path: String) throws -> EventFields {
+    func eventFields(at index: LuaIndex, path: String) throws -> EventFields {
         let index = absoluteIndex(index)
         guard proxy(at: index) == nil else {
             // A toast's own table: its fields, as `pairs` shows them.

@@ -50,7 +50,7 @@ extension LuaRuntime {
     }
 
     /// nil or false: skip; a table with a first element: a list of events; another table: one event.
-    private func events(returnedAt index: Int32) throws -> ParsedLine {
+    private func events(returnedAt index: LuaIndex) throws -> ParsedLine {
         switch state.type(at: index) {
         case .nilValue: return .skip
         case .boolean where !state.isTrue(at: index): return .skip

@@ -33,32 +33,17 @@ final class LuaState {
     /// Live toast proxies by their table's address (see `ToastProxy`). No Lua code runs while
     /// this or the other state here is accessed, so a `__gc` cannot reach in during an access.
     var proxies = ProxyTable()
-    /// The metatable proxies share, the base library's `next`, and the proxy the last rule
-    /// got (see `pushRuleProxy`), in the registry.
-    var proxyMetatable: LuaReference = LUA_NOREF
-    var nextFunction: LuaReference = LUA_NOREF
-    var ruleProxyReference: LuaReference = LUA_NOREF
-    /// The metatable of the rules' current proxy, whose `__index` is `ruleValues`: a table of
-    /// the fields the rules of this toast already read, so a second read of a field is a plain
-    /// table lookup in Lua, not a call into Swift (see `pushRuleProxy`).
-    var ruleMetatable: LuaReference = LUA_NOREF
-    var ruleValues: LuaReference = LUA_NOREF
-    /// What the C view of the rules' toast holds (see `RuleToastView.swift`).
-    var ruleView = RuleViewSelection()
-    /// Whether a registered rule may keep the table it gets (see `clua_leavesfirstargument`);
-    /// until one may, the rules' table is one table for every toast (`pushRuleProxy`).
-    var rulesMayKeepTheirTable = false
-    /// Whether the shortcuts above and the C view are taken (`LuaOptions.fastPath`); off, every
-    /// toast gets a table of its own, the view is never filled and no value is remembered.
-    var fastPath = true
+    /// The metatable proxies share and the base library's `next`, in the registry.
+    var proxyMetatable = LuaState.noReference
+    var nextFunction = LuaState.noReference
+    /// What the bridge keeps between calls to spare work on the rules' table.
+    var shortcuts = RuleTableShortcuts()
     /// What the rules' table holds between toasts when no rule can have kept it.
     let noToast = Toast(id: "", message: "")
     /// `LuaRuntime.runRules` calls under way. Rules do not run inside a rule today (`emit`
     /// queues its toast), but the shared table goes to the next toast only when no rule holds
     /// it, whatever may call back into the pipeline.
     var ruleRunsActive = 0
-    /// The Swift side of the proxy at `ruleProxyReference`, with its table's address.
-    var ruleProxy: (proxy: ToastProxy, table: UnsafeRawPointer?)? = nil
 
     /// A new state whose allocations are capped at `memoryLimit` bytes while scripts run
     /// (0: no cap).
@@ -101,7 +86,7 @@ final class LuaState {
     }
 
 
-    var top: Int32 { lua_gettop(L) }
+    var top: LuaIndex { LuaIndex(raw: lua_gettop(L)) }
 
     // MARK: Libraries
 
@@ -111,7 +96,7 @@ final class LuaState {
         isSandboxed = true
         for name in ["_G", "string", "table", "math", "utf8", "os"] { clua_openlib(L, name) }
         let top = self.top
-        defer { lua_settop(L, top) }
+        defer { setTop(top) }
         clua_getglobaltable(L)
         for name in ["dofile", "loadfile"] {
             lua_pushnil(L)
@@ -140,7 +125,7 @@ final class LuaState {
     @discardableResult
     func runBuiltInChunk(_ source: String, name: String) -> Bool {
         let top = self.top
-        defer { lua_settop(L, top) }
+        defer { setTop(top) }
         return luaL_loadbufferx(L, source, source.utf8.count, "=" + name, "t") == LUA_OK && clua_pcall(L, 0, 0, 0) == LUA_OK
     }
 
@@ -165,8 +150,8 @@ final class LuaState {
     // MARK: Tables and functions
 
     /// Pushes a new table with room for `fieldCount` named fields.
-    func pushTable(fieldCount: Int32) {
-        lua_createtable(L, 0, fieldCount)
+    func pushTable(fieldCount: Int) {
+        lua_createtable(L, 0, Int32(clamping: fieldCount))
     }
 
     /// Sets field `name` of the table just below the top to the value at the top; pops it.
@@ -176,13 +161,13 @@ final class LuaState {
 
     /// Pushes a Swift function whose upvalues are the `upvalueCount` values at the top (which
     /// it pops).
-    func pushFunction(_ function: clua_SwiftFunction, upvalueCount: Int32 = 0) {
-        clua_pushswiftfunction(L, function, upvalueCount)
+    func pushFunction(_ function: clua_SwiftFunction, upvalueCount: Int = 0) {
+        clua_pushswiftfunction(L, function, Int32(upvalueCount))
     }
 
     /// Pushes a copy of the value at `index`.
-    func pushCopy(of index: Int32) {
-        lua_pushvalue(L, index)
+    func pushCopy(of index: LuaIndex) {
+        lua_pushvalue(L, index.raw)
     }
 
     func pushNil() { lua_pushnil(L) }
@@ -192,17 +177,17 @@ final class LuaState {
     func push(_ number: Double) { lua_pushnumber(L, number) }
 
     /// Drops the stack back to `top` values.
-    func setTop(_ top: Int32) { lua_settop(L, top) }
+    func setTop(_ top: LuaIndex) { lua_settop(L, top.raw) }
 
-    func pop(_ count: Int32 = 1) { clua_pop(L, count) }
+    func pop(_ count: Int = 1) { clua_pop(L, Int32(count)) }
 
     /// Pushes element `position` of the table at `index` (no metamethods); returns its type.
-    func pushElement(_ position: Int, ofTableAt index: Int32) -> LuaType {
-        LuaType(c: lua_rawgeti(L, index, lua_Integer(position)))
+    func pushElement(_ position: Int, ofTableAt index: LuaIndex) -> LuaType {
+        LuaType(c: lua_rawgeti(L, index.raw, lua_Integer(position)))
     }
 
     /// The length of the table at `index` (no metamethods).
-    func length(ofTableAt index: Int32) -> Int { Int(lua_rawlen(L, index)) }
+    func length(ofTableAt index: LuaIndex) -> Int { Int(lua_rawlen(L, index.raw)) }
 
     // MARK: Calls
 
@@ -221,26 +206,26 @@ final class LuaState {
     /// results on success, nothing on failure.
     /// `place` (`FILE:LINE` of the function) names errors that carry no place of their own,
     /// such as running out of memory.
-    func call(argumentCount: Int32, resultCount: Int32, budget: Int32, place: String) -> LuaCallResult {
-        let functionIndex = top - argumentCount
+    func call(argumentCount: Int, resultCount: Int, budget: Int, place: String) -> LuaCallResult {
+        let functionIndex = lua_gettop(L) - Int32(argumentCount)
         clua_pushmsghandler(L)
         clua_insert(L, functionIndex)
-        clua_begincall(L, budget)
-        let status = clua_pcall(L, argumentCount, resultCount, functionIndex)
+        clua_begincall(L, Int32(clamping: budget))
+        let status = clua_pcall(L, Int32(argumentCount), Int32(resultCount), functionIndex)
         clua_endcall(L)
         if status == LUA_OK {
             clua_remove(L, functionIndex)
             return .success
         }
-        let message = failureMessage(status: status, place: place)
+        let message = failureMessage(LuaFailure(status: status), place: place)
         lua_settop(L, functionIndex - 1)
         return .failure(message)
     }
 
     /// The message of a failed protected call, whose error value is at the top: `place` names
     /// a memory error, which carries no place of its own.
-    func failureMessage(status: Int32, place: String) -> String {
-        if status == LUA_ERRMEM { return "\(place): not enough memory (the scripts' memory cap was reached)" }
+    func failureMessage(_ failure: LuaFailure, place: String) -> String {
+        if failure == .memory { return "\(place): not enough memory (the scripts' memory cap was reached)" }
         let message = string(at: -1) ?? "(error object is not a string)"
         return isSandboxed ? Self.withSandboxHint(message) : message
     }
@@ -270,16 +255,20 @@ final class LuaState {
     /// Runs the rules whose functions are in the registry at `references[first...]` on the
     /// toast table at `table`, one protected call each within `budget`, for as long as each
     /// keeps the toast untouched (see `clua_runrules`); says where it stopped.
-    func runRules(_ references: [Int32], from first: Int, table: Int32, handler: Int32, budget: Int32) -> RuleRunStop {
+    func runRules(_ references: [LuaReference], from first: Int, table: LuaIndex, handler: LuaIndex,
+                  budget: Int) -> RuleRunStop {
         var stop: Int32 = 0
         var status: Int32 = 0
+        // A LuaReference is its Int32 and nothing else, so the array's storage is C's `int[]`.
         let position = references.withUnsafeBufferPointer { references in
-            clua_runrules(L, references.baseAddress, Int32(first), Int32(references.count), table, handler, budget,
-                          &stop, &status)
+            references.withMemoryRebound(to: Int32.self) { raw in
+                clua_runrules(L, raw.baseAddress, Int32(first), Int32(raw.count), table.raw, handler.raw, Int32(clamping: budget),
+                              &stop, &status)
+            }
         }
         switch stop {
         case Int32(CLUA_RULE_RETURNED): return .returned(at: Int(position))
-        case Int32(CLUA_RULE_FAILED): return .failed(at: Int(position), status: status)
+        case Int32(CLUA_RULE_FAILED): return .failed(at: Int(position), LuaFailure(status: status))
         default: return .allKept
         }
     }
@@ -290,14 +279,14 @@ final class LuaState {
     /// `CLuaBridge.h`): each cached value carries the generation it was filled at and is used
     /// only at that generation — the C view of the toast, the names read once, a rule's run
     /// (`clua_runrules` hands its results to Swift when the generation moved) — and the values
-    /// Lua reads without asking (`ruleValues`) are emptied here.
+    /// Lua reads without asking (`shortcuts.values`) are emptied here.
     func tableChanged() {
         context.pointee.generation &+= 1
         if ruleValuesFilled { emptyRuleValues() }
     }
 
     /// Pushes the message handler that `runRules` takes; returns its index.
-    func pushMessageHandler() -> Int32 {
+    func pushMessageHandler() -> LuaIndex {
         clua_pushmsghandler(L)
         return top
     }
@@ -305,45 +294,45 @@ final class LuaState {
     // MARK: Reading values
 
     /// The string at `index` (not converting numbers); nil for other types.
-    func string(at index: Int32) -> String? {
-        guard lua_type(L, index) == LUA_TSTRING else { return nil }
+    func string(at index: LuaIndex) -> String? {
+        guard lua_type(L, index.raw) == LUA_TSTRING else { return nil }
         var length = 0
-        guard let pointer = clua_tolstring(L, index, &length) else { return nil }
+        guard let pointer = clua_tolstring(L, index.raw, &length) else { return nil }
         let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    func type(at index: Int32) -> LuaType { LuaType(c: lua_type(L, index)) }
+    func type(at index: LuaIndex) -> LuaType { LuaType(c: lua_type(L, index.raw)) }
 
     /// Whether the value at `index` is anything but nil and false.
-    func isTrue(at index: Int32) -> Bool { lua_toboolean(L, index) != 0 }
+    func isTrue(at index: LuaIndex) -> Bool { lua_toboolean(L, index.raw) != 0 }
 
     /// The number at `index` (0 for anything that is not one).
-    func number(at index: Int32) -> Double { clua_tonumber(L, index, nil) }
+    func number(at index: LuaIndex) -> Double { clua_tonumber(L, index.raw, nil) }
 
     /// The integer in upvalue `upvalue` of the running Swift function (0 for anything that is
     /// not one); upvalue 1 is the function itself (see `clua_trampoline`).
-    func integer(inUpvalue upvalue: Int32) -> Int {
-        Int(clua_tointeger(L, clua_registryindex() - upvalue, nil))
+    func integer(inUpvalue upvalue: Int) -> Int {
+        Int(clua_tointeger(L, clua_registryindex() - Int32(upvalue), nil))
     }
 
     /// The bytes of the string at `index`, valid while it is on the stack; nil for other
     /// types.
-    func bytes(at index: Int32) -> UnsafeBufferPointer<UInt8>? {
-        guard lua_type(L, index) == LUA_TSTRING else { return nil }
+    func bytes(at index: LuaIndex) -> UnsafeBufferPointer<UInt8>? {
+        guard lua_type(L, index.raw) == LUA_TSTRING else { return nil }
         var length = 0
-        let pointer = clua_tolstring(L, index, &length)
+        let pointer = clua_tolstring(L, index.raw, &length)
         return UnsafeBufferPointer(start: UnsafeRawPointer(pointer)?.assumingMemoryBound(to: UInt8.self), count: length)
     }
 
-    func typeName(at index: Int32) -> String {
-        String(cString: lua_typename(L, lua_type(L, index)))
+    func typeName(at index: LuaIndex) -> String {
+        String(cString: lua_typename(L, lua_type(L, index.raw)))
     }
 
     /// `FILE:LINE` of the Lua function at `index`.
-    func definitionPlace(ofFunctionAt index: Int32) -> String {
+    func definitionPlace(ofFunctionAt index: LuaIndex) -> String {
         var debug = lua_Debug()
-        lua_pushvalue(L, index)
+        lua_pushvalue(L, index.raw)
         guard lua_getinfo(L, ">S", &debug) != 0 else { return "?" }
         let source = withUnsafeBytes(of: &debug.short_src) { raw in
             String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
@@ -352,13 +341,13 @@ final class LuaState {
     }
 
     /// Stores the value at the top in the registry; pops it.
-    func makeReference() -> Int32 {
-        luaL_ref(L, clua_registryindex())
+    func makeReference() -> LuaReference {
+        LuaReference(raw: luaL_ref(L, clua_registryindex()))
     }
 
     /// Lets go of a reference `makeReference` made.
-    func release(_ reference: Int32) {
-        luaL_unref(L, clua_registryindex(), reference)
+    func release(_ reference: LuaReference) {
+        luaL_unref(L, clua_registryindex(), reference.raw)
     }
 
     /// `FILE:LINE` of the Lua code that called the running function (`after`'s caller).
@@ -370,8 +359,8 @@ final class LuaState {
         return place.isEmpty ? "?" : place
     }
 
-    func pushReference(_ reference: Int32) {
-        _ = lua_rawgeti(L, clua_registryindex(), lua_Integer(reference))
+    func pushReference(_ reference: LuaReference) {
+        _ = lua_rawgeti(L, clua_registryindex(), lua_Integer(reference.raw))
     }
 }
 
@@ -382,9 +371,8 @@ enum RuleRunStop: Equatable {
     /// The rule at this position returned something else or wrote; its two results are on
     /// the stack above the table.
     case returned(at: Int)
-    /// The rule at this position raised an error (`status`); the error value is above the
-    /// table.
-    case failed(at: Int, status: Int32)
+    /// The rule at this position raised an error; the error value is above the table.
+    case failed(at: Int, LuaFailure)
 }
 
 enum LuaCallResult: Equatable {
@@ -399,4 +387,38 @@ extension LuaRuntime {
         guard let L, let owner = clua_getcontext(L).pointee.owner else { return nil }
         return Unmanaged<LuaRuntime>.fromOpaque(owner).takeUnretainedValue()
     }
+}
+
+/// The bridge's shortcuts for the table the rules get, kept together so that one switch turns
+/// them all off and one rule says when each is valid.
+///
+/// The rule: a generation counts what the rules' table shows (`LuaState.tableChanged` moves it:
+/// another toast, a write, a role change, the table retired). The C view answers only at the
+/// generation it was filled at, a run of rules in C hands back to Swift when it moved, and the
+/// remembered values are emptied when it moves; the shared table is reset for each toast.
+/// Off (`TOASTSCRIPT_LUA_FAST_PATH=off`), every toast gets a table of its own, the view is never
+/// filled and no value is remembered: the plain path, whose records the tests compare.
+///
+/// Safe to keep: the references are the registry's, released only through `LuaState`; the
+/// table's address is compared, never followed.
+struct RuleTableShortcuts {
+    /// Whether the shortcuts are taken (`LuaOptions.fastPath`).
+    var isOn = true {
+        didSet { if !isOn { rulesMayKeepTheirTable = true } }
+    }
+    /// Whether a registered rule may keep the table it gets (see `clua_leavesfirstargument`);
+    /// until one may, the rules' table is one table for every toast (`pushRuleProxy`). Off, the
+    /// plain path acts as if one may.
+    var rulesMayKeepTheirTable = false
+    /// The proxy the last rule got, in the registry, and its Swift side with its table's
+    /// address.
+    var proxyReference = LuaState.noReference
+    var proxy: (proxy: ToastProxy, table: UnsafeRawPointer?)? = nil
+    /// The metatable of the rules' current proxy, whose `__index` is `values`: a table of the
+    /// fields the rules of this toast already read, so a second read of a field is a plain
+    /// table lookup in Lua, not a call into Swift (see `pushRuleProxy`).
+    var metatable = LuaState.noReference
+    var values = LuaState.noReference
+    /// What the C view of the rules' toast holds (see `RuleToastView.swift`).
+    var view = RuleViewSelection()
 }

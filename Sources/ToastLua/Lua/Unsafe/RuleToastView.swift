@@ -25,12 +25,12 @@ extension LuaState {
     /// Copies what the rules read of `proxy`'s toast into the view, at the current generation.
     /// (A written table is not described: the write moved the generation past any fill.)
     func fillRuleView(_ proxy: ToastProxy) {
-        guard fastPath, proxy.isUnwritten, Self.viewNamesEveryField else { return }
-        ruleView.fills += 1
-        if ruleView.fills >= ruleView.fillsBeforeReview { reviewRuleView() }
+        guard shortcuts.isOn, proxy.isUnwritten, Self.viewNamesEveryField else { return }
+        shortcuts.view.fills += 1
+        if shortcuts.view.fills >= shortcuts.view.fillsBeforeReview { reviewRuleView() }
         beginView()
         let toast = proxy.toast
-        for (field, position) in ruleView.fields {
+        for (field, position) in shortcuts.view.fields {
             switch field {
             case .message: toast.withMessageBytes { setViewText(position, $0) }
             case .subtitle: if toast.withSubtitleBytes({ setViewText(position, $0) }) == nil { setViewNil(position) }
@@ -52,7 +52,7 @@ extension LuaState {
             }
         }
         // A made toast's `made_by` is not an extra field: C asks Swift for every other name.
-        guard ruleView.holdsExtra, toast.madeBy == nil else { return }
+        guard shortcuts.view.holdsExtra, toast.madeBy == nil else { return }
         let stored: Void? = toast.withExtraText { text in
             setViewExtra(text)
         }
@@ -65,12 +65,12 @@ extension LuaState {
     /// extra field's, so a field without a place would be searched for among the extra fields.
     static let viewNamesEveryField = ToastField.allCases.count <= LuaState.viewFieldCapacity
 
-    private func setViewText(_ position: Int32, _ text: String?) {
+    private func setViewText(_ position: Int, _ text: String?) {
         guard let text else { return setViewNil(position) }
         text.withUTF8Bytes { setViewText(position, $0) }
     }
 
-    private func setViewNil(_ position: Int32) {
+    private func setViewNil(_ position: Int) {
         setView(position, .nothing)
     }
 
@@ -82,30 +82,30 @@ extension LuaState {
     /// string, by address): counted for the next review.
     func noteRuleRead(key: UnsafeRawPointer) {
         guard let position = fieldPosition(forKey: key) else {
-            ruleView.extraReadsAnswered += 1
+            shortcuts.view.extraReadsAnswered += 1
             return
         }
-        ruleView.readsAnswered[position] += 1
+        shortcuts.view.readsAnswered[position] += 1
     }
 
     /// The view holds from now on what the rules read for at least one in sixteen toasts since
     /// the last review, counting what both sides answered.
     private func reviewRuleView() {
-        let fills = ruleView.fills
-        ruleView.fields.removeAll(keepingCapacity: true)
+        let fills = shortcuts.view.fills
+        shortcuts.view.fields.removeAll(keepingCapacity: true)
         for (position, field) in ToastField.allCases.enumerated() {
-            let reads = takeViewReads(Int32(position)) + ruleView.readsAnswered[position]
-            if reads * 16 >= fills { ruleView.fields.append((field, Int32(position))) }
-            ruleView.readsAnswered[position] = 0
+            let reads = takeViewReads(position) + shortcuts.view.readsAnswered[position]
+            if reads * 16 >= fills { shortcuts.view.fields.append((field, position)) }
+            shortcuts.view.readsAnswered[position] = 0
         }
-        let extraReads = takeViewReads(-1) + ruleView.extraReadsAnswered
-        ruleView.holdsExtra = extraReads * 16 >= fills
-        ruleView.extraReadsAnswered = 0
-        ruleView.fills = 0
-        ruleView.fillsBeforeReview = RuleViewSelection.fillsBetweenReviews
+        let extraReads = takeViewReads(-1) + shortcuts.view.extraReadsAnswered
+        shortcuts.view.holdsExtra = extraReads * 16 >= fills
+        shortcuts.view.extraReadsAnswered = 0
+        shortcuts.view.fills = 0
+        shortcuts.view.fillsBeforeReview = RuleViewSelection.fillsBetweenReviews
     }
 
-    /// Whether `ruleValues` holds anything.
+    /// Whether `shortcuts.values` holds anything.
     var ruleValuesFilled: Bool {
         get { context.pointee.valuesfilled != 0 }
         set { context.pointee.valuesfilled = newValue ? 1 : 0 }
@@ -116,7 +116,7 @@ extension LuaState {
 /// again (see `LuaState.fillRuleView`).
 struct RuleViewSelection {
     /// The fields held, with their positions in `ToastField.allCases`.
-    var fields: [(field: ToastField, position: Int32)] = []
+    var fields: [(field: ToastField, position: Int)] = []
     /// Whether extra fields are held.
     var holdsExtra = false
     /// Reads the Swift reader answered since the last review, by field position, and of
