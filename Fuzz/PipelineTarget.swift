@@ -29,7 +29,8 @@ private let runs: [[String]] = [
 private let diffRun = ["diff", "examples/app-session.lua", "examples/app-session-calm.lua", "--lua-budget", "100000",
                        "--max-line-bytes", "4096", "--format", "json"]
 
-/// What must hold for any input: the run ends with 0 or 65, a rule reads what the toast holds,
+/// What must hold for any input: the Lua bridge's plain path (`TOASTSCRIPT_LUA_FAST_PATH=off`)
+/// gives the fast path's status, records and messages; the run ends with 0 or 65, a rule reads what the toast holds,
 /// every output line is a strict JSON
 /// object (json format), every present is followed by exactly one dismiss on its screen, a page is whole and
 /// carries no markup from the input; `diff` ends with 0 or 1 and a summary.
@@ -37,12 +38,21 @@ private let diffRun = ["diff", "examples/app-session.lua", "examples/app-session
 public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     for arguments in runs {
-        let output = MemorySink()
-        var errors: [String] = []
-        let environment = CommandEnvironment(standardInput: MemorySource(bytes), standardOutput: output,
-                                             writeError: { errors.append($0) }, wallClock: { 0 })
-        let status = Toastscript.run(arguments: ["--lua-budget", "100000", "--max-line-bytes", "4096"] + arguments,
-                                     environment: environment)
+        // The Lua bridge's fast path against its plain path: the same bytes, the same messages.
+        func run(fastPath: String) -> (status: Int32, output: MemorySink, errors: [String]) {
+            let output = MemorySink()
+            var errors: [String] = []
+            let environment = CommandEnvironment(standardInput: MemorySource(bytes), standardOutput: output,
+                                                 writeError: { errors.append($0) },
+                                                 variables: ["TOASTSCRIPT_LUA_FAST_PATH": fastPath], wallClock: { 0 })
+            let status = Toastscript.run(arguments: ["--lua-budget", "100000", "--max-line-bytes", "4096"] + arguments,
+                                         environment: environment)
+            return (status, output, errors)
+        }
+        let (status, output, errors) = run(fastPath: "on")
+        let plain = run(fastPath: "off")
+        precondition(plain.status == status && plain.output.bytes == output.bytes && plain.errors == errors,
+                     "the plain path differs from the fast path: \(arguments)")
         precondition(status == 0 || status == 65, "status \(status): \(errors)")
         precondition(!errors.contains { $0.contains("read differs") }, "a rule read what the toast does not hold: \(errors)")
         if arguments[1] == "html" {

@@ -245,6 +245,15 @@ import Testing
         #expect(runCLI([], input: "", scripts: ["role('x')"]).stderr == [loadError("rules.lua:1: role expects (name, table)", source: "role('x')")])
     }
 
+    @Test func aStageWithoutSettingsNamedInConfigSaysItTakesNone() {
+        let source = "config{ priority = { when = { source = 'metrics' } } }"
+        let result = runCLI([], input: "", scripts: [source])
+        #expect(result.status == 1)
+        #expect(result.stderr == [loadError("rules.lua:1: config: the priority stage takes no settings, nor a when or spare "
+                                            + "(the stages that do: dedup, rate_limit, debounce, digest; the host's settings "
+                                            + "are under queue)", source: source)])
+    }
+
     @Test func hooksSeeTheRecordAfterItIsWritten() {
         let script = """
             on('present', function(t, info) log('present', t.id, info.t, info.waited, info.announcement) end)

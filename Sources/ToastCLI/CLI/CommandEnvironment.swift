@@ -5,6 +5,7 @@ import Darwin
 #endif
 import ToastCore
 import ToastIO
+import ToastLua
 
 /// The outside world of one run: standard streams, environment variables and the wall
 /// clock. The real one comes from the process; tests pass their own.
@@ -63,7 +64,8 @@ public struct CommandEnvironment {
         let output = FileDescriptorSink.standardOutput()
         let standardError = FileDescriptorSink.standardError()
         var variables: [String: String] = [:]
-        for name in ["NO_COLOR", "TERM", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "TOASTSCRIPT_TEST_KILL_AT"] {
+        for name in ["NO_COLOR", "TERM", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "TOASTSCRIPT_TEST_KILL_AT",
+                     LuaOptions.fastPathVariable] {
             if let value = getenv(name) { variables[name] = String(cString: value) }
         }
         var environment = CommandEnvironment(

@@ -52,7 +52,9 @@ struct RunSetup {
         let reports = ErrorReports(writeError: environment.writeError, programName: environment.programName, verbose: options.verbose,
                                    quiet: options.quiet)
         self.reports = reports
-        if let problem = LuaOptions.fastPathProblem { reports.warning("warning: " + TerminalText.escaped(problem)) }
+        if let problem = options.lua.takeFastPath(from: environment.variables[LuaOptions.fastPathVariable]) {
+            reports.warning("warning: " + TerminalText.escaped(problem))
+        }
         var saved: SavedRun?
         var stateFile = options.state.map { StateFile(path: $0, killPoint: environment.variables["TOASTSCRIPT_TEST_KILL_AT"]) }
         let redisRecords: RedisRecordSink?

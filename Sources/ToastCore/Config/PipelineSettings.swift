@@ -45,6 +45,10 @@ package enum BuiltInStage {
     /// The built-in kinds a stage defined by name may be of (those that hold or drop).
     package static let kinds = [dedup, rateLimit, debounce, digest]
 
+    /// The built-in stages that take no settings (a rule orders, styles or words a toast
+    /// instead): named in `config{}`, they get a message that says so.
+    package static let withoutSettings = [rules, priority, style, announce, host]
+
     /// The keys every such stage's table takes that the pipeline reads (and takes out before
     /// the stage reads the rest): a mistyped setting is compared with them too.
     package static let scopeKeys = ["when", "spare"]
@@ -107,6 +111,10 @@ package struct SettingsBuilder {
         where !Self.topLevelNames.contains(name) && !pluginStages.contains(name) {
             guard case .table(let table)? = tree[name], table["stage"] != nil else {
                 let known = Self.topLevelNames + pluginStages
+                if BuiltInStage.withoutSettings.contains(name) {
+                    throw ConfigError("the \(name) stage takes no settings, nor a when or spare (the stages that do: "
+                                      + "\(BuiltInStage.kinds.joined(separator: ", ")); the host's settings are under queue)")
+                }
                 if let question = NameSuggestion.question(for: name, among: known) {
                     throw ConfigError("unknown setting \(name); \(question)")
                 }

@@ -311,6 +311,9 @@ final class ScreenTable {
     }
 
     func add(_ screen: Screen) {
+        assert(screen.isRemembered && bySerial[screen.serial] == nil && self.screen(screen.key) == nil,
+               "a screen added twice, or under a key or serial another holds")
+        defer { checkInvariants() }
         _ = screen.key.withKeyBytes { bytes in
             state.byKey.insert(bytes, hash: ByteKeyTable<Screen>.hash(bytes), screen)
         }
@@ -323,6 +326,7 @@ final class ScreenTable {
 
     func remove(_ screen: Screen) {
         guard screen.isRemembered else { return }
+        defer { checkInvariants() }
         // Found by its key again, once: a screen keeps no entry number (a word more in each).
         if let entry = screen.key.withKeyBytes({ state.byKey.number(of: $0, hash: ByteKeyTable<Screen>.hash($0)) }) {
             state.byKey.remove(at: entry)
@@ -345,6 +349,17 @@ final class ScreenTable {
     /// Look at `screen` again at `time`, when a window that keeps it ends.
     func lookAgain(_ screen: Screen, at time: Microseconds) {
         state.windows.schedule(screen.serial, at: time)
+    }
+
+    /// What the comments above promise, checked in debug builds (the test suite runs them): a
+    /// remembered screen is found by its key and by its serial, and is in the recency list;
+    /// the slots hold remembered screens.
+    private func checkInvariants() {
+        assert(state.byKey.count == state.bySerial.count, "the tables by key and by serial hold different screens")
+        assert(state.lastFound.with { $0.isRemembered } ?? true, "the last found screen is forgotten")
+        assert(state.inHand.with { $0.isRemembered } ?? true, "the screen in hand is forgotten")
+        assert(state.recency.leastRecent.map { $0.isRemembered && bySerial[$0.serial] === $0 } ?? (state.byKey.count == 0),
+               "the least recent screen is not remembered, or the list is empty while screens are")
     }
 
     /// Lets go of every screen, for a pipeline that is done: the unretained links first, while

@@ -24,16 +24,26 @@ package struct LuaOptions: Equatable, Sendable {
 
     /// On unless the process's `TOASTSCRIPT_LUA_FAST_PATH` is `off`: a whole test suite run with
     /// it off takes the plain path everywhere, runs made in-process included.
-    package static let fastPathByDefault: Bool = fastPathVariable != "off"
+    package static let fastPathByDefault: Bool =
+        getenv(fastPathVariable).map { String(cString: $0) } != "off"
 
-    /// Why the process's `TOASTSCRIPT_LUA_FAST_PATH` is not understood (a value other than `on`
-    /// and `off`, which leaves the fast path on), for the command to warn of; nil when it is.
-    package static var fastPathProblem: String? {
-        guard let value = fastPathVariable, value != "on", value != "off" else { return nil }
-        return "TOASTSCRIPT_LUA_FAST_PATH must be on or off, not \(quoted(value)); the fast path stays on"
+    /// The environment variable that switches the fast path.
+    package static let fastPathVariable = "TOASTSCRIPT_LUA_FAST_PATH"
+
+    /// Takes the fast path's switch from a run's `TOASTSCRIPT_LUA_FAST_PATH` (`on` or `off`;
+    /// absent, the process's default). Returns why a value is not understood (it leaves the
+    /// fast path as it was), for the command to warn of; nil when it is.
+    package mutating func takeFastPath(from value: String?) -> String? {
+        switch value {
+        case nil: return nil
+        case "on": fastPath = true
+        case "off": fastPath = false
+        case let value?:
+            return "\(Self.fastPathVariable) must be on or off, not \(quoted(value)); the fast path stays "
+                + (fastPath ? "on" : "off")
+        }
+        return nil
     }
-
-    private static let fastPathVariable: String? = getenv("TOASTSCRIPT_LUA_FAST_PATH").map { String(cString: $0) }
 
     package init(unsafe: Bool = false, instructionBudget: Int = 10_000_000, memoryLimitMB: Int = 256,
                 timeZone: TimeDisplay.Zone = .local) {

@@ -74,8 +74,26 @@ final class CheckpointThread: @unchecked Sendable {
         }
         var state = job.state
         state.outputLength = job.outputLength
+        checkMovesForward(state)
         file.killIfAsked(at: "after-records", checkpoint: file.checkpoints + 1)
         if let reason = file.write(state.fileBytes) { fail(reason) }
+    }
+
+    /// The last state saved, for `checkMovesForward` (debug builds only).
+    private var lastSaved: SavedRun?
+
+    /// What the order of checkpoints promises, checked in debug builds (the test suite runs
+    /// them): a state saved after another never stands earlier in the input or the output, and
+    /// counts no fewer shows, so a restart never reads a line twice nor cuts a record it kept.
+    private func checkMovesForward(_ state: SavedRun) {
+        #if DEBUG
+        if let last = lastSaved {
+            assert(state.input.line >= last.input.line && state.input.offset >= last.input.offset
+                   && state.input.shows >= last.input.shows, "a checkpoint stands earlier in the input than the one before")
+            assert((state.outputLength ?? 0) >= (last.outputLength ?? 0), "a checkpoint counts less output than the one before")
+        }
+        lastSaved = state
+        #endif
     }
 
     private func fail(_ reason: String) {
