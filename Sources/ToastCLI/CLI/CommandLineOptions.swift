@@ -124,7 +124,7 @@ extension CommandLineOptions {
             $0.checkpointInterval = micros
             $0.checkpointGiven = true
         },
-        OptionSpec(name: "--state-reset", value: nil, help: "with --state: start afresh, overwriting FILE") { options, _ in
+        OptionSpec(name: "--state-reset", value: nil, help: "with --state: start afresh, overwriting FILE and emptying --output") { options, _ in
             options.stateReset = true
         },
         OptionSpec(name: "--redis", value: "URL|SOCKET",

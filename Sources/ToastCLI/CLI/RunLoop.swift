@@ -125,7 +125,7 @@ struct RunLoop {
         do {
             state = SavedRun(writtenBy: Toastscript.versionText(setup.environment), stages: pipeline.stageNames,
                              screensBy: scripts.settings.screens?.by, output: setup.outputShape, input: inputPosition,
-                             inputSeekable: setup.input.isRegularFile, outputLength: nil, ended: ended,
+                             inputSeekable: setup.input.isRegularFile, inputFile: setup.inputFile, outputLength: nil, ended: ended,
                              store: scripts.keptStore(during: "checkpoint"), pipeline: try pipeline.savedState())
         } catch {
             stopReason = .stateFailed("\(error)")

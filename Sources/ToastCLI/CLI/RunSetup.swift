@@ -24,6 +24,8 @@ struct RunSetup {
     /// `--explain`: what keeps only the toasts asked about.
     let explainFilter: ExplainFilter?
     let input: any ByteSource
+    /// With `--state`, which file the input is (a regular file's): the state keeps it.
+    let inputFile: FileIdentity?
     let deadLetter: FileDescriptorSink?
     let decoder: EventDecoder
     /// The scripts' `parse` function, when one was set.
@@ -35,6 +37,9 @@ struct RunSetup {
     /// `--state FILE`: where checkpoints are saved, and the saved run this one goes on from
     /// (nil: afresh).
     let checkpoints: CheckpointThread?
+    /// `--state FILE`: the lock that makes this run the state's one writer, held while the run
+    /// (and so this value) lives.
+    let stateLock: StateLock?
     let resumed: SavedRun?
     /// `--from`: the consumer group the run reads, whose commits keep its state.
     let consumerGroup: ConsumerGroupInput?
@@ -57,6 +62,12 @@ struct RunSetup {
         }
         var saved: SavedRun?
         var stateFile = options.state.map { StateFile(path: $0, killPoint: environment.variables["TOASTSCRIPT_TEST_KILL_AT"]) }
+        do {
+            // First of all: a second run on the same state changes nothing, not even with --state-reset.
+            stateLock = try options.state.map { path throws(StateRefusal) in try StateLock(statePath: path) }
+        } catch {
+            throw SetupError(message: error.message)
+        }
         let redisRecords: RedisRecordSink?
         if let address = options.redis.server.flatMap(RedisAddress.init) {
             // The reading and committing threads of a consumer group each connect on their own.
@@ -120,6 +131,7 @@ struct RunSetup {
         } catch let error as FileOpenError {
             throw SetupError(message: error.message)
         }
+        inputFile = stateFile == nil ? nil : (input as? FileDescriptorSource).flatMap(FileIdentity.init(of:))
         let noColor = !(environment.variables["NO_COLOR"] ?? "").isEmpty || environment.variables["TERM"] == "dumb"
         let useColor = options.color == .always || (options.color == .auto && isTerminal && !noColor)
         outputShape = OutputShape(format: options.format.rawValue, zone: options.lua.timeZone == .utc ? "utc" : "local",
@@ -147,6 +159,17 @@ struct RunSetup {
             options.clock = .replay
             reports.note("note: --desktop on a file plays it at its own pace, as --clock replay does "
                          + "(add --clock replay --speed 10 to play it faster, --clock stream to show it all at once)")
+        }
+        if stateFile != nil && saved == nil, let outputFile, let length = outputFile.length, length > 0 {
+            // A fresh state writes a fresh output: records of another run would stay before this one's.
+            guard options.stateReset else {
+                throw SetupError(message: "--output \(outputFile.name) holds \(length) bytes of another run, and "
+                                 + "--state \(options.state ?? "") has no saved run to go on from; --state-reset empties it and starts afresh")
+            }
+            if let reason = outputFile.truncate(to: 0) {
+                throw SetupError(message: "cannot empty \(outputFile.name): \(reason)")
+            }
+            reports.note("note: --state-reset emptied \(outputFile.name) (\(length) bytes of an earlier run)")
         }
         if stateFile != nil && saved == nil {
             // A new run says where its output began before it writes anything, so that a run
@@ -209,6 +232,8 @@ struct RunSetup {
         if let saved {
             do {
                 startPosition = try RunResumption.resume(saved, place: statePlace, pipeline: pipeline, settings: settings, input: input,
+                                                         inputName: options.events.map { $0 == "-" ? "standard input" : "--events \($0)" }
+                                                             ?? "standard input",
                                                          output: outputFile)
             } catch {
                 throw SetupError(message: error.message)

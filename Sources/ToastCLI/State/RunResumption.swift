@@ -10,7 +10,7 @@ enum RunResumption {
     /// Restores `saved` into `pipeline` and positions the output and the input; returns where
     /// reading begins. `place` names where the state was kept.
     static func resume(_ saved: SavedRun, place: StatePlace, pipeline: Pipeline, settings: PipelineSettings,
-                       input: any ByteSource, output: FileDescriptorSink?) throws(StateRefusal) -> InputPosition {
+                       input: any ByteSource, inputName: String, output: FileDescriptorSink?) throws(StateRefusal) -> InputPosition {
         let refuse = { (problem: String) in StateRefusal(message: SavedRun.ReadError.refusal(problem, place: place)) }
         if let savedPipeline = saved.pipeline {
             guard saved.stages == pipeline.stageNames else {
@@ -32,6 +32,9 @@ enum RunResumption {
         if readsOn, let size = file?.size, size < saved.input.offset {
             throw refuse("the input has \(size) bytes, fewer than the \(saved.input.offset) read when it was saved: "
                          + "it is not the input the state was saved with")
+        }
+        if readsOn, saved.pipeline != nil, let file, let identity = saved.inputFile, let difference = identity.difference(from: file) {
+            throw refuse("\(inputName) is not the file this state was reading (\(difference))")
         }
         var cut: Int64?
         if let length = saved.outputLength, let output, let current = output.length {

@@ -28,6 +28,8 @@ struct SavedRun: Equatable, Sendable {
     /// `inputSeekable` (a regular file, read on from there after a restart).
     var input: InputPosition
     var inputSeekable: Bool
+    /// Which file the input was (a regular file's), so that a restart on another is refused.
+    var inputFile: FileIdentity?
     /// The output's length once the records up to the input's position were synced (nil: the
     /// output is not a regular file).
     var outputLength: Int64?
@@ -45,6 +47,7 @@ struct SavedRun: Equatable, Sendable {
                      JSONMember("screens_by", screensBy.map(JSONValue.string) ?? .null),
                      JSONMember("output", output?.savedState ?? .null)]),
             .object([JSONMember("input", input.savedState), JSONMember("input_seekable", .bool(inputSeekable)),
+                     JSONMember("input_file", inputFile.map(Self.saved) ?? .null),
                      JSONMember("output_length", outputLength.map(JSONValue.integer) ?? .null), JSONMember("ended", .bool(ended))]),
             .object([JSONMember("store", store.savedState)]),
         ]
@@ -99,6 +102,7 @@ struct SavedRun: Equatable, Sendable {
             let positions = objects[1]
             input = try InputPosition(savedState: try positions.required("input"))
             inputSeekable = try positions.bool("input_seekable")
+            inputFile = try positions.optional("input_file").flatMap { $0 == .null ? nil : try Self.fileIdentity($0) }
             outputLength = try Int64?(savedState: try positions.required("output_length"), path: "line 2: output_length")
             ended = try positions.bool("ended")
             store = try StoredValue(savedState: try objects[2].required("store"), path: "line 3: store")
@@ -110,16 +114,44 @@ struct SavedRun: Equatable, Sendable {
     }
 
     init(writtenBy: String, stages: [String], screensBy: String?, output: OutputShape?, input: InputPosition, inputSeekable: Bool,
-         outputLength: Int64?, ended: Bool, store: StoredValue, pipeline: JSONValue?) {
+         inputFile: FileIdentity? = nil, outputLength: Int64?, ended: Bool, store: StoredValue, pipeline: JSONValue?) {
         self.writtenBy = writtenBy
         self.stages = stages
         self.screensBy = screensBy
         self.output = output
         self.input = input
         self.inputSeekable = inputSeekable
+        self.inputFile = inputFile
         self.outputLength = outputLength
         self.ended = ended
         self.store = store
         self.pipeline = pipeline
+    }
+}
+
+extension SavedRun {
+    /// An input file's identity as line 2 keeps it; the numbers that may not fit a JSON integer
+    /// (an inode, a checksum) as hexadecimal text.
+    static func saved(_ identity: FileIdentity) -> JSONValue {
+        .object([JSONMember("device", .string(String(identity.device, radix: 16))),
+                 JSONMember("inode", .string(String(identity.inode, radix: 16))),
+                 JSONMember("sampled", .integer(Int64(identity.sampledLength))),
+                 JSONMember("checksum", .string(String(identity.checksum, radix: 16)))])
+    }
+
+    static func fileIdentity(_ saved: JSONValue) throws -> FileIdentity {
+        let object = try SavedObject(saved, path: "line 2: input_file")
+        func hex(_ name: String) throws -> UInt64 {
+            guard let value = UInt64(try object.string(name), radix: 16) else {
+                throw SavedStateError("line 2: input_file.\(name) is not a hexadecimal number")
+            }
+            return value
+        }
+        let sampled = try object.integer("sampled")
+        guard (0...Int64(FileIdentity.sampleLimit)).contains(sampled) else {
+            throw SavedStateError("line 2: input_file.sampled is not between 0 and \(FileIdentity.sampleLimit)")
+        }
+        return FileIdentity(device: try hex("device"), inode: try hex("inode"), sampledLength: Int(sampled),
+                            checksum: try hex("checksum"))
     }
 }

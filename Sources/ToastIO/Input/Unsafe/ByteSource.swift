@@ -124,6 +124,32 @@ package final class FileDescriptorSource: ByteSource {
         lseek(fd, off_t(offset), SEEK_SET) == off_t(offset)
     }
 
+    /// The file's device and inode, for a regular file.
+    package var deviceAndInode: (device: UInt64, inode: UInt64)? {
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        return (UInt64(status.st_dev), UInt64(status.st_ino))
+    }
+
+    /// Up to `count` bytes from the file's start, read without moving the offset; nil when
+    /// they cannot be read.
+    package func firstBytes(_ count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: max(0, count))
+        var filled = 0
+        while filled < bytes.count {
+            // Into the part not yet filled: at most the bytes left in the buffer.
+            let got = bytes.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return pread(fd, base + filled, buffer.count - filled, off_t(filled))
+            }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { return nil }
+            if got == 0 { break }
+            filled += got
+        }
+        return filled == bytes.count ? bytes : Array(bytes[..<filled])
+    }
+
     package var isLive: Bool {
         var status = stat()
         guard fstat(fd, &status) == 0 else { return false }
