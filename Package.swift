@@ -39,6 +39,12 @@ let package = Package(
             name: "CHiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
+        // Debian's SQLite, the format of a --state file.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // The model, the engine, the host and the built-in stages: no C, no I/O.
         .target(name: "ToastCore", swiftSettings: releaseWithoutExclusivityChecks),
         // Reading events and writing records: decoders, encoders, sinks, the desktop and Redis.
@@ -49,7 +55,7 @@ let package = Package(
         .target(name: "ToastPipeline", dependencies: ["ToastCore", "ToastIO", "ToastLua"]),
         // The command line: options, the run loop, --state, Redis consumer groups, diff. What
         // toastscript and a plugin's own binary (Toastscript.main) run.
-        .target(name: "ToastCLI", dependencies: ["ToastPipeline", "ToastCore", "ToastIO", "ToastLua"]),
+        .target(name: "ToastCLI", dependencies: ["ToastPipeline", "ToastCore", "ToastIO", "ToastLua", "CSQLite"]),
         // Test doubles for stage authors: an in-memory sink and a stage harness.
         .target(name: "ToastPipelineTesting", dependencies: ["ToastPipeline", "ToastCore", "ToastIO", "ToastLua"]),
         .executableTarget(name: "toastscript", dependencies: ["ToastCLI"]),

@@ -177,6 +177,7 @@ import Testing
                 try String(contentsOfFile: root + "/" + $0, encoding: .utf8).contains("import \(module)\n")
             }
         }
+        #expect(try importing("CSQLite") == ["Sources/ToastCLI/State/Unsafe/SQLiteDatabase.swift"])
         #expect(try importing("CHiredis") == ["Sources/ToastIO/Redis/Unsafe/RedisCommands.swift",
                                               "Sources/ToastIO/Redis/Unsafe/RedisConnection.swift"])
         #expect(try (importing("CLua") + importing("CLuaBridge")).sorted() == ["Sources/ToastLua/Lua/Unsafe/LuaStack.swift",

@@ -25,14 +25,17 @@ import Testing
         // The first run reads a pipe that stays open: it holds the state until the pipe closes.
         let first = Process()
         first.executableURL = URL(fileURLWithPath: binary)
-        first.arguments = ["--format", "json", "--state", folder.file("state"), "--output", folder.file("out.jsonl"), "-q"]
+        // No checkpoint in between (`--checkpoint 0`): the state stays as the first line left it.
+        first.arguments = ["--format", "json", "--state", folder.file("state"), "--output", folder.file("out.jsonl"), "-q",
+                           "--checkpoint", "0"]
         let feed = Pipe()
         first.standardInput = feed
         first.standardError = FileHandle.nullDevice
         try first.run()
         feed.fileHandleForWriting.write(Data(#"{"message": "first", "duration": 0}"#.utf8 + [0x0A]))
         var waited = 0
-        while Self.text(folder.file("state.lock")) != "\(first.processIdentifier)\n" && waited < 500 {
+        while (Self.text(folder.file("state.lock")) != "\(first.processIdentifier)\n" || Self.text(folder.file("out.jsonl")).isEmpty)
+                && waited < 500 {
             Thread.sleep(forTimeInterval: 0.01)
             waited += 1
         }

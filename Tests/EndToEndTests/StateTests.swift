@@ -117,7 +117,7 @@ import Testing
         #expect(kills >= 24, "killed only \(kills) times")
     }
 
-    @Test(arguments: ["after-records", "before-rename", "after-rename"])
+    @Test(arguments: ["after-records", "before-commit", "after-commit"])
     func aRunKilledAtTheMomentsThatMatterGoesOnAsIfItHadNeverStopped(point: String) throws {
         let folder = try Folder()
         let input = folder.file("events.jsonl")
@@ -146,28 +146,29 @@ import Testing
 }
 
 extension StateTests {
-    /// A state file, saved by a short run of `examples/service.lua` with `--state`.
-    static func savedState(_ folder: Folder) throws -> Data {
+    /// A state file in `folder`, saved by a short run of `examples/service.lua` with `--state`.
+    static func saveState(in folder: Folder) throws {
         let input = folder.file("events.jsonl")
         try serviceStream(copies: 1, into: input)
         let run = try runBinary(command(folder, checkpoint: "1"), stdin: String(contentsOfFile: input, encoding: .utf8))
         #expect(run.status == 0, "\(run.stderr)")
-        return folder.bytes("state")
     }
 
-    /// Runs with the state file holding `state`: the run must stop before any input with
-    /// `message`, and leave the file and the output as they were.
-    static func expectRefused(_ state: Data, _ message: String, script: String = "examples/service.lua",
-                              stdin: String = #"{"message": "new"}"# + "\n") throws {
+    /// What `sqlite3` prints for `sql` on the database at `path`.
+    static func sqlite(_ path: String, _ sql: String) throws -> String {
+        let run = try runBinary([path, sql], program: "/usr/bin/sqlite3")
+        #expect(run.status == 0, "\(run.stderr)")
+        return run.stdout
+    }
+
+    /// Runs with the state `prepare` leaves in a folder: the run must stop before any input
+    /// with `message`, and leave the state and the output as they were.
+    static func expectRefused(_ message: String, script: String = "examples/service.lua",
+                              stdin: String = #"{"message": "new"}"# + "\n", state prepare: (Folder) throws -> Void) throws {
         let folder = try Folder()
-        // The state names the output it was written to: here, this folder's.
-        var state = state
-        if let text = String(data: state, encoding: .utf8),
-           let written = text.range(of: #""to":"[^"]*""#, options: .regularExpression) {
-            state = Data(text.replacingCharacters(in: written, with: #""to":""# + folder.file("out.jsonl") + #"""#).utf8)
-        }
-        try state.write(to: URL(fileURLWithPath: folder.file("state")))
+        try prepare(folder)
         try Data("kept\n".utf8).write(to: URL(fileURLWithPath: folder.file("out.jsonl")))
+        let state = folder.bytes("state")
         let run = try runBinary(command(folder, script: script), stdin: stdin)
         #expect(run.status == 1)
         let path = folder.file("state")
@@ -177,40 +178,52 @@ extension StateTests {
     }
 
     @Test func aStateFromAnotherFormatIsRefused() throws {
-        let folder = try Folder()
-        let saved = String(decoding: try Self.savedState(folder), as: UTF8.self)
-        let header = try #require(saved.split(separator: "\n").first)
-        let other = saved.replacingOccurrences(of: header, with: #"{"toastscript_state":1,"written_by":"toastscript 0.0.9"}"#)
-        try Self.expectRefused(Data(other.utf8),
-                               "the file was saved by toastscript 0.0.9 in state format 1, and this toastscript reads format 2")
+        try Self.expectRefused("the file was saved by toastscript 0.1.0 in state format 2, and this toastscript reads format 3") { folder in
+            try Data(#"{"toastscript_state":2,"written_by":"toastscript 0.1.0","stages":[]}"#.utf8 + [0x0A])
+                .write(to: URL(fileURLWithPath: folder.file("state")))
+        }
+        try Self.expectRefused("the file was saved by toastscript 0.9.0 in state format 4, and this toastscript reads format 3") { folder in
+            try Self.saveState(in: folder)
+            _ = try Self.sqlite(folder.file("state"), #"UPDATE run SET value = '4' WHERE name = 'format'; "#
+                                + #"UPDATE run SET value = '"toastscript 0.9.0"' WHERE name = 'written_by'"#)
+        }
     }
 
     @Test func aStateOfOtherStagesIsRefused() throws {
-        let folder = try Folder()
-        try Self.expectRefused(try Self.savedState(folder),
-                               "the file was saved by a run with the stages rules, debounce, dedup, digest, rate_limit, priority, style, "
+        try Self.expectRefused("the file was saved by a run with the stages rules, debounce, dedup, digest, rate_limit, priority, style, "
                                    + "announce, and these scripts run rules, dedup, rate_limit, priority, style, announce",
-                               script: "examples/app-session.lua")
+                               script: "examples/app-session.lua") { try Self.saveState(in: $0) }
     }
 
     @Test func aDamagedStateIsRefusedSayingWhere() throws {
-        let folder = try Folder()
-        let saved = try Self.savedState(folder)
-        let text = String(decoding: saved, as: UTF8.self)
-        try Self.expectRefused(saved.prefix(saved.count / 2), "the file is damaged (its last line is cut short)")
-        try Self.expectRefused(Data("hello\n".utf8), "the file is damaged (line 1: invalid JSON at column 1: unexpected 'h', expected a value)")
-        try Self.expectRefused(Data(text.replacingOccurrences(of: #""hold_serial":"#, with: #""hold_serial":"x","was":"#).utf8),
-                               "the file is damaged (line 4: pipeline.hold_serial is not an integer)")
-        try Self.expectRefused(Data((text + "{}\n").utf8), "the file is damaged (it has 5 lines, not 4)")
-        try Self.expectRefused(Data([0x7B, 0xFF, 0x0A]), "the file is damaged (it is not UTF-8 text)")
+        try Self.expectRefused("the file is damaged (database disk image is malformed)") { folder in
+            try Self.saveState(in: folder)
+            let bytes = folder.bytes("state")
+            try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: folder.file("state")))
+        }
+        try Self.expectRefused("the file is damaged (it is not a toastscript state: not an SQLite database)") { folder in
+            try Data("hello\n".utf8).write(to: URL(fileURLWithPath: folder.file("state")))
+        }
+        try Self.expectRefused("the file is damaged (it is an SQLite database, but not a toastscript state: it has no table run)") { folder in
+            _ = try Self.sqlite(folder.file("state"), "CREATE TABLE notes (text TEXT)")
+        }
+        try Self.expectRefused("the file is damaged (pipeline.hold_serial is not an integer)") { folder in
+            try Self.saveState(in: folder)
+            _ = try Self.sqlite(folder.file("state"), #"UPDATE parts SET value = replace(value, '"hold_serial":', '"hold_serial":"x","was":') "#
+                                + "WHERE name = 'clock'")
+        }
+        try Self.expectRefused("the file is damaged (parts clock: invalid JSON at column 1: unexpected 'h', expected a value)") { folder in
+            try Self.saveState(in: folder)
+            _ = try Self.sqlite(folder.file("state"), "UPDATE parts SET value = 'hello' WHERE name = 'clock'")
+        }
     }
 
     @Test func anInputShorterThanTheSavedOffsetIsRefused() throws {
-        let folder = try Folder()
-        let saved = try Self.savedState(folder)
-        let size = try #require(FileManager.default.attributesOfItem(atPath: folder.file("events.jsonl"))[.size] as? Int)
-        try Self.expectRefused(saved, "the input has 19 bytes, fewer than the \(size) read when it was saved: "
-                                   + "it is not the input the state was saved with")
+        let sizing = try Folder()
+        try Self.serviceStream(copies: 1, into: sizing.file("events.jsonl"))
+        let size = try #require(FileManager.default.attributesOfItem(atPath: sizing.file("events.jsonl"))[.size] as? Int)
+        try Self.expectRefused("the input has 19 bytes, fewer than the \(size) read when it was saved: "
+                               + "it is not the input the state was saved with") { try Self.saveState(in: $0) }
     }
 
     @Test func stateResetStartsAfreshAndOverwritesIt() throws {
@@ -218,7 +231,7 @@ extension StateTests {
         try Data("hello\n".utf8).write(to: URL(fileURLWithPath: folder.file("state")))
         let run = try runBinary(Self.command(folder) + ["--state-reset"], stdin: #"{"message": "new"}"# + "\n")
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(String(decoding: folder.bytes("state"), as: UTF8.self).hasPrefix(#"{"toastscript_state":2,"#))
+        #expect(try Self.sqlite(folder.file("state"), "SELECT value FROM run WHERE name = 'format'") == "3\n")
         #expect(String(decoding: folder.bytes("out.jsonl"), as: UTF8.self).contains(#""message":"new""#))
     }
 }
@@ -287,7 +300,7 @@ extension StateTests {
         try (0..<100).map { #"{"message": "m\#($0)", "at": \#($0)}"# }.joined(separator: "\n").appending("\n")
             .write(toFile: input, atomically: true, encoding: .utf8)
         let killed = try Self.start(Self.command(folder, script: script), input: input, folder: folder,
-                                    environment: ["TOASTSCRIPT_TEST_KILL_AT": "after-rename:2"])
+                                    environment: ["TOASTSCRIPT_TEST_KILL_AT": "after-commit:2"])
         killed.waitUntilExit()
         #expect(killed.terminationReason == .uncaughtSignal)
         let again = try runBinary(Self.command(folder, script: script).filter { $0 != "-q" }, stdinFile: nil,
@@ -335,7 +348,7 @@ extension StateTests {
         let live = try runShell(String(shell.dropFirst("/bin/sh -c '".count).dropLast()))
         #expect(live.status == 0, "\(live.stderr)")
         #expect(live.stdout.contains(#""message":"Connection refused""#))
-        #expect(String(decoding: folder.bytes("live.state"), as: UTF8.self).hasPrefix(#"{"toastscript_state":2,"#))
+        #expect(try Self.sqlite(folder.file("live.state"), "SELECT value FROM run WHERE name = 'format'") == "3\n")
     }
 }
 
@@ -355,8 +368,7 @@ extension StateTests {
         #expect(first.status == 65)
         #expect(first.stderr.components(separatedBy: "store.handlers.on_error is a function, which cannot be kept (checkpoint)").count == 2,
                 "\(first.stderr)")
-        let state = String(decoding: folder.bytes("state"), as: UTF8.self)
-        #expect(state.contains(#"{"store":[["count",3],["handlers",[]]]}"#) || state.contains(#"{"store":[["handlers",[]],["count",3]]}"#),
-                "\(state)")
+        let store = try Self.sqlite(folder.file("state"), "SELECT value FROM run WHERE name = 'store'")
+        #expect(store == #"[["count",3],["handlers",[]]]"# + "\n" || store == #"[["handlers",[]],["count",3]]"# + "\n", "\(store)")
     }
 }

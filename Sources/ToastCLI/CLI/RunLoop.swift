@@ -121,20 +121,25 @@ struct RunLoop {
             stopReason = .stateFailed(reason)
             return
         }
-        let state: SavedRun
-        do {
-            state = SavedRun(writtenBy: Toastscript.versionText(setup.environment), stages: pipeline.stageNames,
+        var state = SavedRun(writtenBy: Toastscript.versionText(setup.environment), stages: pipeline.stageNames,
                              screensBy: scripts.settings.screens?.by, output: setup.outputShape, input: inputPosition,
                              inputSeekable: setup.input.isRegularFile, inputFile: setup.inputFile, outputLength: nil, ended: ended,
-                             store: scripts.keptStore(during: "checkpoint"), pipeline: try pipeline.savedState())
+                             store: scripts.keptStore(during: "checkpoint"), pipeline: nil)
+        do {
+            if let group = setup.consumerGroup {
+                state.pipeline = try pipeline.savedState()
+                commit(state, to: group)
+            } else if let checkpoints = setup.checkpoints {
+                // The rows that changed; debug builds also hand over the screens called unchanged, to be checked.
+                var verifying = false
+                assert({ verifying = true; return true }())
+                let rows = try pipeline.savedRows(verifying: verifying)
+                let run = state
+                setup.writer.commit { checkpoints.submit(.init(state: run, rows: rows, outputLength: checkpoints.outputLength)) }
+            }
         } catch {
             stopReason = .stateFailed("\(error)")
             return
-        }
-        if let group = setup.consumerGroup {
-            commit(state, to: group)
-        } else if let checkpoints = setup.checkpoints {
-            setup.writer.commit { checkpoints.submit(.init(state: state, outputLength: checkpoints.outputLength)) }
         }
         lastCheckpoint = setup.environment.wallClock()
         changedSinceCheckpoint = false

@@ -61,10 +61,14 @@ struct RunSetup {
             reports.warning("warning: " + TerminalText.escaped(problem))
         }
         var saved: SavedRun?
-        var stateFile = options.state.map { StateFile(path: $0, killPoint: environment.variables["TOASTSCRIPT_TEST_KILL_AT"]) }
+        let stateFile: StateDatabase?
         do {
             // First of all: a second run on the same state changes nothing, not even with --state-reset.
             stateLock = try options.state.map { path throws(StateRefusal) in try StateLock(statePath: path) }
+            if options.stateReset, let path = options.state { StateDatabase.remove(path) }
+            stateFile = try options.state.map { path throws(StateRefusal) in
+                try StateDatabase(path: path, killPoint: environment.variables["TOASTSCRIPT_TEST_KILL_AT"])
+            }
         } catch {
             throw SetupError(message: error.message)
         }
@@ -89,8 +93,12 @@ struct RunSetup {
         }
         let statePlace: StatePlace = consumerGroup.map { .redis($0.stateDescription) } ?? .file(options.state ?? "")
         do {
-            if !options.stateReset, let bytes = try consumerGroup?.savedState() ?? stateFile?.read() {
-                saved = try SavedRun(fileBytes: bytes)
+            if !options.stateReset {
+                if let bytes = try consumerGroup?.savedState() {
+                    saved = try SavedRun(fileBytes: bytes)
+                } else {
+                    saved = try stateFile?.read()
+                }
             }
         } catch let error as StateRefusal {
             throw SetupError(message: error.message)
@@ -177,8 +185,8 @@ struct RunSetup {
             let begun = SavedRun(writtenBy: Toastscript.versionText(environment), stages: settings.stages,
                                  screensBy: settings.screens?.by, output: outputShape, input: InputPosition(), inputSeekable: false,
                                  outputLength: outputFile?.length, ended: false, store: .table([]), pipeline: nil)
-            if let reason = stateFile?.write(begun.fileBytes) {
-                throw SetupError(message: "cannot write --state \(options.state ?? ""): \(reason)")
+            if let reason = stateFile?.write(begun, rows: nil) {
+                throw SetupError(message: reason)
             }
         }
         do {
@@ -242,6 +250,7 @@ struct RunSetup {
             startPosition = InputPosition()
         }
         resumed = saved?.pipeline == nil ? nil : saved
+        if let saved, stateFile != nil, saved.pipeline != nil { pipeline.rowsWereRestored(saved.pipelineRowIDs) }
         // On the wall clock, a restored run's clock goes on from where it stopped.
         startedAt = environment.wallClock() - (options.clock == .wall ? pipeline.now : 0)
         pipeline.timeDisplay = TimeDisplay(zone: options.lua.timeZone)

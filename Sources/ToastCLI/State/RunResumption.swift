@@ -24,7 +24,7 @@ enum RunResumption {
             do {
                 try pipeline.restore(from: savedPipeline)
             } catch {
-                throw refuse("\(place.noun) is damaged (line 4: \(error))")
+                throw refuse("\(place.noun) is damaged (\(error))")
             }
         }
         let file = input as? FileDescriptorSource
@@ -67,7 +67,7 @@ extension SavedRun.ReadError {
             return Self.refusal("\(place.noun) is damaged (\(problem))", place: place)
         case .otherVersion(let version, let writtenBy):
             return Self.refusal("\(place.noun) was saved by \(writtenBy) in state format \(version), and this toastscript reads format "
-                                + "\(SavedRun.formatVersion)", place: place)
+                                + "\(place.formatVersion)", place: place)
         }
     }
 
@@ -82,7 +82,13 @@ extension SavedRun.ReadError {
 struct StatePlace {
     var name: String
     var noun: String
+    /// The format this toastscript keeps there.
+    var formatVersion: Int64
 
-    static func file(_ path: String) -> StatePlace { StatePlace(name: "--state \(path)", noun: "the file") }
-    static func redis(_ description: String) -> StatePlace { StatePlace(name: description, noun: "the state") }
+    static func file(_ path: String) -> StatePlace {
+        StatePlace(name: "--state \(path)", noun: "the file", formatVersion: SavedRun.fileFormatVersion)
+    }
+    static func redis(_ description: String) -> StatePlace {
+        StatePlace(name: description, noun: "the state", formatVersion: SavedRun.formatVersion)
+    }
 }

@@ -16,8 +16,11 @@ import ToastLua
 /// `pipeline` is null in the state a new run writes before its first toast: the run began
 /// (the output's length is counted) and nothing else is kept yet.
 struct SavedRun: Equatable, Sendable {
-    /// The saved form's version: a toastscript reads its own and refuses any other.
+    /// The saved form's version in a Redis key (four JSON lines): a toastscript reads its own
+    /// and refuses any other.
     static let formatVersion: Int64 = 2
+    /// The version of a `--state` file (an SQLite database of rows, `StateDatabase`).
+    static let fileFormatVersion: Int64 = 3
 
     var writtenBy: String
     var stages: [String]
@@ -38,6 +41,9 @@ struct SavedRun: Equatable, Sendable {
     var store: StoredValue
     /// `Pipeline.savedState()`; nil before the first toast.
     var pipeline: JSONValue?
+    /// The pipeline's rows it was put together from (a state file's), for the pipeline to
+    /// write only what changes after the restore.
+    var pipelineRowIDs: [SavedRowID] = []
 
     /// The file's bytes: four lines, each ending in a newline.
     var fileBytes: [UInt8] {
@@ -153,5 +159,45 @@ extension SavedRun {
         }
         return FileIdentity(device: try hex("device"), inode: try hex("inode"), sampledLength: Int(sampled),
                             checksum: try hex("checksum"))
+    }
+}
+
+extension SavedRun {
+    /// The rows of the run table of a state file: everything but the pipeline, one row each.
+    var runRows: [(name: String, value: JSONValue)] {
+        [("format", .integer(Self.fileFormatVersion)), ("written_by", .string(writtenBy)),
+         ("stages", .array(stages.map(JSONValue.string))), ("screens_by", screensBy.map(JSONValue.string) ?? .null),
+         ("output", output?.savedState ?? .null), ("input", input.savedState), ("input_seekable", .bool(inputSeekable)),
+         ("input_file", inputFile.map(Self.saved) ?? .null), ("output_length", outputLength.map(JSONValue.integer) ?? .null),
+         ("ended", .bool(ended)), ("store", store.savedState)]
+    }
+
+    /// A state file's run as its rows hold it; the pipeline is put together from its rows
+    /// (none: a run that had not begun).
+    init(runRows run: [String: JSONValue], pipelineRows rows: [SavedRowID: JSONValue]) throws(ReadError) {
+        func row(_ name: String) throws -> JSONValue {
+            guard let value = run[name] else { throw SavedStateError("the run has no \(name)") }
+            return value
+        }
+        guard case .integer(let version)? = run["format"] else { throw .damaged("it has no format") }
+        let writtenBy: String
+        if case .string(let text)? = run["written_by"] { writtenBy = text } else { writtenBy = "an unknown version" }
+        guard version == Self.fileFormatVersion else { throw .otherVersion(version, writtenBy: writtenBy) }
+        do {
+            let stages = try [String](savedState: try row("stages"), path: "run stages")
+            self.init(writtenBy: writtenBy, stages: stages,
+                      screensBy: try String?(savedState: try row("screens_by"), path: "run screens_by"),
+                      output: try row("output") == .null ? nil : try OutputShape(savedState: try row("output")),
+                      input: try InputPosition(savedState: try row("input")),
+                      inputSeekable: try SavedObject(.object([JSONMember("v", try row("input_seekable"))]), path: "run").bool("v"),
+                      inputFile: try row("input_file") == .null ? nil : try Self.fileIdentity(try row("input_file")),
+                      outputLength: try Int64?(savedState: try row("output_length"), path: "run output_length"),
+                      ended: try SavedObject(.object([JSONMember("v", try row("ended"))]), path: "run").bool("v"),
+                      store: try StoredValue(savedState: try row("store"), path: "run store"),
+                      pipeline: rows.isEmpty ? nil : try Pipeline.savedState(fromRows: rows, stages: stages))
+            pipelineRowIDs = Array(rows.keys)
+        } catch {
+            throw .damaged("\(error)")
+        }
     }
 }

@@ -74,6 +74,8 @@ package final class Pipeline: HostEnvironment {
     /// With screens on, every screen's host and stages; nil: one host for every toast.
     let screenTable: ScreenTable?
     var nextHoldSerial = 0
+    /// What the last checkpoint saved, to tell what changed since (`savedRows`).
+    var rowTracker = SavedRowTracker()
     private var pendingStart = 0
     private var isRunningPending = false
     /// How deep inside `handle`, a timer or `finish` we are: toasts emitted there wait.
@@ -502,6 +504,7 @@ package final class Pipeline: HostEnvironment {
                 countsAsError = isError(toast)
                 if countsAsError { screen.heldErrors += 1 }
                 assert(screen.heldErrors <= screen.held)
+                table.touch(screen)
                 serial = screen.serial
             }
         }

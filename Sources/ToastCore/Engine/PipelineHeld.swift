@@ -38,8 +38,10 @@ extension Pipeline {
         if entry.screen != 0, let screen = screenTable?.bySerial[entry.screen], isError(entry.toast) != entry.isError {
             entry.isError.toggle()
             screen.heldErrors += entry.isError ? 1 : -1
+            screenTable?.touch(screen)
         }
         held[handle.serial] = entry
+        rowTracker.heldChanged.insert(handle.serial)
         let changed = entry.toast.changedFields(since: before)
         if !changed.isEmpty {
             trace(TraceRecord(time: now, toast: entry.toast, stage: stageNames[entry.stage], verdict: .change,

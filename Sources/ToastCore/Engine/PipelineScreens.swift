@@ -17,10 +17,14 @@ extension Pipeline {
 
     /// `body` with every host: the one host, or every screen's in the order they first
     /// appeared (the screens listed once, not a list of their hosts beside them: with a
-    /// million screens held, the end of a run is where memory peaks).
+    /// million screens held, the end of a run is where memory peaks). Each screen counts as
+    /// changed (`body` may end its toasts): the next checkpoint saves it again.
     func forEachHost(_ body: (Host) -> Void) {
         guard let screenTable else { return body(host) }
-        for screen in screenTable.inOrderOfAppearance { body(screen.host) }
+        for screen in screenTable.inOrderOfAppearance {
+            screen.isChangedSinceSave = true
+            body(screen.host)
+        }
     }
 
     /// The screen `toast` is on now, made when it is new; the toast keeps its screen for its

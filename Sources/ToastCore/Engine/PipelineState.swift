@@ -15,16 +15,19 @@ extension Pipeline {
             JSONMember("emitted", .integer(Int64(generatedIDs.count))),
             JSONMember("timers", timers),
             JSONMember("host", host.savedState),
-            JSONMember("held", .array(held.sorted { $0.key < $1.key }.map { serial, entry in
-                .object([JSONMember("serial", .integer(Int64(serial))), JSONMember("stage", .string(stageNames[entry.stage])),
-                         JSONMember("since", .integer(entry.since)), JSONMember("error", .bool(entry.isError)),
-                         JSONMember("screen", .integer(Int64(entry.screen))),
-                         JSONMember("toast", entry.toast.savedState)])
-            })),
+            JSONMember("held", .array(held.sorted { $0.key < $1.key }.map { savedHeld($0.key, $0.value) })),
             JSONMember("hold_serial", .integer(Int64(nextHoldSerial))),
             JSONMember("screens", try screensState()),
             JSONMember("stages", .array(stageStates)),
         ])
+    }
+
+    /// A held toast as the saved run keeps it.
+    func savedHeld(_ serial: Int, _ entry: HeldToast) -> JSONValue {
+        .object([JSONMember("serial", .integer(Int64(serial))), JSONMember("stage", .string(stageNames[entry.stage])),
+                 JSONMember("since", .integer(entry.since)), JSONMember("error", .bool(entry.isError)),
+                 JSONMember("screen", .integer(Int64(entry.screen))),
+                 JSONMember("toast", entry.toast.savedState)])
     }
 
     /// Makes the pipeline hold what `savedState()` gave (its stages must have the names it
@@ -89,24 +92,38 @@ extension Pipeline {
 
     /// The timers as `TimerQueue` saves them; Lua's are left out (they are closures).
     private func timerState() throws -> JSONValue {
-        try timers.savedState { payload in
-            switch payload {
-            case .host(let timer): return Self.saved(timer, screen: nil)
-            case .screenHost(let timer, let screen): return Self.saved(timer, screen: screen)
-            case .stage(let index, let token, let screen):
-                return .object([JSONMember("stage", .string(stageNames[index])), JSONMember("token", .integer(Int64(token))),
-                                JSONMember("screen", .integer(Int64(screen)))])
-            case .script: return nil
-            case .stageValue(let index, let id):
-                // A cancelled timer is left out: it would not fire.
-                guard let (value, screen) = stageTimerValues[id], let stage = stageInstance(index, ofScreen: screen) else { return nil }
-                let saved: JSONValue
-                do { saved = try stage.saveTimerValue(StageTimer(id: id, value: value)) } catch {
-                    throw SavedStateError("stage \(stageNames[index]): \(error)")
-                }
-                return .object([JSONMember("stage", .string(stageNames[index])), JSONMember("timer", .integer(Int64(id))),
-                                JSONMember("screen", .integer(Int64(screen))), JSONMember("value", saved)])
+        try timers.savedState { try savedTimerPayload($0) }
+    }
+
+    /// A timer's payload as the saved run keeps it; nil for one that is not kept (Lua's, and a
+    /// cancelled one that would not fire).
+    func savedTimerPayload(_ payload: PipelineTimer) throws -> JSONValue? {
+        switch payload {
+        case .host(let timer): return Self.saved(timer, screen: nil)
+        case .screenHost(let timer, let screen): return Self.saved(timer, screen: screen)
+        case .stage(let index, let token, let screen):
+            return .object([JSONMember("stage", .string(stageNames[index])), JSONMember("token", .integer(Int64(token))),
+                            JSONMember("screen", .integer(Int64(screen)))])
+        case .script: return nil
+        case .stageValue(let index, let id):
+            guard let (value, screen) = stageTimerValues[id], let stage = stageInstance(index, ofScreen: screen) else { return nil }
+            let saved: JSONValue
+            do { saved = try stage.saveTimerValue(StageTimer(id: id, value: value)) } catch {
+                throw SavedStateError("stage \(stageNames[index]): \(error)")
             }
+            return .object([JSONMember("stage", .string(stageNames[index])), JSONMember("timer", .integer(Int64(id))),
+                            JSONMember("screen", .integer(Int64(screen))), JSONMember("value", saved)])
+        }
+    }
+
+    /// Whether `savedTimerPayload` keeps the timer, asked without saving it.
+    func keepsTimer(_ payload: PipelineTimer) -> Bool {
+        switch payload {
+        case .host, .screenHost, .stage: return true
+        case .script: return false
+        case .stageValue(let index, let id):
+            guard let (_, screen) = stageTimerValues[id] else { return false }
+            return stageInstance(index, ofScreen: screen) != nil
         }
     }
 
@@ -155,37 +172,42 @@ extension Pipeline {
 
     /// The instance of stage `index` that screen `serial` uses (0: the one every screen
     /// shares), without touching the screen.
-    private func stageInstance(_ index: Int, ofScreen serial: Int) -> (any ToastStage)? {
+    func stageInstance(_ index: Int, ofScreen serial: Int) -> (any ToastStage)? {
         guard serial != 0 else { return stageInstances[index] }
         return screenTable?.bySerial[serial]?.stages[index]
     }
 
     private func screensState() throws -> JSONValue {
         guard let table = screenTable else { return .null }
-        var screens: [JSONValue] = []
-        for screen in table.byRecency {
-            let stageStates = try Self.savedStages(stageNames.indices.filter { table.perScreen[$0] }.map {
-                (stageNames[$0], screen.stages[$0])
-            })
-            let key: JSONValue = switch screen.key {
-            case .text(let text): .string(text)
-            case .integer(let integer): .integer(integer)
-            }
-            screens.append(.object([
-                JSONMember("key", key), JSONMember("serial", .integer(Int64(screen.serial))),
-                JSONMember("held", .integer(Int64(screen.held))), JSONMember("held_errors", .integer(Int64(screen.heldErrors))),
-                JSONMember("host", screen.host.savedState), JSONMember("stages", .array(stageStates)),
-            ]))
+        return .object([JSONMember("list", .array(try table.byRecency.map { try savedScreen($0, in: table) })),
+                        JSONMember("windows", table.windowsState)] + screenTableCounters(table))
+    }
+
+    /// A screen as the saved run keeps it: its key, serial and stamp of recency, held counts,
+    /// host and own stages.
+    func savedScreen(_ screen: Screen, in table: ScreenTable) throws -> JSONValue {
+        let stageStates = try Self.savedStages(stageNames.indices.filter { table.perScreen[$0] }.map {
+            (stageNames[$0], screen.stages[$0])
+        })
+        let key: JSONValue = switch screen.key {
+        case .text(let text): .string(text)
+        case .integer(let integer): .integer(integer)
         }
         return .object([
-            JSONMember("list", .array(screens)),
-            JSONMember("touched", .array(table.touchedScreens.map { .integer(Int64($0.serial)) })),
-            JSONMember("windows", table.windowsState),
-            JSONMember("last_serial", .integer(Int64(table.lastSerial))),
-            JSONMember("seen", .integer(Int64(table.seen))),
-            JSONMember("ended_by_limit", .integer(Int64(table.endedByLimit))),
-            JSONMember("most_at_once", .integer(Int64(table.mostAtOnce))),
+            JSONMember("key", key), JSONMember("serial", .integer(Int64(screen.serial))),
+            JSONMember("named", .integer(Int64(screen.namedStamp))),
+            JSONMember("held", .integer(Int64(screen.held))), JSONMember("held_errors", .integer(Int64(screen.heldErrors))),
+            JSONMember("host", screen.host.savedState), JSONMember("stages", .array(stageStates)),
         ])
+    }
+
+    /// The screen table's list of screens to look at and its counters.
+    func screenTableCounters(_ table: ScreenTable) -> [JSONMember] {
+        [JSONMember("touched", .array(table.touchedScreens.map { .integer(Int64($0.serial)) })),
+         JSONMember("last_serial", .integer(Int64(table.lastSerial))),
+         JSONMember("seen", .integer(Int64(table.seen))),
+         JSONMember("ended_by_limit", .integer(Int64(table.endedByLimit))),
+         JSONMember("most_at_once", .integer(Int64(table.mostAtOnce)))]
     }
 
     private func restoreScreens(from saved: JSONValue) throws {
@@ -207,6 +229,10 @@ extension Pipeline {
             }
             let serial = Int(try entry.integer("serial"))
             let screen = addNewScreen(key, serial: serial, in: table)
+            if let stamp = entry.optional("named") {
+                guard case .integer(let named) = stamp else { throw SavedStateError("\(path).named is not an integer") }
+                table.restoreStamp(Int(named), of: screen)
+            }
             screen.held = Int32(clamping: try entry.integer("held"))
             screen.heldErrors = Int32(clamping: try entry.integer("held_errors"))
             try screen.host.restore(from: try entry.required("host"))
@@ -238,7 +264,7 @@ extension Pipeline {
     }
 
     /// The saved states of the stages that keep one, by name.
-    private static func savedStages(_ stages: [(name: String, stage: any ToastStage)]) throws -> [JSONValue] {
+    static func savedStages(_ stages: [(name: String, stage: any ToastStage)]) throws -> [JSONValue] {
         try stages.compactMap { name, stage in
             let state: JSONValue?
             do { state = try stage.saveState() } catch { throw SavedStateError("stage \(name): \(error)") }

@@ -12,6 +12,9 @@ final class Screen: Host, RecencyListed, TouchListed, HostEnvironment {
     /// it orders screens by first appearance. A screen object reused for another screen gets
     /// a new one.
     var serial: Int
+    /// When an event last named it, on a count of namings the table keeps: orders the screens
+    /// by recency in a saved run, whose rows are written one screen at a time.
+    var namedStamp: Int = 0
     /// The pipeline owns the screen table, and so every screen; a screen reaches the pipeline
     /// only while the pipeline drives it (`unowned(unsafe)`: no reference count on every
     /// record and timer, as `StageContext.pipeline`).
@@ -49,6 +52,9 @@ final class Screen: Host, RecencyListed, TouchListed, HostEnvironment {
     /// by the table until the list is looked at (`ScreenTable.remove`). (Last: its flag
     /// ends the object, without a word of padding after it.)
     var touchedLink = TouchedLink<Screen>()
+    /// Whether it may have changed since the last checkpoint saved it (`ScreenTable.touch`):
+    /// only such screens are saved again. (After `touchedLink`, in the padding its flag leaves.)
+    var isChangedSinceSave = true
 
     /// This screen's stage `index` (one of its own) decides on `toast`.
     @inline(__always)
@@ -159,6 +165,8 @@ final class ScreenTable {
         var seen: Int = 0
         var endedByLimit: Int = 0
         var mostAtOnce: Int = 0
+        /// The stamp the next named screen gets (`Screen.namedStamp`).
+        var nextNamedStamp: Int = 1
     }
     private var state = State()
 
@@ -236,9 +244,12 @@ final class ScreenTable {
         state.inHand.with(body)
     }
 
-    /// `screen` was used: it is looked at when the next event arrives.
+    /// `screen` was used: it is looked at when the next event arrives, and saved again at the
+    /// next checkpoint. Whatever changes a screen touches it (checked at each checkpoint in
+    /// debug builds: a screen not touched saves as it did).
     func touch(_ screen: Screen) {
         state.touched.add(screen)
+        screen.isChangedSinceSave = true
     }
 
     /// Calls `body` with the screens to look at when an event arrives at `now`: those used
@@ -276,6 +287,16 @@ final class ScreenTable {
     /// The windows' times to look at screens again, saved as `TimerQueue` saves (payload: the
     /// screen's serial).
     var windowsState: JSONValue { state.windows.savedState { .integer(Int64($0)) } }
+
+    /// The windows' timers, each with its sequence, for a checkpoint that saves them as rows.
+    func forEachWindow(_ body: (TimerQueue<Int>.Timer) throws -> Void) rethrows {
+        try state.windows.forEachTimer(body)
+    }
+
+    /// Every remembered screen, in no particular order.
+    func forEachScreen(_ body: (Screen) throws -> Void) rethrows {
+        try state.bySerial.forEachValue(body)
+    }
 
     /// Takes back what a saved run held, after its screens were added again (`add`) in order
     /// of recency: the touched list (last used first), the windows and the counters.
@@ -321,7 +342,22 @@ final class ScreenTable {
         state.seen += 1
         state.mostAtOnce = max(mostAtOnce, state.byKey.count)
         state.recency.append(screen)
+        stampNamed(screen)
         touch(screen)
+    }
+
+    /// `screen` becomes the most recently named (its stamp the next), unless a saved run
+    /// restores its stamp (`restoreStamp`).
+    private func stampNamed(_ screen: Screen) {
+        screen.namedStamp = state.nextNamedStamp
+        state.nextNamedStamp += 1
+    }
+
+    /// A restored screen takes back the stamp it was saved with (screens are added again in
+    /// order of recency, so the stamps go up as they did).
+    func restoreStamp(_ stamp: Int, of screen: Screen) {
+        screen.namedStamp = stamp
+        state.nextNamedStamp = max(state.nextNamedStamp, stamp + 1)
     }
 
     func remove(_ screen: Screen) {
@@ -343,6 +379,7 @@ final class ScreenTable {
     func named(_ screen: Screen) {
         state.recency.remove(screen)
         state.recency.append(screen)
+        stampNamed(screen)
         touch(screen)
     }
 

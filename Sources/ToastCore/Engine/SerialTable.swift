@@ -43,6 +43,11 @@ struct SerialTable<Value> {
         return values
     }
 
+    /// Calls `body` with every value, in no particular order (without a list of them).
+    func forEachValue(_ body: (Value) throws -> Void) rethrows {
+        for bucket in buckets { if let value = bucket.value { try body(value) } }
+    }
+
     /// Whether a value satisfies `predicate` (without a list of the values).
     func contains(where predicate: (Value) -> Bool) -> Bool {
         buckets.contains { bucket in bucket.value.map(predicate) ?? false }

@@ -2,6 +2,12 @@
 /// were set (docs/events.md, "The clock": timers due at the same time fire in the order they were set).
 package struct TimerQueue<Payload> {
     package struct Timer {
+        package init(due: Microseconds, sequence: UInt64, payload: Payload) {
+            self.due = due
+            self.sequence = sequence
+            self.payload = payload
+        }
+
         package var due: Microseconds
         /// Position in the order of setting, for ties.
         package var sequence: UInt64
@@ -97,6 +103,23 @@ extension TimerQueue {
         })
     }
 
+    /// Every timer's sequence, due time and payload, in no particular order: a checkpoint
+    /// saves each timer as a row of its own, by its sequence (`Pipeline.savedRows`).
+    package func forEachTimer(_ body: (Timer) throws -> Void) rethrows {
+        for timer in heap { try body(timer) }
+    }
+
+    /// Timers restored from rows, each with the sequence it was saved with, so that ties fire
+    /// in the order they were set and a row keeps its number across a restart.
+    package init(restoring timers: [Timer]) {
+        self.init()
+        for timer in timers.sorted(by: { $0.firesBefore($1) }) {
+            heap.append(timer)
+            siftUp(heap.count - 1)
+        }
+        nextSequence = (timers.map(\.sequence).max() ?? 0) &+ (timers.isEmpty ? 0 : 1)
+    }
+
     /// The timers `savedState` gave, set again in the order they fire, so that timers due at
     /// the same time keep their order (and come before any set after). Throws
     /// `SavedStateError` naming the part that is wrong (`path`, or what `restore` throws).
@@ -104,13 +127,28 @@ extension TimerQueue {
         self.init()
         guard case .array(let items) = savedState else { throw SavedStateError("\(path) is not a list") }
         var last: Microseconds = .min
+        var withSequences: [Timer] = []
         for (index, item) in items.enumerated() {
             let itemPath = "\(path)[\(index)]"
             let saved = try SavedObject(item, path: itemPath)
             let due = try saved.integer("due")
             guard due >= last else { throw SavedStateError("\(itemPath) is due before the timer above it") }
             last = due
-            schedule(try restore(try saved.required("timer"), "\(itemPath).timer"), at: due)
+            let payload = try restore(try saved.required("timer"), "\(itemPath).timer")
+            // Rows keep each timer's sequence (a state of rows); a list in order needs none.
+            if saved.optional("sequence") != nil {
+                let sequence = try saved.integer("sequence")
+                guard sequence >= 0 else { throw SavedStateError("\(itemPath).sequence is negative") }
+                withSequences.append(Timer(due: due, sequence: UInt64(sequence), payload: payload))
+            } else {
+                schedule(payload, at: due)
+            }
+        }
+        if !withSequences.isEmpty {
+            guard heap.isEmpty, Set(withSequences.map(\.sequence)).count == withSequences.count else {
+                throw SavedStateError("\(path): timers with and without sequences, or two with one sequence")
+            }
+            self = TimerQueue(restoring: withSequences)
         }
     }
 }

@@ -8,20 +8,22 @@ import ToastIO
 /// Saves checkpoints on a thread of its own, so that neither the pipeline nor the thread that
 /// writes records waits for the disk: a checkpoint's records are written first (the writer
 /// hands it over once they are, with the output's length then), and here the output is synced
-/// and the state file replaced, in the order the checkpoints were taken. A state file never
+/// and the checkpoint's rows committed to the state, in the order the checkpoints were taken. A state file never
 /// counts records that are not on disk; it may lag the run by the checkpoints still queued.
 ///
 /// Shared by the threads (`@unchecked Sendable`): what both touch is the queue and the
 /// failure; the state file and the output's descriptor are this thread's alone once it has
 /// started (and the caller's again after `finish()`).
 final class CheckpointThread: @unchecked Sendable {
-    /// A checkpoint whose records are written: the state, and the output's length after them.
+    /// A checkpoint whose records are written: the run (its pipeline aside), the pipeline's
+    /// rows that changed (nil: none yet, a run not begun), and the output's length after them.
     struct Job: Sendable {
         var state: SavedRun
+        var rows: SavedRowChanges?
         var outputLength: Int64?
     }
 
-    private var file: StateFile
+    private let file: StateDatabase
     /// The output, opened again for syncing and its length (fstat and fsync on a descriptor of
     /// its own, apart from the writer's).
     private let output: OutputFile?
@@ -29,7 +31,7 @@ final class CheckpointThread: @unchecked Sendable {
     private let failureReason = Mutex<String?>(nil)
     private var thread: SystemThread?
 
-    init(file: StateFile, outputPath: String?) throws(StateRefusal) {
+    init(file: StateDatabase, outputPath: String?) throws(StateRefusal) {
         self.file = file
         output = try outputPath.map { path throws(StateRefusal) in try OutputFile(path: path) }
     }
@@ -76,7 +78,7 @@ final class CheckpointThread: @unchecked Sendable {
         state.outputLength = job.outputLength
         checkMovesForward(state)
         file.killIfAsked(at: "after-records", checkpoint: file.checkpoints + 1)
-        if let reason = file.write(state.fileBytes) { fail(reason) }
+        if let reason = file.write(state, rows: job.rows) { fail(reason) }
     }
 
     /// The last state saved, for `checkMovesForward` (debug builds only).

@@ -1,0 +1,147 @@
+import CSQLite
+
+/// One SQLite database, owned: this file is the only Swift that calls SQLite's C API (the
+/// state file, docs/service.md "The state file"). Statements are prepared once and kept;
+/// each bind copies its bytes (`SQLITE_TRANSIENT`), so nothing Swift lends outlives the call.
+///
+/// Safe to use: the connection lives exactly as long as this object and its statements as
+/// long as theirs (finalized before the connection is closed, which `SQLiteStatement` keeps
+/// alive); a column's bytes are copied out before the next step.
+final class SQLiteDatabase {
+    fileprivate let handle: OpaquePointer
+
+    /// Opens (or creates) the database at `path`.
+    init(path: String) throws(SQLiteError) {
+        var opened: OpaquePointer?
+        let status = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let opened else {
+            let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
+            sqlite3_close(opened)
+            throw SQLiteError(message: message)
+        }
+        handle = opened
+        // A busy database (a reader's transaction on the WAL's checkpoint) is waited for a while.
+        sqlite3_busy_timeout(handle, 5_000)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs statements that return no rows (a schema, a pragma).
+    func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(handle, sql, nil, nil, &message) == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? lastError
+            sqlite3_free(message)
+            throw SQLiteError(message: text)
+        }
+    }
+
+    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
+              let statement else { throw SQLiteError(message: lastError) }
+        return SQLiteStatement(database: self, statement: statement)
+    }
+
+    /// The first value of the first row of `sql` as text (a pragma's answer); nil for none.
+    func text(_ sql: String) throws(SQLiteError) -> String? {
+        let statement = try prepare(sql)
+        return try statement.step() ? statement.text(0) : nil
+    }
+
+    fileprivate var lastError: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// Whether the bytes begin as an SQLite database does ("SQLite format 3" and a zero).
+    static func isDatabase(_ bytes: [UInt8]) -> Bool {
+        bytes.starts(with: Array("SQLite format 3".utf8) + [0])
+    }
+}
+
+/// A prepared statement of a `SQLiteDatabase`, used again and again: bind, step, reset.
+final class SQLiteStatement {
+    private let database: SQLiteDatabase
+    private let statement: OpaquePointer
+
+    fileprivate init(database: SQLiteDatabase, statement: OpaquePointer) {
+        self.database = database
+        self.statement = statement
+    }
+
+    deinit { sqlite3_finalize(statement) }
+
+    /// Binds the values to the parameters in order (1, 2, …), replacing those bound before;
+    /// the next `step` runs the statement from its start.
+    func bind(_ values: SQLiteValue...) throws(SQLiteError) { try bind(values) }
+
+    private func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        sqlite3_reset(statement)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .integer(let integer): status = sqlite3_bind_int64(statement, index, integer)
+            case .text(let text): status = sqlite3_bind_text(statement, index, text, -1, SQLiteStatement.transient)
+            case .bytes(let bytes):
+                status = bytes.withUnsafeBytes {
+                    sqlite3_bind_text(statement, index, $0.baseAddress?.assumingMemoryBound(to: CChar.self), Int32($0.count),
+                                      SQLiteStatement.transient)
+                }
+            case .null: status = sqlite3_bind_null(statement, index)
+            }
+            guard status == SQLITE_OK else { throw SQLiteError(message: database.lastError) }
+        }
+    }
+
+    /// Runs the statement to its next row: true when there is one.
+    func step() throws(SQLiteError) -> Bool {
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE:
+            sqlite3_reset(statement)
+            return false
+        default:
+            let message = database.lastError
+            sqlite3_reset(statement)
+            throw SQLiteError(message: message)
+        }
+    }
+
+    /// Binds `values` and runs the statement to its end (an insert, a delete).
+    func run(_ values: SQLiteValue...) throws(SQLiteError) {
+        try bind(values)
+        while try step() {}
+    }
+
+    /// Column `index` of the current row as text (nil for NULL).
+    func text(_ index: Int32) -> String? {
+        guard sqlite3_column_type(statement, index) != SQLITE_NULL, let bytes = sqlite3_column_text(statement, index) else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// Column `index` of the current row as bytes (a text's, copied).
+    func bytes(_ index: Int32) -> [UInt8] {
+        guard let bytes = sqlite3_column_blob(statement, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, index))))
+    }
+
+    func integer(_ index: Int32) -> Int64 { sqlite3_column_int64(statement, index) }
+
+    /// `SQLITE_TRANSIENT`: SQLite copies the bytes before the bind returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
+
+/// A value bound to a statement's parameter.
+enum SQLiteValue {
+    case integer(Int64)
+    case text(String)
+    /// UTF-8 text given as bytes (JSON written by `JSONText`).
+    case bytes([UInt8])
+    case null
+}
+
+/// What SQLite said went wrong.
+struct SQLiteError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

@@ -1,0 +1,142 @@
+/// The pipeline saved as rows (`SavedRows.swift`): what changed since the last checkpoint, and
+/// the saved form `restore(from:)` reads, put together again from the rows.
+///
+/// What tells a change, row by row: the parts are written every time (the writer leaves out a
+/// text it wrote before); a screen is written when it was touched since (`ScreenTable.touch`);
+/// a timer, a window or a held toast when its number is new (they do not change while they
+/// wait, but for a held toast changed in place, which is marked); a row whose number is gone
+/// is deleted. So a checkpoint costs what changed, not what is kept.
+extension Pipeline {
+    /// The name of a stage's part starts with this, then the stage's name.
+    static let stagePartPrefix = "stage "
+
+    /// The rows that changed since the last call (all of them the first time, or after a
+    /// restore those that changed since it); `verifying` (debug builds) adds the screens left
+    /// out as unchanged, for the writer to check.
+    package func savedRows(verifying: Bool = false) throws -> SavedRowChanges {
+        var changes = SavedRowChanges()
+        var tracker = rowTracker
+        changes.written.append((.part("clock"), .object([
+            JSONMember("now", .integer(now)),
+            JSONMember("script_timers", .integer(Int64(pendingScriptTimers))),
+            JSONMember("emitted", .integer(Int64(generatedIDs.count))),
+            JSONMember("hold_serial", .integer(Int64(nextHoldSerial))),
+        ])))
+        changes.written.append((.part("host"), host.savedState))
+
+        var stagesNow = Set<String>()
+        for (index, stage) in stages.enumerated() {
+            let state: JSONValue?
+            do { state = try stage.saveState() } catch { throw SavedStateError("stage \(stageNames[index]): \(error)") }
+            guard let state else { continue }
+            stagesNow.insert(stageNames[index])
+            changes.written.append((.part(Self.stagePartPrefix + stageNames[index]), state))
+        }
+        for gone in tracker.stages.subtracting(stagesNow) { changes.deleted.append(.part(Self.stagePartPrefix + gone)) }
+        tracker.stages = stagesNow
+
+        var timersNow = Set<UInt64>()
+        try timers.forEachTimer { timer in
+            guard keepsTimer(timer.payload) else { return }
+            timersNow.insert(timer.sequence)
+            guard !tracker.timers.contains(timer.sequence), let payload = try savedTimerPayload(timer.payload) else { return }
+            changes.written.append((SavedRowID(kind: .timer, number: Int64(bitPattern: timer.sequence)), Self.savedTimer(timer, payload)))
+        }
+        for gone in tracker.timers.subtracting(timersNow) {
+            changes.deleted.append(SavedRowID(kind: .timer, number: Int64(bitPattern: gone)))
+        }
+        tracker.timers = timersNow
+
+        var heldNow = Set<Int>()
+        for (serial, entry) in held {
+            heldNow.insert(serial)
+            guard !tracker.held.contains(serial) || tracker.heldChanged.contains(serial) else { continue }
+            changes.written.append((SavedRowID(kind: .held, number: Int64(serial)), savedHeld(serial, entry)))
+        }
+        for gone in tracker.held.subtracting(heldNow) { changes.deleted.append(SavedRowID(kind: .held, number: Int64(gone))) }
+        tracker.held = heldNow
+        tracker.heldChanged.removeAll()
+
+        if let table = screenTable {
+            changes.written.append((.part("screens"), .object(screenTableCounters(table))))
+            var windowsNow = Set<UInt64>()
+            table.forEachWindow { window in
+                windowsNow.insert(window.sequence)
+                guard !tracker.windows.contains(window.sequence) else { return }
+                changes.written.append((SavedRowID(kind: .window, number: Int64(bitPattern: window.sequence)),
+                                        Self.savedTimer(window, .integer(Int64(window.payload)))))
+            }
+            for gone in tracker.windows.subtracting(windowsNow) {
+                changes.deleted.append(SavedRowID(kind: .window, number: Int64(bitPattern: gone)))
+            }
+            tracker.windows = windowsNow
+
+            var screensNow = Set<Int>()
+            try table.forEachScreen { screen in
+                screensNow.insert(screen.serial)
+                let id = SavedRowID(kind: .screen, number: Int64(screen.serial))
+                if screen.isChangedSinceSave || !tracker.screens.contains(screen.serial) {
+                    changes.written.append((id, try savedScreen(screen, in: table)))
+                    screen.isChangedSinceSave = false
+                } else if verifying {
+                    changes.unchanged.append((id, try savedScreen(screen, in: table)))
+                }
+            }
+            for gone in tracker.screens.subtracting(screensNow) { changes.deleted.append(SavedRowID(kind: .screen, number: Int64(gone))) }
+            tracker.screens = screensNow
+        }
+        rowTracker = tracker
+        return changes
+    }
+
+    /// A timer's row: when it is due, its sequence (its order among timers due at once) and
+    /// its payload.
+    private static func savedTimer<Payload>(_ timer: TimerQueue<Payload>.Timer, _ payload: JSONValue) -> JSONValue {
+        .object([JSONMember("due", .integer(timer.due)), JSONMember("sequence", .integer(Int64(bitPattern: timer.sequence))),
+                 JSONMember("timer", payload)])
+    }
+
+    /// The saved form `restore(from:)` reads, put together from a saved run's rows; `stages`
+    /// is the order of the run's stages. Throws `SavedStateError` for rows that do not fit.
+    package static func savedState(fromRows rows: [SavedRowID: JSONValue], stages: [String]) throws -> JSONValue {
+        guard let clock = rows[.part("clock")], let host = rows[.part("host")] else {
+            throw SavedStateError("the rows have no clock or no host")
+        }
+        let clockObject = try SavedObject(clock, path: "clock")
+        func numbered(_ kind: SavedRowID.Kind) -> [(number: Int64, value: JSONValue)] {
+            rows.filter { $0.key.kind == kind }.map { ($0.key.number, $0.value) }
+        }
+        func inOrderOfFiring(_ kind: SavedRowID.Kind) throws -> JSONValue {
+            let timers = try numbered(kind).map { row in (try SavedObject(row.value, path: "\(kind.rawValue) \(row.number)").integer("due"), row) }
+            return .array(timers.sorted { ($0.0, $0.1.number) < ($1.0, $1.1.number) }.map(\.1.value))
+        }
+        let stageStates: [JSONValue] = stages.compactMap { name in
+            rows[.part(stagePartPrefix + name)].map { .object([JSONMember("name", .string(name)), JSONMember("state", $0)]) }
+        }
+        var screens = JSONValue.null
+        if let counters = rows[.part("screens")], case .object(let members) = counters {
+            let list = try numbered(.screen).map { row in
+                (try SavedObject(row.value, path: "screen \(row.number)").integer("named"), row.value)
+            }
+            screens = .object([JSONMember("list", .array(list.sorted { $0.0 < $1.0 }.map(\.1))),
+                               JSONMember("windows", try inOrderOfFiring(.window))] + members)
+        }
+        return .object([
+            JSONMember("now", try clockObject.required("now")),
+            JSONMember("script_timers", try clockObject.required("script_timers")),
+            JSONMember("emitted", try clockObject.required("emitted")),
+            JSONMember("timers", try inOrderOfFiring(.timer)),
+            JSONMember("host", host),
+            JSONMember("held", .array(numbered(.held).sorted { $0.number < $1.number }.map(\.value))),
+            JSONMember("hold_serial", try clockObject.required("hold_serial")),
+            JSONMember("screens", screens),
+            JSONMember("stages", .array(stageStates)),
+        ])
+    }
+
+    /// After a restore from `rows`: the next checkpoint writes only what changes from here.
+    package func rowsWereRestored(_ rows: some Sequence<SavedRowID>) {
+        rowTracker = SavedRowTracker(restoredFrom: rows)
+        screenTable?.forEachScreen { $0.isChangedSinceSave = false }
+    }
+}
