@@ -82,6 +82,32 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
     }
 
+    /// A run killed after it made the database but before its tables were committed leaves an
+    /// empty file or a database of no tables: nothing to go on from, so the next run starts afresh.
+    @Test(arguments: [false, true]) func aStateKilledBeforeItsTablesIsAFreshOne(withDatabase: Bool) throws {
+        let folder = try Folder()
+        if withDatabase {
+            let made = try runBinary([folder.file("state"), "PRAGMA journal_mode = WAL"], program: "/usr/bin/sqlite3")
+            #expect(made.status == 0)
+        } else {
+            try Self.write("", to: folder.file("state"))
+        }
+        let first = #"{"message": "after", "at": 1, "duration": 0}"# + "\n"
+        try Self.write(first, to: folder.file("e.jsonl"))
+        let run = try runBinary(Self.command(folder))
+        #expect(run.status == 0, "\(run.stderr)")
+        let firstRecords = Self.text(folder.file("out.jsonl"))
+        #expect(firstRecords.contains("after"))
+        // What that run wrote is a state like any other: a restart goes on from it.
+        try Self.write(first + #"{"message": "later", "at": 2, "duration": 0}"# + "\n", to: folder.file("e.jsonl"))
+        let again = try runBinary(Self.command(folder))
+        #expect(again.status == 0, "\(again.stderr)")
+        let records = Self.text(folder.file("out.jsonl"))
+        #expect(records.hasPrefix(firstRecords))
+        #expect(!records.dropFirst(firstRecords.count).contains("after"))
+        #expect(records.contains("later"))
+    }
+
     @Test func aFreshStateWithAnOutputOfAnotherRunIsRefusedAndStateResetEmptiesIt() throws {
         let folder = try Folder()
         try Self.write(#"{"message": "a", "at": 1}"# + "\n", to: folder.file("e.jsonl"))
