@@ -26,10 +26,11 @@ private func makePipeline(screens: Bool) -> Pipeline {
     return Pipeline(settings: settings, stages: stages, output: Discard())
 }
 
-/// What must hold for any bytes: reading them as a state file gives a saved run or a reason,
+/// What must hold for any bytes: reading them as a saved state gives a saved run or a reason,
 /// never a trap; a saved run written out and read again is written alike; its pipeline, restored
 /// into a run of the stages it names, either says what is wrong or goes on — an event, the
-/// drain, a checkpoint — without a trap.
+/// drain, a checkpoint — without a trap; and saved as rows (a state file's), put together and
+/// restored again, it saves as it did.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -41,6 +42,21 @@ public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     for screens in [false, true] {
         let pipeline = makePipeline(screens: screens)
         guard (try? pipeline.restore(from: state)) != nil else { continue }
+        // The same run as rows (a --state file's), put together again: it restores alike.
+        if let rows = try? pipeline.savedRows(), let before = try? pipeline.savedState() {
+            var kept: [SavedRowID: JSONValue] = [:]
+            for (id, value) in rows.written { kept[id] = value }
+            guard let tree = try? Pipeline.savedState(fromRows: kept, stages: pipeline.stageNames) else {
+                preconditionFailure("rows a pipeline wrote do not go together")
+            }
+            let again = makePipeline(screens: screens)
+            guard (try? again.restore(from: tree)) != nil else { preconditionFailure("rows a pipeline wrote do not restore") }
+            // Compared as written: a float that is not a number equals no value, itself included.
+            var written: [UInt8] = [], rewritten: [UInt8] = []
+            JSONText.appendValue(before, to: &written)
+            if let after = try? again.savedState() { JSONText.appendValue(after, to: &rewritten) }
+            precondition(rewritten == written, "a run restored from its rows saves otherwise")
+        }
         pipeline.handle(Event(.show(Toast(id: "fuzz", message: "after the restore", role: "error")), at: pipeline.now))
         pipeline.handle(Event(.tap(target: nil), at: pipeline.now))
         _ = try? pipeline.savedState()

@@ -35,6 +35,10 @@ import Testing
         let first = try pipeline.savedRows()
         #expect(first.written.filter { $0.id.kind == .screen }.count == 50)
         #expect(first.deleted.isEmpty)
+        // dedup keeps each screen's keys in the screen's row, not in a row of its own for all.
+        #expect(first.written.first { $0.id == .part("stage dedup") }?.value == .object([JSONMember("screens", .array([]))]))
+        let keyed = first.written.filter { $0.id.kind == .screen }.compactMap { try? SavedObject($0.value, path: "").optional("keyed") }
+        #expect(keyed.count == 50)
         // Nothing happened since: only the parts, which the writer compares with what it wrote.
         let idle = try pipeline.savedRows(verifying: true)
         #expect(idle.written.allSatisfy { $0.id.kind == .part }, "\(idle.written.map(\.id))")

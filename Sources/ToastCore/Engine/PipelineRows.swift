@@ -27,7 +27,10 @@ extension Pipeline {
         var stagesNow = Set<String>()
         for (index, stage) in stages.enumerated() {
             let state: JSONValue?
-            do { state = try stage.saveState() } catch { throw SavedStateError("stage \(stageNames[index]): \(error)") }
+            do {
+                // A stage keyed by screen keeps each screen's part in the screen's row.
+                state = try (stage as? any ScreenKeyedStage)?.savedSharedState() ?? stage.saveState()
+            } catch { throw SavedStateError("stage \(stageNames[index]): \(error)") }
             guard let state else { continue }
             stagesNow.insert(stageNames[index])
             changes.written.append((.part(Self.stagePartPrefix + stageNames[index]), state))
@@ -76,10 +79,10 @@ extension Pipeline {
                 screensNow.insert(screen.serial)
                 let id = SavedRowID(kind: .screen, number: Int64(screen.serial))
                 if screen.isChangedSinceSave || !tracker.screens.contains(screen.serial) {
-                    changes.written.append((id, try savedScreen(screen, in: table)))
+                    changes.written.append((id, try savedScreen(screen, in: table, withKeyedParts: true)))
                     screen.isChangedSinceSave = false
                 } else if verifying {
-                    changes.unchanged.append((id, try savedScreen(screen, in: table)))
+                    changes.unchanged.append((id, try savedScreen(screen, in: table, withKeyedParts: true)))
                 }
             }
             for gone in tracker.screens.subtracting(screensNow) { changes.deleted.append(SavedRowID(kind: .screen, number: Int64(gone))) }
@@ -110,8 +113,23 @@ extension Pipeline {
             let timers = try numbered(kind).map { row in (try SavedObject(row.value, path: "\(kind.rawValue) \(row.number)").integer("due"), row) }
             return .array(timers.sorted { ($0.0, $0.1.number) < ($1.0, $1.1.number) }.map(\.1.value))
         }
+        // What a stage keyed by screen keeps for each screen is in the screen's row (`keyed`): back
+        // into the stage's list of screens, by serial, as `saveState` lists them.
+        var keyedParts: [String: [(serial: Int64, part: JSONValue)]] = [:]
+        for (id, value) in rows where id.kind == .screen {
+            guard case .object(let parts)? = try SavedObject(value, path: "screen \(id.number)").optional("keyed") else { continue }
+            for part in parts { keyedParts[part.name, default: []].append((id.number, part.value)) }
+        }
         let stageStates: [JSONValue] = stages.compactMap { name in
-            rows[.part(stagePartPrefix + name)].map { .object([JSONMember("name", .string(name)), JSONMember("state", $0)]) }
+            rows[.part(stagePartPrefix + name)].map { state in
+                var state = state
+                if case .object(var members) = state, let screens = members.firstIndex(where: { $0.name == "screens" }),
+                   let parts = keyedParts[name] {
+                    members[screens].value = .array(parts.sorted { $0.serial < $1.serial }.map(\.part))
+                    state = .object(members)
+                }
+                return .object([JSONMember("name", .string(name)), JSONMember("state", state)])
+            }
         }
         var screens = JSONValue.null
         if let counters = rows[.part("screens")], case .object(let members) = counters {

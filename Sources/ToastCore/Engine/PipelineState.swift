@@ -185,7 +185,9 @@ extension Pipeline {
 
     /// A screen as the saved run keeps it: its key, serial and stamp of recency, held counts,
     /// host and own stages.
-    func savedScreen(_ screen: Screen, in table: ScreenTable) throws -> JSONValue {
+    /// `withKeyedParts`: with what the stages that key their state by screen keep for it
+    /// (`keyed`, by stage name), for a state of rows.
+    func savedScreen(_ screen: Screen, in table: ScreenTable, withKeyedParts: Bool = false) throws -> JSONValue {
         let stageStates = try Self.savedStages(stageNames.indices.filter { table.perScreen[$0] }.map {
             (stageNames[$0], screen.stages[$0])
         })
@@ -193,12 +195,19 @@ extension Pipeline {
         case .text(let text): .string(text)
         case .integer(let integer): .integer(integer)
         }
-        return .object([
+        var members = [
             JSONMember("key", key), JSONMember("serial", .integer(Int64(screen.serial))),
             JSONMember("named", .integer(Int64(screen.namedStamp))),
             JSONMember("held", .integer(Int64(screen.held))), JSONMember("held_errors", .integer(Int64(screen.heldErrors))),
             JSONMember("host", screen.host.savedState), JSONMember("stages", .array(stageStates)),
-        ])
+        ]
+        if withKeyedParts {
+            let parts = stages.indices.filter { table.keyedByScreen[$0] }.compactMap { index in
+                (stages[index] as? any ScreenKeyedStage)?.savedPart(of: screen).map { JSONMember(stageNames[index], $0) }
+            }
+            if !parts.isEmpty { members.append(JSONMember("keyed", .object(parts))) }
+        }
+        return .object(members)
     }
 
     /// The screen table's list of screens to look at and its counters.

@@ -109,6 +109,11 @@ protocol ScreenKeyedStage: AnyObject {
     /// The screen is forgotten (or ended by `screens.limit`): what it kept here goes, and its
     /// slot is emptied (the screen object may be reused for another screen).
     func forget(_ screen: Screen)
+    /// Its saved state without the screens' parts (`screens` an empty list), and one screen's
+    /// part (nil: none): a checkpoint saves each part with its screen, so that it costs what
+    /// the screens that changed keep.
+    func savedSharedState() -> JSONValue?
+    func savedPart(of screen: Screen) -> JSONValue?
 }
 
 /// A built-in stage kept per screen: it says when its screen's state ends, more precisely than

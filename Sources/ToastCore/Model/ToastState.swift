@@ -130,11 +130,17 @@ extension Toast: StateRepresentable {
 /// Bytes in a saved state (a dedup key, a rate-limit group), as lowercase hexadecimal text.
 package enum SavedBytes {
     package static func text(_ bytes: some Collection<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(bytes.count * 2)
-        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }
+        for byte in bytes {
+            text.append(hexDigit(byte >> 4))
+            text.append(hexDigit(byte & 0xF))
+        }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     package static func bytes(_ value: JSONValue, path: String) throws -> [UInt8] {

@@ -103,10 +103,20 @@ extension DedupStage {
     /// with screens on, those of each screen (by serial), each key without the serial.
     package func saveState() -> JSONValue? {
         guard let screens else { return .object(saved(single, prefix: 0, screen: false)) }
-        let held = screens.bySerial.values.sorted { $0.serial < $1.serial }.filter { !$0.stageSlots[slot].isEmpty }
-        return .object([JSONMember("screens", .array(held.map { screen in
-            .object([JSONMember("screen", .integer(Int64(screen.serial)))] + saved(screen.stageSlots[slot], prefix: ScreenSerialPrefix.count, screen: true))
-        }))])
+        let held = screens.bySerial.values.sorted { $0.serial < $1.serial }
+        return .object([JSONMember("screens", .array(held.compactMap(savedPart(of:))))])
+    }
+
+    /// With screens on, nothing but the screens' parts: each is saved with its screen.
+    func savedSharedState() -> JSONValue? {
+        screens == nil ? saveState() : .object([JSONMember("screens", .array([]))])
+    }
+
+    /// A screen's keys, as `saveState` lists them under `screens`; nil for a screen with none.
+    func savedPart(of screen: Screen) -> JSONValue? {
+        guard !screen.stageSlots[slot].isEmpty else { return nil }
+        return .object([JSONMember("screen", .integer(Int64(screen.serial)))]
+                       + saved(screen.stageSlots[slot], prefix: ScreenSerialPrefix.count, screen: true))
     }
 
     /// A screen's keys (their screen's serial, `prefix` bytes, left out) and, with screens on,

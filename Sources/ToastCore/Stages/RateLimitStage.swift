@@ -235,7 +235,23 @@ extension RateLimitStage {
     /// With screens on, a group and a summary name their screen's serial (`screen`, the key
     /// without it), and each screen's last pass and pending summaries are listed (`screens`).
     package func saveState() -> JSONValue? {
-        var members = [
+        var members = sharedMembers()
+        if let screens {
+            let held = screens.bySerial.values.sorted { $0.serial < $1.serial }
+            members.append(JSONMember("screens", .array(held.compactMap(savedPart(of:)))))
+        }
+        return .object(members)
+    }
+
+    /// With screens on, its state but the screens' parts, which are saved with each screen.
+    func savedSharedState() -> JSONValue? {
+        guard screens != nil else { return saveState() }
+        return .object(sharedMembers() + [JSONMember("screens", .array([]))])
+    }
+
+    /// The groups, the summaries and the counters.
+    private func sharedMembers() -> [JSONMember] {
+        [
             JSONMember("groups", .array(groups.storedEntries().filter { isOfRememberedScreen($0.key) }.map { entry in
                 var members = screenAndKey(entry.key)
                 members.append(JSONMember("passes", .array(entry.value.passes.all.map { .integer($0) })))
@@ -253,16 +269,16 @@ extension RateLimitStage {
             JSONMember("next_token", .integer(Int64(nextToken))),
             JSONMember("groups_after_sweep", .integer(Int64(groupCountAfterLastSweep))),
         ]
-        if let screens {
-            let held = screens.bySerial.values.sorted { $0.serial < $1.serial }.filter { !$0.stageSlots[slot].isEmpty }
-            members.append(JSONMember("screens", .array(held.map { screen in
-                let window = screen.stageSlots[slot]
-                return .object([JSONMember("screen", .integer(Int64(screen.serial))),
-                                JSONMember("last_pass", window.lastPass.map { .integer($0) } ?? .null),
-                                JSONMember("pending", .integer(Int64(window.pendingSummaries)))])
-            })))
-        }
-        return .object(members)
+    }
+
+    /// A screen's last pass and pending summaries, as `saveState` lists them under `screens`;
+    /// nil for a screen with neither.
+    func savedPart(of screen: Screen) -> JSONValue? {
+        let window = screen.stageSlots[slot]
+        guard !window.isEmpty else { return nil }
+        return .object([JSONMember("screen", .integer(Int64(screen.serial))),
+                        JSONMember("last_pass", window.lastPass.map { .integer($0) } ?? .null),
+                        JSONMember("pending", .integer(Int64(window.pendingSummaries)))])
     }
 
     /// Whether a group's key belongs to a screen the run still remembers (always, with screens
