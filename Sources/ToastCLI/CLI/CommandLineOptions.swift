@@ -147,7 +147,7 @@ extension CommandLineOptions {
             options.redis.once = true
         },
         OptionSpec(name: "--redis-timeout", value: "SECONDS",
-                   help: "with --redis: how long to try again after the connection fails (default 30)") {
+                   help: "with --redis: how long to try again after the connection fails or the server says not now (default 30)") {
             guard let seconds = Double($1), seconds >= 0, let micros = StreamTime.microseconds(fromSeconds: seconds) else {
                 throw UsageError("--redis-timeout takes a number of seconds ≥ 0, not '\($1)'")
             }

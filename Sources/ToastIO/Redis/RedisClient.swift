@@ -3,13 +3,16 @@ import Glibc
 #endif
 import ToastCore
 
-/// The connection a Redis run works through, made again when it fails (SPEC 11.5): a
-/// command whose connection fails is tried again on a new one, waiting longer each time, for
-/// up to `retryFor` (`--redis-timeout`), with a note when it fails and when it is back; then
-/// the failure is the run's. A server that answers with an error is not tried again.
+/// The connection a Redis run works through, made again when it fails: a command whose
+/// connection fails, or that the server answers with "not now" (`LOADING`, `BUSY`, `TRYAGAIN`,
+/// `MASTERDOWN`, `READONLY`: a server restarting, running a long script, failing over), is
+/// tried again on a new connection, waiting longer each time, for up to `retryFor`
+/// (`--redis-timeout`) counted from the first failure, with a note when it fails and when it is
+/// back; then the failure is the run's. Any other error reply is not tried again.
 ///
 /// The first connection is made at once or not at all: a Redis that is not there at the start
-/// is a mistake to report, not an outage to wait out.
+/// is a mistake to report, not an outage to wait out. One that is there and says "not now" is
+/// waited for, as during the run.
 package final class RedisClient {
     package let address: RedisAddress
     /// The longest wait for a reply; a reply that takes longer fails the connection.
@@ -31,7 +34,12 @@ package final class RedisClient {
         self.clock = clock
         self.note = note
         self.shouldStop = shouldStop
-        connection = try RedisConnection(address, timeout: replyTimeout)
+        do {
+            connection = try RedisConnection(address, timeout: replyTimeout)
+        } catch where error.isNotNow {
+            // There, but not ready (loading its data): the first command waits it out.
+            connection = nil
+        }
     }
 
     /// Runs `body` on the connection, and again on a new one while its connection fails, within
@@ -41,6 +49,9 @@ package final class RedisClient {
         throws(RedisError) -> Result {
         var failedAt: Microseconds?
         var delay: Microseconds = 100_000
+        // Whether the server said "not now" on the last try: when that changes (gone, then
+        // back and loading), a note says so, and the operator knows what is waited for.
+        var lastWasNotNow = false
         while true {
             do {
                 let current: RedisConnection
@@ -64,13 +75,18 @@ package final class RedisClient {
                 if failedAt == nil {
                     failedAt = now
                     note("note: redis \(address): \(error.problem); trying again for up to \(StreamTime.format(retryFor)) s (--redis-timeout)")
+                } else if error.isNotNow != lastWasNotNow {
+                    note("note: redis \(address): \(error.problem); still trying")
                 }
-                guard now - start + delay <= retryFor, !shouldStop() else {
+                lastWasNotNow = error.isNotNow
+                // The whole of `retryFor` counts: the last wait is cut to what is left of it.
+                let left = retryFor - (now - start)
+                guard left > 0, !shouldStop() else {
                     var last = error
                     last.problem += "; gave up after \(StreamTime.format(now - start)) s"
                     throw last
                 }
-                usleep(UInt32(delay))
+                usleep(UInt32(min(delay, left)))
                 delay = min(delay * 2, 2_000_000)
             }
         }

@@ -9,6 +9,18 @@ package indirect enum RedisReply: Equatable, Sendable {
     case string(String)
     case array([RedisReply])
     case `nil`
+
+    /// The first words of the error replies of a server that is there but cannot answer now
+    /// (loading its data, running a script, a cluster or a failover in progress, a replica
+    /// that was a master): asked again a moment later, it may.
+    static let notNowErrors = ["LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "READONLY"]
+
+    /// Whether this is such an error reply (`BUSYGROUP` and `BUSYKEY` are not: they are answers).
+    package var isNotNow: Bool {
+        guard case .error(let message) = self else { return false }
+        let word = message.prefix { $0 != " " }
+        return Self.notNowErrors.contains { word == $0 }
+    }
 }
 
 /// The reply to a command that reads a stream's entries: the entries, or any other reply (an
@@ -23,14 +35,19 @@ package enum StreamEntriesReply: Equatable, Sendable {
 package struct RedisError: Error, Equatable, CustomStringConvertible {
     package var server: String
     package var problem: String
-    /// Whether the connection failed (no server, closed, timed out), which trying again on a
-    /// new one may mend, rather than the server answering with an error, which it will not.
+    /// Whether the connection failed (no server, closed, timed out) or the server answered
+    /// "not now" (`RedisReply.isNotNow`), which trying again on a new connection may mend,
+    /// rather than the server answering with an error, which it will not.
     package var isConnectionFailure: Bool
+    /// Whether the server is there and said "not now": at the start, that is waited out
+    /// rather than reported as a server that cannot be used.
+    package var isNotNow: Bool
 
-    package init(server: String, problem: String, isConnectionFailure: Bool = false) {
+    package init(server: String, problem: String, isConnectionFailure: Bool = false, isNotNow: Bool = false) {
         self.server = server
         self.problem = problem
         self.isConnectionFailure = isConnectionFailure
+        self.isNotNow = isNotNow
     }
 
     package var description: String { "redis \(server): \(problem)" }

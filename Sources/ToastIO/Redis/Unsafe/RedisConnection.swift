@@ -88,13 +88,21 @@ package final class RedisConnection {
     }
 
     /// Sends `list`, then hands each reply to `read` (which must not keep it) and frees it.
+    /// A reply that says "not now" (`RedisReply.isNotNow`) throws once every reply is read, as
+    /// a failure that trying again may mend.
     private func exchange(_ list: RedisCommands, read: (UnsafeMutablePointer<redisReply>) -> Void) throws(RedisError) {
+        var notNow: (index: Int, reply: RedisReply)?
         let failed: Int? = Self.withoutBrokenPipeSignal {
             if let index = list.send(to: context) { return index }
             for index in 0..<list.count {
                 var raw: UnsafeMutableRawPointer?
                 guard redisGetReply(context, &raw) == REDIS_OK, let raw else { return index }
-                read(raw.assumingMemoryBound(to: redisReply.self))
+                let reply = raw.assumingMemoryBound(to: redisReply.self)
+                if notNow == nil, reply.pointee.type == REDIS_REPLY_ERROR {
+                    let value = Self.value(of: reply)
+                    if value.isNotNow { notNow = (index, value) }
+                }
+                read(reply)
                 freeReplyObject(raw)
             }
             return nil
@@ -102,6 +110,10 @@ package final class RedisConnection {
         if let failed {
             throw RedisError(server: address.description, problem: "\(list.name(of: failed)): \(Self.errorText(of: context))",
                              isConnectionFailure: true)
+        }
+        if let notNow, case .error(let message) = notNow.reply {
+            throw RedisError(server: address.description, problem: "\(list.name(of: notNow.index)): \(message)",
+                             isConnectionFailure: true, isNotNow: true)
         }
     }
 
