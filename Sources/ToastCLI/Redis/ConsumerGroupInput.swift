@@ -5,7 +5,9 @@ import ToastIO
 /// the commits that make it exactly once: the entries handled since the last commit are
 /// acknowledged in the transaction that appends their records (`--to`) and sets the run's
 /// state at `toastscript:state:GROUP:NAME`. A consumer killed at any moment and started again
-/// takes up its pending entries first, from the state of the last commit.
+/// takes up its pending entries first, from the state of the last commit. Each start takes
+/// the next epoch (`toastscript:epoch:GROUP:NAME`), and a commit is made only while it is still
+/// the start's own: a consumer a later start took over stops, its batch not committed.
 ///
 /// Entries are read on one thread (`RedisReadAhead`) and batches committed on another
 /// (`RedisCommitThread`), each on a connection of its own, while the pipeline runs on the
@@ -40,7 +42,9 @@ final class ConsumerGroupInput {
         let lastEntry = options.once ? try joining.lastEntryID() : nil
         reader = RedisReadAhead(consumer: RedisStreamConsumer(client: try connect(), stream: stream, group: group, name: name),
                                 once: options.once, lastEntry: lastEntry, count: Self.readCount)
-        committer = RedisCommitThread(consumer: RedisStreamConsumer(client: try connect(), stream: stream, group: group, name: name))
+        var committing = RedisStreamConsumer(client: try connect(), stream: stream, group: group, name: name)
+        committing.epoch = try joining.takeEpoch(key: options.epochKey)
+        committer = RedisCommitThread(consumer: committing)
     }
 
     deinit {

@@ -18,4 +18,7 @@ package struct RedisOptions: Equatable, Sendable {
 
     /// The key that keeps a consumer's state: `toastscript:state:GROUP:NAME`.
     package var stateKey: String { "toastscript:state:\(group ?? ""):\(consumer ?? "")" }
+    /// The key that counts a consumer's starts: `toastscript:epoch:GROUP:NAME`. Each start
+    /// takes the next number, and a commit is made only while the number is still its own.
+    package var epochKey: String { "toastscript:epoch:\(group ?? ""):\(consumer ?? "")" }
 }

@@ -14,6 +14,9 @@ package struct RedisStreamConsumer {
     /// The last entry handed out, and the client's count of new connections after the last read.
     private var lastHandedOut: String?
     private var reconnectionsSeen = 0
+    /// The start's number this consumer commits under, and the key that holds the newest
+    /// (nil: it does not commit).
+    package var epoch: RedisEpoch?
 
     package init(client: RedisClient, stream: String, group: String, name: String) {
         self.client = client
@@ -34,6 +37,14 @@ package struct RedisStreamConsumer {
         if case .error(let message) = reply, !message.hasPrefix("BUSYGROUP") {
             throw RedisError(server: server, problem: "XGROUP CREATE \(stream) \(group): \(message)")
         }
+    }
+
+    /// Takes the next number of the consumer's starts (`INCR key`): from now on, a consumer of
+    /// the same group and name started earlier can no longer commit.
+    package func takeEpoch(key: String) throws(RedisError) -> RedisEpoch {
+        let reply = try client.perform { connection, _ throws(RedisError) in try connection.command(["INCR", key]) }
+        guard case .integer(let number) = reply else { throw RedisError(server: server, problem: "INCR \(key): \(reply)") }
+        return RedisEpoch(key: key, number: number)
     }
 
     /// The id of the stream's last entry (nil: it has none): `--once` reads up to it.
@@ -81,6 +92,7 @@ package struct RedisStreamConsumer {
     package func commit(records: RecordLines?, stateKey: String, state: [UInt8], acknowledging ids: [String]) throws(RedisError) {
         try client.perform { connection, retried throws(RedisError) in
             if retried, try isCommitted(on: connection, stateKey: stateKey, state: state, firstID: ids.first) { return }
+            if let epoch { try watch(epoch, on: connection) }
             var commands = RedisCommands(["MULTI"])
             records?.appendAdds(to: &commands)
             commands.append(["SET", stateKey])
@@ -88,8 +100,31 @@ package struct RedisStreamConsumer {
             if !ids.isEmpty { commands.append(["XACK", stream, group] + ids) }
             commands.append(["EXEC"])
             let replies = try connection.commands(commands)
+            // EXEC answers nil when a key it watched changed: another start took the epoch.
+            if let epoch, replies.last == .nil { throw tookOver(epoch, by: nil) }
             try Self.checkTransaction(replies, commands: commands, server: server)
         }
+    }
+
+    /// Watches the epoch's key until the transaction's `EXEC`, and checks that it still holds
+    /// this consumer's number: a start after this one fences it, so that two processes under
+    /// one name never both commit.
+    private func watch(_ epoch: RedisEpoch, on connection: RedisConnection) throws(RedisError) {
+        var commands = RedisCommands(["WATCH", epoch.key])
+        commands.append(["GET", epoch.key])
+        let replies = try connection.commands(commands)
+        guard case .string(let text)? = replies.last, let current = Int64(text) else {
+            throw RedisError(server: server, problem: "GET \(epoch.key): \(replies.last.map { "\($0)" } ?? "no reply")")
+        }
+        if current != epoch.number {
+            _ = try? connection.command(["UNWATCH"])
+            throw tookOver(epoch, by: current)
+        }
+    }
+
+    private func tookOver(_ epoch: RedisEpoch, by current: Int64?) -> RedisError {
+        let later = current.map { "its start \($0) came after this one's, \(epoch.number)" } ?? "a start came after this one's, \(epoch.number)"
+        return RedisError(server: server, problem: "another consumer took over \(group)/\(name) (\(later))")
     }
 
     /// Whether the commit of `state` acknowledging from `firstID` on was made: its first entry
@@ -136,6 +171,17 @@ package struct RedisStreamConsumer {
         case .other:
             throw RedisError(server: server, problem: "XREADGROUP \(stream) \(group): an unexpected reply")
         }
+    }
+}
+
+/// A consumer's start number, and the key that holds the newest (`RedisOptions.epochKey`).
+package struct RedisEpoch: Equatable, Sendable {
+    package var key: String
+    package var number: Int64
+
+    package init(key: String, number: Int64) {
+        self.key = key
+        self.number = number
     }
 }
 
