@@ -143,6 +143,13 @@ extension CommandLineOptions {
         OptionSpec(name: "--to", value: "STREAM", help: "with --redis: write each record as an entry of STREAM (field record)") {
             $0.redis.to = $1
         },
+        OptionSpec(name: "--to-maxlen", value: "N", help: "with --to: keep the stream near its last N entries (XADD MAXLEN ~ N)") {
+            guard let count = Int($1), count >= 1 else { throw UsageError("--to-maxlen takes a number of entries ≥ 1, not '\($1)'") }
+            $0.redis.toMaxLength = count
+        },
+        OptionSpec(name: "--trim", value: nil, help: "with --from: remove the stream's entries every group has acknowledged") { options, _ in
+            options.redis.trim = true
+        },
         OptionSpec(name: "--once", value: nil, help: "with --from: read what the stream holds at the start, then end") { options, _ in
             options.redis.once = true
         },
@@ -309,7 +316,8 @@ extension CommandLineOptions {
         guard let server = redis.server else {
             let given: [(String, Bool)] = [("--from", redis.from != nil), ("--group", redis.group != nil),
                                            ("--consumer", redis.consumer != nil), ("--to", redis.to != nil),
-                                           ("--once", redis.once), ("--redis-timeout", redis.timeoutGiven)]
+                                           ("--once", redis.once), ("--redis-timeout", redis.timeoutGiven),
+                                           ("--to-maxlen", redis.toMaxLength != nil), ("--trim", redis.trim)]
             if let (name, _) = given.first(where: { $0.1 }) { throw UsageError("\(name) needs --redis URL|SOCKET") }
             return
         }
@@ -318,7 +326,8 @@ extension CommandLineOptions {
         }
         guard redis.from != nil || redis.to != nil else { throw UsageError("--redis needs --from STREAM or --to STREAM") }
         if redis.from == nil {
-            if let name = [("--group", redis.group != nil), ("--consumer", redis.consumer != nil), ("--once", redis.once)]
+            if let name = [("--group", redis.group != nil), ("--consumer", redis.consumer != nil), ("--once", redis.once),
+                           ("--trim", redis.trim)]
                 .first(where: { $0.1 })?.0 {
                 throw UsageError("\(name) needs --from STREAM")
             }
@@ -339,6 +348,7 @@ extension CommandLineOptions {
             options.clock = redis.once ? .stream : .follow
             options.clockGiven = true
         }
+        if redis.to == nil, redis.toMaxLength != nil { throw UsageError("--to-maxlen needs --to STREAM") }
         if redis.to != nil {
             if options.output != nil { throw UsageError("--to writes the records to a stream; --output cannot be given with it") }
             if options.format == .html { throw UsageError("--to writes one entry a record; --format html draws one page") }

@@ -84,6 +84,7 @@ struct RunSetup {
                 consumerGroup = try options.redis.from.map { _ throws(RedisError) in
                     try ConsumerGroupInput(options: options.redis, client: client, records: redisRecords, connect: connect)
                 }
+                for warning in consumerGroup?.leftovers ?? [] { reports.warning(warning) }
             } catch {
                 throw SetupError(message: "\(error)")
             }
@@ -278,7 +279,7 @@ struct RunSetup {
             let name = if case .status(let name) = type { name } else { "\(type)" }
             throw RedisError(server: client.address.description, problem: "--to \(stream) is a \(name), not a stream")
         }
-        return RedisRecordSink(stream: stream, appendingThrough: options.redis.from == nil ? client : nil)
+        return RedisRecordSink(stream: stream, maxLength: options.redis.toMaxLength, appendingThrough: options.redis.from == nil ? client : nil)
     }
 
     /// Runs the script files, then the `-e` chunks, in a new Lua state (at start, and again

@@ -21,6 +21,9 @@ final class ConsumerGroupInput {
     private let reader: RedisReadAhead
     private let committer: RedisCommitThread
     private var readerStarted = false
+    /// Warnings for the start: other consumers of the group, idle longer than
+    /// `--redis-timeout`, with entries pending (docs/scale.md).
+    let leftovers: [String]
     /// The entries handled since the last commit.
     private var handled: [String] = []
 
@@ -39,12 +42,18 @@ final class ConsumerGroupInput {
         let name = options.consumer ?? ""
         let joining = RedisStreamConsumer(client: client, stream: stream, group: group, name: name)
         try joining.joinGroup()
+        leftovers = try joining.idleConsumersWithPending(idleLongerThan: options.timeout).map { other in
+            "warning: \(other.pending) \(other.pending == 1 ? "entry" : "entries") of \(TerminalText.escaped(stream)) "
+                + "\(other.pending == 1 ? "is" : "are") pending in group \(TerminalText.escaped(group)) under consumer "
+                + "\(TerminalText.escaped(other.name)), idle for \(StreamTime.format(other.idle)) s: nobody handles "
+                + "\(other.pending == 1 ? "it" : "them") until a consumer of that name starts"
+        }
         let lastEntry = options.once ? try joining.lastEntryID() : nil
         reader = RedisReadAhead(consumer: RedisStreamConsumer(client: try connect(), stream: stream, group: group, name: name),
                                 once: options.once, lastEntry: lastEntry, count: Self.readCount)
         var committing = RedisStreamConsumer(client: try connect(), stream: stream, group: group, name: name)
         committing.epoch = try joining.takeEpoch(key: options.epochKey)
-        committer = RedisCommitThread(consumer: committing)
+        committer = RedisCommitThread(consumer: committing, trims: options.trim)
     }
 
     deinit {

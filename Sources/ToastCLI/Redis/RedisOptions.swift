@@ -10,6 +10,10 @@ package struct RedisOptions: Equatable, Sendable {
     package var consumer: String?
     /// `--to STREAM`: the stream that gets each record as an entry.
     package var to: String?
+    /// `--to-maxlen N`: the `--to` stream is capped near N entries (`XADD MAXLEN ~ N`).
+    package var toMaxLength: Int?
+    /// `--trim`: the `--from` stream loses the entries every group has acknowledged.
+    package var trim = false
     /// `--once`: read what the stream holds at the start, then end.
     package var once = false
     /// `--redis-timeout SECONDS`: how long a run tries again after its connection failed.

@@ -7,13 +7,16 @@ import ToastCore
 /// failure is the output's (`failure`), as a full disk is a file's.
 package final class RedisRecordSink: ByteSink {
     package let stream: String
+    /// `--to-maxlen`: the stream is capped near this many entries.
+    package let maxLength: Int?
     /// Nil while a consumer group's commits take the lines.
     private let client: RedisClient?
     private var pending: [UInt8] = []
     package private(set) var failure: SinkFailure?
 
-    package init(stream: String, appendingThrough client: RedisClient?) {
+    package init(stream: String, maxLength: Int? = nil, appendingThrough client: RedisClient?) {
         self.stream = stream
+        self.maxLength = maxLength
         self.client = client
     }
 
@@ -26,7 +29,7 @@ package final class RedisRecordSink: ByteSink {
 
     /// The whole lines written since the last call (a line still being written stays).
     package func takeLines() -> RecordLines {
-        guard let end = pending.lastIndex(of: 0x0A) else { return RecordLines(stream: stream, bytes: []) }
+        guard let end = pending.lastIndex(of: 0x0A) else { return RecordLines(stream: stream, bytes: [], maxLength: maxLength) }
         var taken: [UInt8] = []
         if end == pending.count - 1 {
             swap(&taken, &pending)
@@ -34,7 +37,7 @@ package final class RedisRecordSink: ByteSink {
             taken = Array(pending[...end])
             pending.removeSubrange(...end)
         }
-        return RecordLines(stream: stream, bytes: taken)
+        return RecordLines(stream: stream, bytes: taken, maxLength: maxLength)
     }
 
     package func flush() {

@@ -106,6 +106,61 @@ package struct RedisStreamConsumer {
         }
     }
 
+    /// The other consumers of the group that hold pending entries and have been idle longer
+    /// than `idle` (a shard moved under a new name, a consumer gone for good): their entries
+    /// are handled by nobody until a consumer of that name starts.
+    package func idleConsumersWithPending(idleLongerThan idle: Microseconds) throws(RedisError) -> [(name: String, pending: Int64, idle: Microseconds)] {
+        let reply = try client.perform { connection, _ throws(RedisError) in
+            try connection.command(["XINFO", "CONSUMERS", stream, group])
+        }
+        guard case .array(let consumers) = reply else {
+            throw RedisError(server: server, problem: "XINFO CONSUMERS \(stream) \(group): \(reply)")
+        }
+        return consumers.compactMap { consumer in
+            guard case .array(let fields) = consumer else { return nil }
+            let info = Self.pairs(fields)
+            guard case .string(let other)? = info["name"], other != name, case .integer(let pending)? = info["pending"],
+                  pending > 0, case .integer(let idleMilliseconds)? = info["idle"], idleMilliseconds &* 1_000 > idle else { return nil }
+            return (other, pending, idleMilliseconds &* 1_000)
+        }
+    }
+
+    /// Removes the stream's entries that every group has acknowledged (`--trim`): those before
+    /// the first one some group still has pending, or has not been given yet. Exact
+    /// (`XTRIM MINID`), so an entry a group may still need is never removed.
+    package func trimAcknowledged() throws(RedisError) {
+        try client.perform { connection, _ throws(RedisError) in
+            guard case .array(let groups) = try connection.command(["XINFO", "GROUPS", stream]) else {
+                throw RedisError(server: server, problem: "XINFO GROUPS \(stream): an unexpected reply")
+            }
+            var keepFrom: RedisEntryID?
+            for case .array(let fields) in groups {
+                let info = Self.pairs(fields)
+                guard case .string(let groupName)? = info["name"], case .string(let lastID)? = info["last-delivered-id"],
+                      var first = RedisEntryID(lastID) else { continue }
+                first.sequence += 1
+                if case .integer(let pending)? = info["pending"], pending > 0,
+                   case .array(let summary) = try connection.command(["XPENDING", stream, groupName]),
+                   summary.count > 1, case .string(let smallest) = summary[1], let oldest = RedisEntryID(smallest) {
+                    first = min(first, oldest)
+                }
+                keepFrom = min(keepFrom ?? first, first)
+            }
+            guard let keepFrom else { return }
+            let reply = try connection.command(["XTRIM", stream, "MINID", keepFrom.description])
+            if case .error(let message) = reply { throw RedisError(server: server, problem: "XTRIM \(stream): \(message)") }
+        }
+    }
+
+    /// A reply's `name, value, name, value…` list as a table.
+    private static func pairs(_ list: [RedisReply]) -> [String: RedisReply] {
+        var table: [String: RedisReply] = [:]
+        for index in stride(from: 0, to: list.count - 1, by: 2) {
+            if case .string(let name) = list[index] { table[name] = list[index + 1] }
+        }
+        return table
+    }
+
     /// Watches the epoch's key until the transaction's `EXEC`, and checks that it still holds
     /// this consumer's number: a start after this one fences it, so that two processes under
     /// one name never both commit.
@@ -190,13 +245,16 @@ package struct RedisEpoch: Equatable, Sendable {
 package struct RecordLines {
     package var stream: String
     package var bytes: [UInt8]
+    /// `--to-maxlen`: the stream is capped near this many entries.
+    package var maxLength: Int?
 
-    package init(stream: String, bytes: [UInt8]) {
+    package init(stream: String, bytes: [UInt8], maxLength: Int? = nil) {
         self.stream = stream
         self.bytes = bytes
+        self.maxLength = maxLength
     }
 
-    /// An `XADD STREAM * record LINE` for each line.
+    /// An `XADD STREAM [MAXLEN ~ N] * record LINE` for each line.
     package func appendAdds(to commands: inout RedisCommands) {
         bytes.withUnsafeBufferPointer { buffer in
             var start = 0
@@ -204,6 +262,11 @@ package struct RecordLines {
                 commands.start()
                 commands.add("XADD")
                 commands.add(stream)
+                if let maxLength {
+                    commands.add("MAXLEN")
+                    commands.add("~")
+                    commands.add(String(maxLength))
+                }
                 commands.add("*")
                 commands.add("record")
                 commands.add(UnsafeBufferPointer(rebasing: buffer[start..<end]))
@@ -214,7 +277,7 @@ package struct RecordLines {
 }
 
 /// A stream entry's id, `MILLISECONDS-SEQUENCE`, as numbers that sort as the stream does.
-package struct RedisEntryID: Comparable, Sendable {
+package struct RedisEntryID: Comparable, Sendable, CustomStringConvertible {
     package var milliseconds: UInt64
     package var sequence: UInt64
 
@@ -228,6 +291,8 @@ package struct RedisEntryID: Comparable, Sendable {
     package static func < (left: Self, right: Self) -> Bool {
         (left.milliseconds, left.sequence) < (right.milliseconds, right.sequence)
     }
+
+    package var description: String { "\(milliseconds)-\(sequence)" }
 }
 
 /// An entry of a stream: its id and its fields, in order.

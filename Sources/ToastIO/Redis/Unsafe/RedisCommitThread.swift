@@ -29,9 +29,15 @@ package final class RedisCommitThread: @unchecked Sendable {
     private let failed = Mutex<RedisError?>(nil)
     private var thread: SystemThread?
 
+    /// `--trim`: after a commit, at most once a second, the stream loses what every group
+    /// acknowledged.
+    private let trims: Bool
+    private var lastTrim: ContinuousClock.Instant?
+
     /// `consumer` commits; its client should be the thread's own connection.
-    package init(consumer: RedisStreamConsumer) {
+    package init(consumer: RedisStreamConsumer, trims: Bool = false) {
         self.consumer = consumer
+        self.trims = trims
     }
 
     /// The first commit that failed for good: later ones are not sent.
@@ -48,10 +54,25 @@ package final class RedisCommitThread: @unchecked Sendable {
 
     /// Makes what is queued and stops the thread.
     package func finish() {
-        guard let thread else { return }
-        queue.close()
-        thread.join()
-        self.thread = nil
+        if let thread {
+            queue.close()
+            thread.join()
+            self.thread = nil
+        }
+        guard failure == nil else { return }
+        do {
+            try trimIfDue(ending: true)
+        } catch {
+            failed.withLock { $0 = $0 ?? error }
+        }
+    }
+
+    private func trimIfDue(ending: Bool) throws(RedisError) {
+        guard trims else { return }
+        let now = ContinuousClock.now
+        guard ending || lastTrim.map({ now - $0 >= .seconds(1) }) ?? true else { return }
+        lastTrim = now
+        try consumer.trimAcknowledged()
     }
 
     private func run() {
@@ -62,6 +83,7 @@ package final class RedisCommitThread: @unchecked Sendable {
         guard failure == nil else { return }
         do {
             try consumer.commit(records: commit.records, stateKey: commit.stateKey, state: commit.state, acknowledging: commit.entries)
+            try trimIfDue(ending: false)
         } catch {
             failed.withLock { $0 = $0 ?? error }
             queue.cancel()
