@@ -26,18 +26,29 @@ private func makePipeline(screens: Bool) -> Pipeline {
     return Pipeline(settings: settings, stages: stages, output: Discard())
 }
 
-/// What must hold for any bytes: reading them as a saved state gives a saved run or a reason,
-/// never a trap; a saved run written out and read again is written alike; its pipeline, restored
-/// into a run of the stages it names, either says what is wrong or goes on — an event, the
-/// drain, a checkpoint — without a trap; and saved as rows (a state file's), put together and
-/// restored again, it saves as it did.
+/// What must hold for any bytes, read as a consumer's state hash (`field<TAB>value` lines; a
+/// state file's tables hold the same rows): reading them gives a saved run or a reason, never a
+/// trap; a run written as fields and read again is written alike; its pipeline, restored into a
+/// run of the stages it names, either says what is wrong or goes on — an event, the drain, a
+/// checkpoint — without a trap; and saved as rows, put together and restored again, it saves
+/// as it did.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    guard let saved = try? SavedRun(fileBytes: bytes) else { return 0 }
-    let written = saved.fileBytes
-    guard let again = try? SavedRun(fileBytes: written) else { preconditionFailure("a state it wrote does not read back") }
-    precondition(again.fileBytes == written, "a state read back is written alike")
+    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    let fields = text.split(separator: "\n").map { line -> (name: String, value: String) in
+        let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+        return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+    }
+    guard let (saved, commit) = try? RedisStateHash.savedRun(fields: fields) else { return 0 }
+    func runFields(_ run: SavedRun) -> [(name: String, value: String)] {
+        var hash = RedisStateHash(fresh: true)
+        let changes = hash.changes(run: run, rows: SavedRowChanges(), key: "state", commit: commit)
+        return changes.set.map { ($0.field, String(decoding: $0.value, as: UTF8.self)) }
+    }
+    let written = runFields(saved)
+    guard let (again, _) = try? RedisStateHash.savedRun(fields: written) else { preconditionFailure("a run it wrote does not read back") }
+    precondition(runFields(again).map { $0.name + "\t" + $0.value } == written.map { $0.name + "\t" + $0.value },
+                 "a run read back is written alike")
     guard let state = saved.pipeline else { return 0 }
     for screens in [false, true] {
         let pipeline = makePipeline(screens: screens)

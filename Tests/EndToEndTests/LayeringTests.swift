@@ -27,7 +27,8 @@ import Testing
             "ToastLua/Lua": core + ["ToastIO/Input"],
             "ToastCLI/Diff": core,
             "ToastCLI/State": core + ["ToastIO/Input", "ToastIO/Output", "ToastLua/Lua"],
-            "ToastCLI/Redis": core + ["ToastIO/Output", "ToastIO/Redis"],
+            // A consumer keeps its state in Redis as a state file keeps it: rows of a SavedRun.
+            "ToastCLI/Redis": core + ["ToastIO/Input", "ToastIO/Output", "ToastIO/Redis", "ToastCLI/State"],
         ]
         var allowed = rules.mapValues(Set.init)
         allowed["ToastCLI/CLI"] = Set(rules.keys)

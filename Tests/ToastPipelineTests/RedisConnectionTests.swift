@@ -151,7 +151,7 @@ import ToastCore
         let read = try first.next(count: 10, wait: nil)
         #expect(read.map(\.id) == ids)
         #expect(read.map { $0.value(of: "event") } == [#"{"message":"a"}"#, #"{"message":"b"}"#, #"{"message":"c"}"#])
-        try first.commit(records: nil, stateKey: "state", state: Array("1".utf8), acknowledging: [ids[0]])
+        try first.commit(records: nil, state: RedisHashChanges(key: "state", commit: 1), acknowledging: [ids[0]])
         // Killed before it acknowledged b and c; d came meanwhile.
         let later = try add(producer, ["d"])
         var again = RedisStreamConsumer(client: try client(server.socket), stream: "events", group: "toasts", name: "c1")
@@ -191,14 +191,17 @@ import ToastCore
         var consumer = RedisStreamConsumer(client: try client(server.socket), stream: "events", group: "toasts", name: "c1")
         try consumer.joinGroup()
         _ = try consumer.next(count: 10, wait: nil)
-        try consumer.commit(records: RecordLines(stream: "out", bytes: Array("{\"event\":\"present\"}\nx\ty\n".utf8)), stateKey: "toastscript:state:toasts:c1",
-                            state: Array("saved\n".utf8), acknowledging: ids)
+        var state = RedisHashChanges(key: "toastscript:state:toasts:c1", commit: 7)
+        state.set = [("part:clock", Array("{}".utf8))]
+        try consumer.commit(records: RecordLines(stream: "out", bytes: Array("{\"event\":\"present\"}\nx\ty\n".utf8)),
+                            state: state, acknowledging: ids)
         guard case .entries(let entries) = try producer.streamEntries(["XRANGE", "out", "-", "+"]) else {
             Issue.record("no out stream")
             return
         }
         #expect(entries.map { $0.value(of: "record") } == ["{\"event\":\"present\"}", "x\ty"])
-        #expect(try producer.command(["GET", "toastscript:state:toasts:c1"]) == .string("saved\n"))
+        #expect(try producer.command(["HGETALL", "toastscript:state:toasts:c1"])
+                == .array([.string("commit"), .string("7"), .string("part:clock"), .string("{}")]))
         #expect(try producer.command(["XPENDING", "events", "toasts"]) == .array([.integer(0), .nil, .nil, .nil]))
     }
 
@@ -215,17 +218,16 @@ import ToastCore
         try consumer.joinGroup()
         _ = try consumer.next(count: 10, wait: nil)
         let check = try connect(server)
-        #expect(try consumer.isCommitted(on: check, stateKey: "state", state: Array("s1".utf8), firstID: ids[0]) == false)
-        #expect(try consumer.isCommitted(on: check, stateKey: "state", state: Array("s1".utf8), firstID: nil) == false)
+        var state = RedisHashChanges(key: "state", commit: 1)
+        state.set = [("part:clock", Array("{}".utf8))]
+        #expect(try consumer.isCommitted(state, on: check) == false)
         #expect(try admin.command(["CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"]) == .integer(2))
-        try consumer.commit(records: RecordLines(stream: "out", bytes: Array("x\ny\n".utf8)), stateKey: "state",
-                            state: Array("s1".utf8), acknowledging: ids)
+        try consumer.commit(records: RecordLines(stream: "out", bytes: Array("x\ny\n".utf8)), state: state, acknowledging: ids)
         #expect(notes.lines.first?.contains("trying again") == true, "\(notes.lines)")
         #expect(try admin.command(["XLEN", "out"]) == .integer(2))
         let again = try connect(server)
-        #expect(try consumer.isCommitted(on: again, stateKey: "state", state: Array("s1".utf8), firstID: ids[0]))
-        #expect(try consumer.isCommitted(on: again, stateKey: "state", state: Array("s1".utf8), firstID: nil))
-        #expect(try consumer.isCommitted(on: again, stateKey: "state", state: Array("s2".utf8), firstID: nil) == false)
+        #expect(try consumer.isCommitted(state, on: again))
+        #expect(try consumer.isCommitted(RedisHashChanges(key: "state", commit: 2), on: again) == false)
     }
 
     @Test func aServerThatComesBackWithinTheLimitIsUsedAgainWithANote() throws {

@@ -118,11 +118,11 @@ extension RunLoop {
         }
     }
 
-    /// Commits the batch in hand with `state`. Records going to the usual output are written
+    /// Commits the batch in hand with `state` and the pipeline's changed `rows`. Records going to the usual output are written
     /// out first: the entries they came from are acknowledged only after.
-    mutating func commit(_ state: SavedRun, to group: ConsumerGroupInput) {
+    mutating func commit(_ state: SavedRun, rows: SavedRowChanges, to group: ConsumerGroupInput) {
         setup.writer.commit {}
         if group.records == nil { setup.writer.flush() }
-        group.commit(state: state.fileBytes)
+        group.commit(run: state, rows: rows)
     }
 }

@@ -94,12 +94,10 @@ struct RunSetup {
         }
         let statePlace: StatePlace = consumerGroup.map { .redis($0.stateDescription) } ?? .file(options.state ?? "")
         do {
-            if !options.stateReset {
-                if let bytes = try consumerGroup?.savedState() {
-                    saved = try SavedRun(fileBytes: bytes)
-                } else {
-                    saved = try stateFile?.read()
-                }
+            if let consumerGroup {
+                saved = try consumerGroup.savedState(reset: options.stateReset)
+            } else if !options.stateReset {
+                saved = try stateFile?.read()
             }
         } catch let error as StateRefusal {
             throw SetupError(message: error.message)

@@ -3,8 +3,8 @@ import ToastIO
 
 /// A run's input from a Redis stream through a consumer group (`--from`, docs/scale.md), and
 /// the commits that make it exactly once: the entries handled since the last commit are
-/// acknowledged in the transaction that appends their records (`--to`) and sets the run's
-/// state at `toastscript:state:GROUP:NAME`. A consumer killed at any moment and started again
+/// acknowledged in the transaction that appends their records (`--to`) and sets the rows of the
+/// run's state that changed in the hash `toastscript:state:GROUP:NAME` (`RedisStateHash`). A consumer killed at any moment and started again
 /// takes up its pending entries first, from the state of the last commit. Each start takes
 /// the next epoch (`toastscript:epoch:GROUP:NAME`), and a commit is made only while it is still
 /// the start's own: a consumer a later start took over stops, its batch not committed.
@@ -26,6 +26,9 @@ final class ConsumerGroupInput {
     let leftovers: [String]
     /// The entries handled since the last commit.
     private var handled: [String] = []
+    /// The state's rows as last committed, and the number of the last commit.
+    private var hash = RedisStateHash(fresh: true)
+    private var commits: Int64 = 0
 
     /// Entries read at a time.
     static let readCount = 1024
@@ -61,15 +64,36 @@ final class ConsumerGroupInput {
         committer.finish()
     }
 
-    /// The state the last commit set (nil: none yet).
-    func savedState() throws(RedisError) -> [UInt8]? {
+    /// The state the last commit set (nil: none yet, or `reset`: the next commit replaces it).
+    func savedState(reset: Bool) throws -> SavedRun? {
         let key = options.stateKey
-        let reply = try client.perform { connection, _ throws(RedisError) in try connection.command(["GET", key]) }
-        switch reply {
-        case .nil: return nil
-        case .string(let text): return Array(text.utf8)
-        default: throw RedisError(server: client.address.description, problem: "GET \(key): \(reply)")
+        let server = client.address.description
+        guard !reset else { return nil }
+        let type = try client.perform { connection, _ throws(RedisError) in try connection.command(["TYPE", key]) }
+        switch type {
+        case .status("none"):
+            return nil
+        case .status("hash"):
+            break
+        case .status("string"):
+            // The whole state as one value: an earlier toastscript's format.
+            let reply = try client.perform { connection, _ throws(RedisError) in try connection.command(["GET", key]) }
+            guard case .string(let text) = reply else { throw RedisError(server: server, problem: "GET \(key): \(reply)") }
+            throw SavedRun.earlier(firstLine: Array(text.utf8.prefix { $0 != 0x0A }))
+        default:
+            throw SavedRun.ReadError.damaged("it is a Redis \(type) and not a hash")
         }
+        let reply = try client.perform { connection, _ throws(RedisError) in try connection.command(["HGETALL", key]) }
+        guard case .array(let items) = reply else { throw RedisError(server: server, problem: "HGETALL \(key): \(reply)") }
+        var fields: [(name: String, value: String)] = []
+        for index in stride(from: 0, to: items.count - 1, by: 2) {
+            if case .string(let name) = items[index], case .string(let value) = items[index + 1] { fields.append((name, value)) }
+        }
+        guard let (run, commit) = try RedisStateHash.savedRun(fields: fields) else { return nil }
+        hash = RedisStateHash(fresh: false)
+        hash.restored(fields: fields)
+        commits = commit
+        return run
     }
 
     /// Where messages say the state is kept.
@@ -101,10 +125,12 @@ final class ConsumerGroupInput {
     /// without going faster.
     var batchIsFull: Bool { handled.count >= 4_096 || (records?.pendingBytes ?? 0) >= 1 << 20 }
 
-    /// Queues the batch's commit: its records, the state, and the acknowledgement of its
-    /// entries, in one transaction.
-    func commit(state: [UInt8]) {
-        committer.submit(.init(records: records?.takeLines(), stateKey: options.stateKey, state: state, entries: handled))
+    /// Queues the batch's commit: its records, the state's changed rows, and the
+    /// acknowledgement of its entries, in one transaction.
+    func commit(run: SavedRun, rows: SavedRowChanges) {
+        commits += 1
+        let state = hash.changes(run: run, rows: rows, key: options.stateKey, commit: commits)
+        committer.submit(.init(records: records?.takeLines(), state: state, entries: handled))
         handled.removeAll(keepingCapacity: true)
     }
 

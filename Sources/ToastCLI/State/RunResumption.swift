@@ -86,7 +86,7 @@ struct StatePlace {
     var formatVersion: Int64
 
     static func file(_ path: String) -> StatePlace {
-        StatePlace(name: "--state \(path)", noun: "the file", formatVersion: SavedRun.fileFormatVersion)
+        StatePlace(name: "--state \(path)", noun: "the file", formatVersion: SavedRun.formatVersion)
     }
     static func redis(_ description: String) -> StatePlace {
         StatePlace(name: description, noun: "the state", formatVersion: SavedRun.formatVersion)

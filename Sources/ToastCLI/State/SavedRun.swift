@@ -2,25 +2,17 @@ import ToastCore
 import ToastIO
 import ToastLua
 
-/// A run as `--state FILE` keeps it (docs/service.md, "The state file"): which toastscript and
-/// which stages saved it, where the input and the output stood, Lua's `store`, and the
-/// pipeline's whole state. Written as four JSON lines, so that the first (what saved it) can
-/// be checked before the rest is trusted:
+/// A run as a state keeps it (docs/service.md, "The state file"; docs/scale.md for Redis):
+/// which toastscript and which stages saved it, where the input and the output stood, Lua's
+/// `store`, and the pipeline. A state file (`StateDatabase`) and a consumer's Redis hash
+/// (`RedisStateHash`) both keep it as rows: the run's own (`runRows`) and the pipeline's.
 ///
-///     {"toastscript_state":2,"written_by":"toastscript 0.1.0","stages":[…],"screens_by":null,
-///      "output":{"format":"json","tz":"local","to":"/srv/out.jsonl","color":false}}
-///     {"input":{"offset":…,"line":…,"shows":…,"saw_first_line":…},"input_seekable":true,"output_length":…,"ended":false}
-///     {"store":[…]}
-///     {"pipeline":{…}}
-///
-/// `pipeline` is null in the state a new run writes before its first toast: the run began
+/// `pipeline` is nil in the state a new run writes before its first toast: the run began
 /// (the output's length is counted) and nothing else is kept yet.
 struct SavedRun: Equatable, Sendable {
-    /// The saved form's version in a Redis key (four JSON lines): a toastscript reads its own
-    /// and refuses any other.
-    static let formatVersion: Int64 = 2
-    /// The version of a `--state` file (an SQLite database of rows, `StateDatabase`).
-    static let fileFormatVersion: Int64 = 3
+    /// The version of the rows' form, in a state file and a Redis hash alike: a toastscript
+    /// reads its own and refuses any other.
+    static let formatVersion: Int64 = 3
 
     var writtenBy: String
     var stages: [String]
@@ -45,27 +37,6 @@ struct SavedRun: Equatable, Sendable {
     /// write only what changes after the restore.
     var pipelineRowIDs: [SavedRowID] = []
 
-    /// The file's bytes: four lines, each ending in a newline.
-    var fileBytes: [UInt8] {
-        var lines: [JSONValue] = [
-            .object([JSONMember("toastscript_state", .integer(Self.formatVersion)), JSONMember("written_by", .string(writtenBy)),
-                     JSONMember("stages", .array(stages.map(JSONValue.string))),
-                     JSONMember("screens_by", screensBy.map(JSONValue.string) ?? .null),
-                     JSONMember("output", output?.savedState ?? .null)]),
-            .object([JSONMember("input", input.savedState), JSONMember("input_seekable", .bool(inputSeekable)),
-                     JSONMember("input_file", inputFile.map(Self.saved) ?? .null),
-                     JSONMember("output_length", outputLength.map(JSONValue.integer) ?? .null), JSONMember("ended", .bool(ended))]),
-            .object([JSONMember("store", store.savedState)]),
-        ]
-        lines.append(.object([JSONMember("pipeline", pipeline ?? .null)]))
-        var bytes: [UInt8] = []
-        for line in lines {
-            JSONText.appendValue(line, to: &bytes)
-            bytes.append(0x0A)
-        }
-        return bytes
-    }
-
     /// What is wrong with a state file, said as the run's message (exit 1, the file left as it was).
     enum ReadError: Error, Equatable {
         /// Not four lines of JSON objects, or a part that does not read back.
@@ -74,49 +45,14 @@ struct SavedRun: Equatable, Sendable {
         case otherVersion(Int64, writtenBy: String)
     }
 
-    /// Reads a state file's bytes; the pipeline's part is checked when it is restored.
-    init(fileBytes bytes: [UInt8]) throws(ReadError) {
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw .damaged("it is not UTF-8 text") }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.last == "" else { throw .damaged("its last line is cut short") }
-        lines.removeLast()
-        let objects: [SavedObject]
-        do {
-            objects = try lines.enumerated().map { index, line in
-                let value: JSONValue
-                do {
-                    value = try JSONScanner.value(of: Array(line.utf8))
-                } catch let error as JSONSyntaxError {
-                    throw SavedStateError("line \(index + 1): \(error.message)")
-                }
-                return try SavedObject(value, path: "line \(index + 1)")
-            }
-        } catch {
-            throw .damaged("\(error)")
+    /// Why a state saved whole as JSON lines (format 2 and before, in a file or a Redis key)
+    /// is refused: its first line names the version that wrote it.
+    static func earlier(firstLine: [UInt8]) -> ReadError {
+        if let header = try? SavedObject(JSONScanner.value(of: firstLine), path: "line 1"),
+           case .integer(let version)? = header.optional("toastscript_state") {
+            return .otherVersion(version, writtenBy: (try? header.string("written_by")) ?? "an unknown version")
         }
-        guard let header = objects.first, case .integer(let version)? = header.optional("toastscript_state") else {
-            throw .damaged("it does not begin as a toastscript state file does")
-        }
-        let writtenBy = (try? header.string("written_by")) ?? "an unknown version"
-        guard version == Self.formatVersion else { throw .otherVersion(version, writtenBy: writtenBy) }
-        guard objects.count == 4 else { throw .damaged("it has \(objects.count) lines, not 4") }
-        do {
-            self.writtenBy = writtenBy
-            stages = try [String](savedState: try header.required("stages"), path: "line 1: stages")
-            screensBy = try String?(savedState: try header.required("screens_by"), path: "line 1: screens_by")
-            output = try header.optional("output").flatMap { $0 == .null ? nil : try OutputShape(savedState: $0) }
-            let positions = objects[1]
-            input = try InputPosition(savedState: try positions.required("input"))
-            inputSeekable = try positions.bool("input_seekable")
-            inputFile = try positions.optional("input_file").flatMap { $0 == .null ? nil : try Self.fileIdentity($0) }
-            outputLength = try Int64?(savedState: try positions.required("output_length"), path: "line 2: output_length")
-            ended = try positions.bool("ended")
-            store = try StoredValue(savedState: try objects[2].required("store"), path: "line 3: store")
-            let pipeline = try objects[3].required("pipeline")
-            self.pipeline = pipeline == .null ? nil : pipeline
-        } catch {
-            throw .damaged("\(error)")
-        }
+        return .damaged("it is not a toastscript state")
     }
 
     init(writtenBy: String, stages: [String], screensBy: String?, output: OutputShape?, input: InputPosition, inputSeekable: Bool,
@@ -165,7 +101,7 @@ extension SavedRun {
 extension SavedRun {
     /// The rows of the run table of a state file: everything but the pipeline, one row each.
     var runRows: [(name: String, value: JSONValue)] {
-        [("format", .integer(Self.fileFormatVersion)), ("written_by", .string(writtenBy)),
+        [("format", .integer(Self.formatVersion)), ("written_by", .string(writtenBy)),
          ("stages", .array(stages.map(JSONValue.string))), ("screens_by", screensBy.map(JSONValue.string) ?? .null),
          ("output", output?.savedState ?? .null), ("input", input.savedState), ("input_seekable", .bool(inputSeekable)),
          ("input_file", inputFile.map(Self.saved) ?? .null), ("output_length", outputLength.map(JSONValue.integer) ?? .null),
@@ -182,7 +118,7 @@ extension SavedRun {
         guard case .integer(let version)? = run["format"] else { throw .damaged("it has no format") }
         let writtenBy: String
         if case .string(let text)? = run["written_by"] { writtenBy = text } else { writtenBy = "an unknown version" }
-        guard version == Self.fileFormatVersion else { throw .otherVersion(version, writtenBy: writtenBy) }
+        guard version == Self.formatVersion else { throw .otherVersion(version, writtenBy: writtenBy) }
         do {
             let stages = try [String](savedState: try row("stages"), path: "run stages")
             self.init(writtenBy: writtenBy, stages: stages,

@@ -106,13 +106,12 @@ final class StateDatabase {
         guard let source = try? FileDescriptorSource.opening(path), let first = source.firstBytes(4096), !first.isEmpty,
               !SQLiteDatabase.isDatabase(first) else { return nil }
         let place = StatePlace.file(path)
-        let line = first.prefix { $0 != 0x0A }
-        if let header = try? SavedObject(JSONScanner.value(of: Array(line)), path: "line 1"),
-           case .integer(let version)? = header.optional("toastscript_state") {
-            let writtenBy = (try? header.string("written_by")) ?? "an unknown version"
-            return StateRefusal(message: SavedRun.ReadError.otherVersion(version, writtenBy: writtenBy).message(place: place))
+        switch SavedRun.earlier(firstLine: Array(first.prefix { $0 != 0x0A })) {
+        case .damaged:
+            return StateRefusal(message: SavedRun.ReadError.damaged("it is not a toastscript state: not an SQLite database").message(place: place))
+        case let earlier:
+            return StateRefusal(message: earlier.message(place: place))
         }
-        return StateRefusal(message: SavedRun.ReadError.damaged("it is not a toastscript state: not an SQLite database").message(place: place))
     }
 
     /// The saved run, with its pipeline put together from the rows; nil for a new state

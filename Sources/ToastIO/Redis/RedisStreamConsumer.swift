@@ -85,18 +85,17 @@ package struct RedisStreamConsumer {
     }
 
     /// Commits a batch in one transaction (`MULTI`/`EXEC`): its records appended to `records.stream`,
-    /// the run's state set at `stateKey`, and the entries it handled acknowledged, so that after a
-    /// crash either all of it happened or none did. A commit whose reply was lost with the
-    /// connection is looked up before it is sent again: it happened when its first entry is no
-    /// longer pending (or, acknowledging none, when the state key holds its state).
-    package func commit(records: RecordLines?, stateKey: String, state: [UInt8], acknowledging ids: [String]) throws(RedisError) {
+    /// the state's changed fields set and its forgotten ones deleted, and the entries it handled
+    /// acknowledged, so that after a crash either all of it happened or none did. A commit whose
+    /// reply was lost with the connection is looked up before it is sent again: it happened when
+    /// the state's `commit` field holds its number.
+    package func commit(records: RecordLines?, state: RedisHashChanges, acknowledging ids: [String]) throws(RedisError) {
         try client.perform { connection, retried throws(RedisError) in
-            if retried, try isCommitted(on: connection, stateKey: stateKey, state: state, firstID: ids.first) { return }
+            if retried, try isCommitted(state, on: connection) { return }
             if let epoch { try watch(epoch, on: connection) }
             var commands = RedisCommands(["MULTI"])
             records?.appendAdds(to: &commands)
-            commands.append(["SET", stateKey])
-            state.withUnsafeBufferPointer { commands.add($0) }
+            state.appendCommands(to: &commands)
             if !ids.isEmpty { commands.append(["XACK", stream, group] + ids) }
             commands.append(["EXEC"])
             let replies = try connection.commands(commands)
@@ -104,6 +103,12 @@ package struct RedisStreamConsumer {
             if let epoch, replies.last == .nil { throw tookOver(epoch, by: nil) }
             try Self.checkTransaction(replies, commands: commands, server: server)
         }
+    }
+
+    /// Whether the commit of `state` was made: the state's `commit` field holds its number (a
+    /// transaction is made whole or not at all).
+    package func isCommitted(_ state: RedisHashChanges, on connection: RedisConnection) throws(RedisError) -> Bool {
+        try connection.command(["HGET", state.key, RedisHashChanges.commitField]) == .string(String(state.commit))
     }
 
     /// The other consumers of the group that hold pending entries and have been idle longer
@@ -226,6 +231,39 @@ package struct RedisStreamConsumer {
         case .other:
             throw RedisError(server: server, problem: "XREADGROUP \(stream) \(group): an unexpected reply")
         }
+    }
+}
+
+/// What a commit writes of a consumer's state hash: the fields set and deleted, and the
+/// commit's number in the field `commit`.
+package struct RedisHashChanges: Sendable {
+    /// The field that holds the number of the last commit.
+    package static let commitField = "commit"
+    package var key: String
+    package var commit: Int64
+    package var set: [(field: String, value: [UInt8])] = []
+    package var deleted: [String] = []
+    /// The key is emptied first: a fresh state (or `--state-reset`) keeps nothing of the old.
+    package var replacesAll = false
+
+    package init(key: String, commit: Int64) {
+        self.key = key
+        self.commit = commit
+    }
+
+    /// `DEL` (when it replaces all), `HSET` of the fields and the commit number, `HDEL`.
+    func appendCommands(to commands: inout RedisCommands) {
+        if replacesAll { commands.append(["DEL", key]) }
+        commands.start()
+        commands.add("HSET")
+        commands.add(key)
+        commands.add(Self.commitField)
+        commands.add(String(commit))
+        for (field, value) in set {
+            commands.add(field)
+            value.withUnsafeBufferPointer { commands.add($0) }
+        }
+        if !deleted.isEmpty { commands.append(["HDEL", key] + deleted) }
     }
 }
 

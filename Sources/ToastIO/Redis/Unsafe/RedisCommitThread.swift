@@ -11,13 +11,11 @@ import ToastCore
 package final class RedisCommitThread: @unchecked Sendable {
     package struct Commit: Sendable {
         package var records: RecordLines?
-        package var stateKey: String
-        package var state: [UInt8]
+        package var state: RedisHashChanges
         package var entries: [String]
 
-        package init(records: RecordLines?, stateKey: String, state: [UInt8], entries: [String]) {
+        package init(records: RecordLines?, state: RedisHashChanges, entries: [String]) {
             self.records = records
-            self.stateKey = stateKey
             self.state = state
             self.entries = entries
         }
@@ -82,7 +80,7 @@ package final class RedisCommitThread: @unchecked Sendable {
     private func send(_ commit: Commit) {
         guard failure == nil else { return }
         do {
-            try consumer.commit(records: commit.records, stateKey: commit.stateKey, state: commit.state, acknowledging: commit.entries)
+            try consumer.commit(records: commit.records, state: commit.state, acknowledging: commit.entries)
             try trimIfDue(ending: false)
         } catch {
             failed.withLock { $0 = $0 ?? error }
