@@ -249,7 +249,9 @@ struct RunSetup {
             startPosition = InputPosition()
         }
         resumed = saved?.pipeline == nil ? nil : saved
-        if let saved, stateFile != nil, saved.pipeline != nil { pipeline.rowsWereRestored(saved.pipelineRowIDs) }
+        // A state file and a consumer's hash alike: the next checkpoint writes what changes from
+        // here, and deletes the restored rows of what is then gone.
+        if let saved, saved.pipeline != nil { pipeline.rowsWereRestored(saved.pipelineRowIDs) }
         // On the wall clock, a restored run's clock goes on from where it stopped.
         startedAt = environment.wallClock() - (options.clock == .wall ? pipeline.now : 0)
         pipeline.timeDisplay = TimeDisplay(zone: options.lua.timeZone)
