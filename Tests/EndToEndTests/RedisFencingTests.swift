@@ -10,8 +10,7 @@ import Testing
     @Test func aConsumerTakenOverStopsWithItsBatchUncommittedAndTheNextStartWritesItOnce() throws {
         let folder = try Folder()
         let server = try RedisServer()
-        var arguments = RedisStreamTests.consumer(server, scripts: ["-e", "config{}"])
-        arguments.removeAll { $0 == "-q" }
+        let arguments = RedisStreamTests.consumer(server, scripts: ["-e", "config{}"], quiet: false)
         let first = try RedisStreamTests.start(arguments, folder: folder)
         try server.add(to: "events", field: "event", [#"{"message":"Saved","duration":100}"#])
         #expect(try RedisStreamTests.waitForRecords(server, count: 1).count == 1)

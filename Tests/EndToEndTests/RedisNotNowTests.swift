@@ -10,8 +10,7 @@ import Testing
     @Test func aServerRestartedWithALargeDatasetIsWaitedForWhileItLoads() throws {
         let folder = try Folder()
         let server = try RedisServer(keepsData: true)
-        var arguments = RedisStreamTests.consumer(server, scripts: ["-e", "config{}"])
-        arguments.removeAll { $0 == "-q" }
+        let arguments = RedisStreamTests.consumer(server, scripts: ["-e", "config{}"], quiet: false)
         let consumer = try RedisStreamTests.start(arguments, folder: folder)
         try server.add(to: "events", field: "event", [#"{"message":"Saved","duration":100}"#])
         _ = try RedisStreamTests.waitForRecords(server, count: 1)
@@ -50,8 +49,7 @@ import Testing
         script.standardError = FileHandle.nullDevice
         try script.run()
         usleep(300_000)
-        var arguments = RedisStreamTests.consumer(server, ["--once"], scripts: ["-e", "config{}"])
-        arguments.removeAll { $0 == "-q" }
+        let arguments = RedisStreamTests.consumer(server, ["--once"], scripts: ["-e", "config{}"], quiet: false)
         let consumer = try RedisStreamTests.start(arguments, folder: folder)
         usleep(800_000)
         #expect(consumer.isRunning, "\(RedisStreamTests.stderr(folder))")

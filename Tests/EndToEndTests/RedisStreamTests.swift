@@ -8,10 +8,11 @@ import Testing
 @Suite(.serialized) struct RedisStreamTests {
     typealias Folder = StateTests.Folder
 
+    /// A consumer's arguments; `quiet: false` keeps its notes (a server's outage, a takeover).
     static func consumer(_ server: RedisServer, group: String = "toasts", to output: String = "out", _ options: [String] = [],
-                         scripts: [String] = ["examples/service.lua"]) -> [String] {
-        ["--redis", server.socket, "--from", "events", "--group", group, "--consumer", "c1", "--to", output, "-q"]
-            + options + scripts
+                         scripts: [String] = ["examples/service.lua"], quiet: Bool = true) -> [String] {
+        ["--redis", server.socket, "--from", "events", "--group", group, "--consumer", "c1", "--to", output]
+            + (quiet ? ["-q"] : []) + options + scripts
     }
 
     /// Starts the binary (stdin empty; stderr appended to the folder's `stderr`).
@@ -204,8 +205,7 @@ import Testing
     @Test func aServerThatComesBackIsUsedAgainAndOneThatStaysAwayEndsTheRun() throws {
         let folder = try Folder()
         let server = try RedisServer(keepsData: true)
-        var arguments = Self.consumer(server, scripts: ["-e", "config{}"])
-        arguments.removeAll { $0 == "-q" }
+        let arguments = Self.consumer(server, scripts: ["-e", "config{}"], quiet: false)
         let consumer = try Self.start(arguments, folder: folder)
         try server.add(to: "events", field: "event", [#"{"message":"Saved","duration":100}"#])
         _ = try Self.waitForRecords(server, count: 1)

@@ -31,6 +31,7 @@ package final class RedisCommitThread: @unchecked Sendable {
     /// acknowledged.
     private let trims: Bool
     private var lastTrim: ContinuousClock.Instant?
+    private var finished = false
 
     /// `consumer` commits; its client should be the thread's own connection.
     package init(consumer: RedisStreamConsumer, trims: Bool = false) {
@@ -57,7 +58,9 @@ package final class RedisCommitThread: @unchecked Sendable {
             thread.join()
             self.thread = nil
         }
-        guard failure == nil else { return }
+        // Called again (by the run's end, then `deinit`): the last trim is made once.
+        guard !finished, failure == nil else { return }
+        finished = true
         do {
             try trimIfDue(ending: true)
         } catch {
