@@ -228,6 +228,14 @@ import ToastCore
         let again = try connect(server)
         #expect(try consumer.isCommitted(state, on: again))
         #expect(try consumer.isCommitted(RedisHashChanges(key: "state", commit: 2), on: again) == false)
+        // A state whose last commit is older than the one before this: the server lost writes.
+        do {
+            _ = try consumer.isCommitted(RedisHashChanges(key: "state", commit: 3), on: again)
+            Issue.record("commit 1 found before commit 3 was not called lost writes")
+        } catch {
+            #expect(error.serverLostWrites)
+            #expect(error.problem.hasPrefix("the state's last commit there is 1, not this consumer's 2: the server lost writes"), "\(error)")
+        }
     }
 
     @Test func aServerThatComesBackWithinTheLimitIsUsedAgainWithANote() throws {

@@ -59,7 +59,8 @@ enum DiffCommand {
             let collector = FateCollector()
             do {
                 let setup = try RunSetup(options: runOptions, environment: runEnvironment, registry: registry, recordsTo: collector)
-                let status = setup.execute()
+                // Diff reads no Redis stream, so the run never starts again.
+                let status = if case .exited(let status) = setup.execute() { status } else { ExitStatus.failure }
                 if status != ExitStatus.success && status != ExitStatus.dataError {
                     environment.writeError("\(environment.programName) diff: the \(label) run stopped with status \(status)")
                     return ExitStatus.usage

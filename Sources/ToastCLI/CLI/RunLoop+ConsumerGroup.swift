@@ -17,7 +17,7 @@ extension RunLoop {
             }
             if Signals.takeReloadRequest() { reloadScripts() }
             if let failure = group.commitFailure {
-                stopReason = .redisFailed("\(failure)")
+                stopReason = .redis(failure)
                 return
             }
             switch group.next(waitingAtMost: idleWait) {
@@ -37,7 +37,7 @@ extension RunLoop {
             case .end?:
                 return
             case .failed(let error)?:
-                stopReason = .redisFailed("\(error)")
+                stopReason = .redis(error)
                 return
             }
         }

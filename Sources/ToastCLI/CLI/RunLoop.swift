@@ -33,6 +33,11 @@ struct RunLoop {
     private var readAheadEnd: InputPosition?
 
     enum StopReason: Equatable {
+        /// A Redis failure: for good, or a server that lost writes.
+        static func redis(_ error: RedisError) -> Self {
+            error.serverLostWrites ? .redisLostWrites("\(error)") : .redisFailed("\(error)")
+        }
+
         case signal(Int32)
         case stateFailed(String)
         case strict
@@ -42,6 +47,9 @@ struct RunLoop {
         case binaryInput
         /// Redis failed (and did not come back within `--redis-timeout`).
         case redisFailed(String)
+        /// Redis came back without writes it had confirmed: the run in hand is dropped, and
+        /// the command starts again from the server's state.
+        case redisLostWrites(String)
     }
 
     init(setup: RunSetup) {
@@ -73,11 +81,23 @@ struct RunLoop {
     /// saves what it holds instead of ending its toasts.
     private var keepsState: Bool { setup.checkpoints != nil || setup.consumerGroup != nil }
 
-    mutating func run() -> Int32 {
+    mutating func run() -> RunEnd {
         if keepsState { begin() }
         if stopReason == nil { readInput() }
-        finish()
-        return exitStatus()
+        if case .redisLostWrites = stopReason {
+            // Dropped as a crash would drop it: no checkpoint, no ending, no summary.
+            setup.writer.finish()
+            setup.consumerGroup?.finish()
+            setup.deadLetter?.flush()
+        } else {
+            finish()
+        }
+        if case .redisLostWrites(let reason) = stopReason {
+            // What the server lost is handled again by the next start, from the server's state.
+            setup.reports.warning("warning: \(reason); going on from its state and pending entries there, as a restart would")
+            return .startsAgain
+        }
+        return .exited(exitStatus())
     }
 
     // MARK: The state (--state)
@@ -461,7 +481,7 @@ struct RunLoop {
         if let group = setup.consumerGroup {
             // The last commits are made before the run ends.
             group.finish()
-            if let failure = group.commitFailure, stopReason == nil || savesWhatItHolds { stopReason = .redisFailed("\(failure)") }
+            if let failure = group.commitFailure, stopReason == nil || savesWhatItHolds { stopReason = .redis(failure) }
         }
         if let checkpoints = setup.checkpoints {
             // The last checkpoints are on disk before the run ends.
@@ -529,7 +549,7 @@ struct RunLoop {
         case .inputFailed(let reason)?:
             setup.environment.writeError("\(setup.environment.programName): cannot read input: \(reason)")
             return ExitStatus.failure
-        case .redisFailed(let reason)?:
+        case .redisFailed(let reason)?, .redisLostWrites(let reason)?:
             setup.environment.writeError("\(setup.environment.programName): \(reason); the last commit is kept, and nothing after it was acknowledged")
             return ExitStatus.failure
         case .stateFailed(let reason)?:

@@ -340,7 +340,7 @@ struct RunSetup {
         return "\(program): " + names.joined(separator: " · ")
     }
 
-    func execute() -> Int32 {
+    func execute() -> RunEnd {
         var loop = RunLoop(setup: self)
         return loop.run()
     }

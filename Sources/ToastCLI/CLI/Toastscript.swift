@@ -62,8 +62,11 @@ public enum Toastscript {
             return ExitStatus.success
         }
         do {
-            let run = try RunSetup(options: options, environment: environment, registry: registry)
-            return run.execute()
+            // A Redis server that lost writes ends a run, and the next starts from its state.
+            while true {
+                let run = try RunSetup(options: options, environment: environment, registry: registry)
+                if case .exited(let status) = run.execute() { return status }
+            }
         } catch {
             environment.writeError("\(environment.programName): \(error)")
             return ExitStatus.failure
@@ -84,6 +87,13 @@ public enum Toastscript {
         sink.write(text)
         sink.flush()
     }
+}
+
+/// How a run ended: with an exit status, or with a Redis server that lost writes, which the
+/// command answers by starting again from the server's state (docs/scale.md).
+enum RunEnd: Equatable {
+    case exited(Int32)
+    case startsAgain
 }
 
 /// The exit statuses of docs/events.md, "Records".

@@ -42,12 +42,18 @@ package struct RedisError: Error, Equatable, CustomStringConvertible {
     /// Whether the server is there and said "not now": at the start, that is waited out
     /// rather than reported as a server that cannot be used.
     package var isNotNow: Bool
+    /// Whether the server came back without writes it had confirmed (a restart from older
+    /// data, a failover to a lagging replica): the consumer's run in hand no longer matches
+    /// the server's state, and goes on from that state as a restart would.
+    package var serverLostWrites: Bool
 
-    package init(server: String, problem: String, isConnectionFailure: Bool = false, isNotNow: Bool = false) {
+    package init(server: String, problem: String, isConnectionFailure: Bool = false, isNotNow: Bool = false,
+                 serverLostWrites: Bool = false) {
         self.server = server
         self.problem = problem
         self.isConnectionFailure = isConnectionFailure
         self.isNotNow = isNotNow
+        self.serverLostWrites = serverLostWrites
     }
 
     package var description: String { "redis \(server): \(problem)" }

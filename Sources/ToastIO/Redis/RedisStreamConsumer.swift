@@ -14,6 +14,9 @@ package struct RedisStreamConsumer {
     /// The last entry handed out, and the client's count of new connections after the last read.
     private var lastHandedOut: String?
     private var reconnectionsSeen = 0
+    /// The client's count of new connections at the last commit: a commit on a newer one reads
+    /// the state's commit number first.
+    private var reconnectionsAtCommit = 0
     /// The start's number this consumer commits under, and the key that holds the newest
     /// (nil: it does not commit).
     package var epoch: RedisEpoch?
@@ -24,6 +27,7 @@ package struct RedisStreamConsumer {
         self.group = group
         self.name = name
         reconnectionsSeen = client.reconnections
+        reconnectionsAtCommit = client.reconnections
     }
 
     private var server: String { client.address.description }
@@ -89,9 +93,17 @@ package struct RedisStreamConsumer {
     /// acknowledged, so that after a crash either all of it happened or none did. A commit whose
     /// reply was lost with the connection is looked up before it is sent again: it happened when
     /// the state's `commit` field holds its number.
-    package func commit(records: RecordLines?, state: RedisHashChanges, acknowledging ids: [String]) throws(RedisError) {
+    ///
+    /// On a connection made after the last commit, the state's `commit` field is read first: a
+    /// number that is neither this commit's nor the one before it means the server lost
+    /// writes it had confirmed, and the commit throws an error that says so
+    /// (`serverLostWrites`), nothing sent.
+    package mutating func commit(records: RecordLines?, state: RedisHashChanges, acknowledging ids: [String]) throws(RedisError) {
+        let connectionsChecked = reconnectionsAtCommit
         try client.perform { connection, retried throws(RedisError) in
-            if retried, try isCommitted(state, on: connection) { return }
+            if retried || client.reconnections != connectionsChecked {
+                if try isCommitted(state, on: connection) { return }
+            }
             if let epoch { try watch(epoch, on: connection) }
             var commands = RedisCommands(["MULTI"])
             records?.appendAdds(to: &commands)
@@ -103,12 +115,22 @@ package struct RedisStreamConsumer {
             if let epoch, replies.last == .nil { throw tookOver(epoch, by: nil) }
             try Self.checkTransaction(replies, commands: commands, server: server)
         }
+        reconnectionsAtCommit = client.reconnections
     }
 
     /// Whether the commit of `state` was made: the state's `commit` field holds its number (a
-    /// transaction is made whole or not at all).
+    /// transaction is made whole or not at all). When it holds neither that number nor the
+    /// one before (the last this consumer made, or the one it started from), the server lost
+    /// writes: that throws. A commit that replaces the whole state follows no number of its own.
     package func isCommitted(_ state: RedisHashChanges, on connection: RedisConnection) throws(RedisError) -> Bool {
-        try connection.command(["HGET", state.key, RedisHashChanges.commitField]) == .string(String(state.commit))
+        let reply = try connection.command(["HGET", state.key, RedisHashChanges.commitField])
+        if reply == .string(String(state.commit)) { return true }
+        guard !state.replacesAll else { return false }
+        let found: Int64? = if case .string(let text) = reply { Int64(text) } else { nil }
+        if found == state.commit - 1 || (found == nil && state.commit == 1) { return false }
+        throw RedisError(server: server, problem: "the state's last commit there is \(found.map(String.init) ?? "none"), not this consumer's "
+                         + "\(state.commit - 1): the server lost writes it had confirmed (a restart from older data, a failover to a "
+                         + "replica behind it)", serverLostWrites: true)
     }
 
     /// The other consumers of the group that hold pending entries and have been idle longer
@@ -185,20 +207,6 @@ package struct RedisStreamConsumer {
     private func tookOver(_ epoch: RedisEpoch, by current: Int64?) -> RedisError {
         let later = current.map { "its start \($0) came after this one's, \(epoch.number)" } ?? "a start came after this one's, \(epoch.number)"
         return RedisError(server: server, problem: "another consumer took over \(group)/\(name) (\(later))")
-    }
-
-    /// Whether the commit of `state` acknowledging from `firstID` on was made: its first entry
-    /// is no longer pending (a transaction is made whole or not at all), or, acknowledging
-    /// none, the state key holds its state.
-    package func isCommitted(on connection: RedisConnection, stateKey: String, state: [UInt8], firstID: String?) throws(RedisError) -> Bool {
-        if let firstID {
-            let reply = try connection.command(["XPENDING", stream, group, firstID, firstID, "1"])
-            guard case .array(let pending) = reply else {
-                throw RedisError(server: server, problem: "XPENDING \(stream) \(group): \(reply)")
-            }
-            return pending.isEmpty
-        }
-        return try connection.command(["GET", stateKey]) == .string(String(decoding: state, as: UTF8.self))
     }
 
     /// A transaction's replies: `OK`, `QUEUED` for each command, then `EXEC`'s list of results.

@@ -21,7 +21,7 @@ package final class RedisCommitThread: @unchecked Sendable {
         }
     }
 
-    private let consumer: RedisStreamConsumer
+    private var consumer: RedisStreamConsumer
     /// Commits not yet made; at most two wait.
     private let queue = HandOverQueue<Commit>(capacity: 2)
     private let failed = Mutex<RedisError?>(nil)
