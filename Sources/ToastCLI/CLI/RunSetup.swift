@@ -120,7 +120,7 @@ struct RunSetup {
                 sink = redisRecords
                 isTerminal = false
             } else if let path = options.output {
-                let file = try FileDescriptorSink.appending(to: path, fsync: options.fsync)
+                let file = try FileDescriptorSink.appending(to: path, fsync: options.fsync, synced: options.state != nil)
                 outputFile = file
                 sink = file
                 isTerminal = false
