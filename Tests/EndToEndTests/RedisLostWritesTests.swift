@@ -9,10 +9,12 @@ import Testing
 @Suite(.serialized) struct RedisLostWritesTests {
     typealias Folder = StateTests.Folder
 
-    @Test func aServerThatLostCommitsIsFollowedFromItsOwnState() throws {
+    /// `--state-reset` empties the state at the start it was given to, not at the start again.
+    @Test(arguments: [[], ["--state-reset"]])
+    func aServerThatLostCommitsIsFollowedFromItsOwnState(options: [String]) throws {
         let folder = try Folder()
         let server = try RedisServer(keepsData: true)
-        let arguments = RedisStreamTests.consumer(server, scripts: ["-e", "config{}"], quiet: false)
+        let arguments = RedisStreamTests.consumer(server, options, scripts: ["-e", "config{}"], quiet: false)
         let consumer = try RedisStreamTests.start(arguments, folder: folder)
         // Times far apart and long durations: the follow clock's wall-time drift changes nothing.
         try server.add(to: "events", field: "event", [#"{"at":0,"id":"a","message":"Saved","duration":10000}"#])

@@ -62,10 +62,13 @@ public enum Toastscript {
             return ExitStatus.success
         }
         do {
-            // A Redis server that lost writes ends a run, and the next starts from its state.
+            // A Redis server that lost writes ends a run, and the next starts from its state:
+            // never afresh, whatever the first start was asked.
+            var options = options
             while true {
                 let run = try RunSetup(options: options, environment: environment, registry: registry)
                 if case .exited(let status) = run.execute() { return status }
+                options.stateReset = false
             }
         } catch {
             environment.writeError("\(environment.programName): \(error)")
