@@ -182,8 +182,7 @@ private struct CommonShowMembers {
     }
 
     /// The string at the scanner; nil for any other value (not moving). (Inlined: the plain
-    /// string, nearly every one, is then a few instructions where it is read; the rest is a
-    /// call of its own.)
+    /// string, nearly every one, is then read in place; the rest is a call of its own.)
     @inline(__always)
     private static func text(_ scanner: inout JSONScanner) throws -> LineText? {
         if let bytes = scanner.parsePlainString() { return .bytes(bytes) }
