@@ -45,6 +45,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The state file's C: SQLite's variadic configuration calls, which Swift cannot make.
+        .target(name: "CSQLiteBridge", dependencies: ["CSQLite"], cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         // The model, the engine, the host and the built-in stages: no C, no I/O.
         .target(name: "ToastCore", swiftSettings: releaseWithoutExclusivityChecks),
         // Reading events and writing records: decoders, encoders, sinks, the desktop and Redis.
@@ -55,7 +57,7 @@ let package = Package(
         .target(name: "ToastPipeline", dependencies: ["ToastCore", "ToastIO", "ToastLua"]),
         // The command line: options, the run loop, --state, Redis consumer groups, diff. What
         // toastscript and a plugin's own binary (Toastscript.main) run.
-        .target(name: "ToastCLI", dependencies: ["ToastPipeline", "ToastCore", "ToastIO", "ToastLua", "CSQLite"]),
+        .target(name: "ToastCLI", dependencies: ["ToastPipeline", "ToastCore", "ToastIO", "ToastLua", "CSQLite", "CSQLiteBridge"]),
         // Test doubles for stage authors: an in-memory sink and a stage harness.
         .target(name: "ToastPipelineTesting", dependencies: ["ToastPipeline", "ToastCore", "ToastIO", "ToastLua"]),
         .executableTarget(name: "toastscript", dependencies: ["ToastCLI"]),

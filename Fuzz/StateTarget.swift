@@ -56,7 +56,7 @@ public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         // The same run as rows (a --state file's), put together again: it restores alike.
         if let rows = try? pipeline.savedRows(), let before = try? pipeline.savedState() {
             var kept: [SavedRowID: JSONValue] = [:]
-            for (id, value) in rows.written { kept[id] = value }
+            for row in rows.written { kept[row.id] = row.value }
             guard let tree = try? Pipeline.savedState(fromRows: kept, stages: pipeline.stageNames) else {
                 preconditionFailure("rows a pipeline wrote do not go together")
             }

@@ -25,7 +25,7 @@ import Testing
 
     /// The rows as a state keeps them: the last value written of each, the deleted gone.
     private func apply(_ changes: SavedRowChanges, to rows: inout [SavedRowID: JSONValue]) {
-        for (id, value) in changes.written { rows[id] = value }
+        for row in changes.written { rows[row.id] = row.value }
         for id in changes.deleted { rows[id] = nil }
     }
 
@@ -37,7 +37,7 @@ import Testing
         #expect(first.deleted.isEmpty)
         // dedup keeps each screen's keys in the screen's row, not in a row of its own for all.
         #expect(first.written.first { $0.id == .part("stage dedup") }?.value == .object([JSONMember("screens", .array([]))]))
-        let keyed = first.written.filter { $0.id.kind == .screen }.compactMap { try? SavedObject($0.value, path: "").optional("keyed") }
+        let keyed = first.written.filter { $0.id.kind == .screen }.compactMap { row in row.value.flatMap { try? SavedObject($0, path: "").optional("keyed") } }
         #expect(keyed.count == 50)
         // Nothing happened since: only the parts, which the writer compares with what it wrote.
         let idle = try pipeline.savedRows(verifying: true)
@@ -48,7 +48,7 @@ import Testing
         let one = try pipeline.savedRows()
         let screens = one.written.filter { $0.id.kind == .screen }
         #expect(screens.count == 1)
-        #expect(screens.first.map { try? SavedObject($0.value, path: "").string("key") } == "u7")
+        #expect(screens.first?.value.map { try? SavedObject($0, path: "").string("key") } == "u7")
         #expect(one.deleted.isEmpty)
     }
 

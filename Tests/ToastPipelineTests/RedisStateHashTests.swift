@@ -14,14 +14,14 @@ import Testing
     @Test func aCommitWritesWhatChangedAndDeletesWhatIsGone() {
         var hash = RedisStateHash(fresh: true)
         var rows = SavedRowChanges()
-        rows.written = [(.part("clock"), .object([JSONMember("now", .integer(1))])),
-                        (SavedRowID(kind: .screen, number: 4), .object([JSONMember("key", .string("ada"))]))]
+        rows.written = [SavedRow(id: .part("clock"), value: .object([JSONMember("now", .integer(1))])),
+                        SavedRow(id: SavedRowID(kind: .screen, number: 4), value: .object([JSONMember("key", .string("ada"))]))]
         let first = hash.changes(run: Self.run, rows: rows, key: "k", commit: 1)
         #expect(first.replacesAll)
         #expect(first.set.map(\.field).filter { !$0.hasPrefix("run:") } == ["part:clock", "screen:4"])
         #expect(first.set.first { $0.field == "run:format" }.map { String(decoding: $0.value, as: UTF8.self) } == "3")
 
-        rows.written = [(.part("clock"), .object([JSONMember("now", .integer(1))]))]
+        rows.written = [SavedRow(id: .part("clock"), value: .object([JSONMember("now", .integer(1))]))]
         rows.deleted = [SavedRowID(kind: .screen, number: 4)]
         let second = hash.changes(run: Self.run, rows: rows, key: "k", commit: 2)
         #expect(!second.replacesAll)

@@ -54,16 +54,42 @@ import Testing
         #expect(restored.madeBy == "digest" && restored.atMicros == toast.atMicros && restored.inputLine == 7)
     }
 
+    @Test func aSavedToastKeepsOnlyTheFieldsThatAreNotANewToasts() {
+        var toast = Toast(id: "t1", message: "M", role: "warning", duration: nil)
+        toast.set(.dismissOnLongPress, to: .flag(true))
+        #expect(JSONText.encode(toast.savedState)
+                == #"{"fields":{"id":"t1","message":"M","role":"warning","duration":null,"dismiss_on_long_press":{"flag":true}},"extra":{},"at":0,"input_line":0}"#)
+    }
+
+    @Test func aToastSavedWithEveryFieldTaggedReadsBackTheSame() throws {
+        let toast = try decoded(#"{"id":"x","message":"M","subtitle":"s","role":"error","duration":null,"swipe":false,"user":"u7"}"#)
+        // The form of every field, each tagged by kind, that a state written before held.
+        let tagged = #"{"fields":{"id":{"text":"x"},"message":{"text":"M"},"subtitle":{"text":"s"},"role":{"text":"error"},"#
+            + #""duration":null,"after":{"time":0},"placement":{"text":"top"},"policy":{"text":"enqueue"},"priority":null,"#
+            + #""source":null,"key":null,"dismiss_on_tap":{"flag":true},"dismiss_on_long_press":{"flag":false},"#
+            + #""swipe":{"flag":false},"at":{"time":0}},"extra":{"user":"u7"},"at":0,"input_line":7}"#
+        let restored = try Toast(savedState: try JSONScanner.value(of: Array(tagged.utf8)))
+        #expect(restored.savedState == toast.savedState)
+        #expect(recordBytes(restored) == recordBytes(toast))
+    }
+
     @Test func aDamagedSavedToastSaysWhatIsWrong() {
         #expect(throws: SavedStateError("toast is not an object")) { try Toast(savedState: .string("x")) }
         #expect(throws: SavedStateError("toast has no fields")) { try Toast(savedState: .object([])) }
-        var saved = Toast(id: "t1", message: "M").savedState
-        if case .object(var members) = saved, case .object(var fields) = members[0].value,
-           let index = fields.firstIndex(where: { $0.name == "duration" }) {
-            fields[index].value = .object([JSONMember("text", .string("3"))])
-            members[0].value = .object(fields)
-            saved = .object(members)
+        func withField(_ name: String, _ value: JSONValue) -> JSONValue {
+            guard case .object(var members) = Toast(id: "t1", message: "M").savedState,
+                  case .object(let fields) = members[0].value else { return .null }
+            members[0].value = .object(fields + [JSONMember(name, value)])
+            return .object(members)
         }
-        #expect(throws: SavedStateError("toast.fields.duration is not a value this field holds")) { try Toast(savedState: saved) }
+        #expect(throws: SavedStateError("toast.fields.duration is not a value this field holds")) {
+            try Toast(savedState: withField("duration", .object([JSONMember("text", .string("3"))])))
+        }
+        #expect(throws: SavedStateError("toast.fields.duration is not a saved field value")) {
+            try Toast(savedState: withField("duration", .string("3")))
+        }
+        #expect(throws: SavedStateError("toast.fields.nope is not a field a saved toast has")) {
+            try Toast(savedState: withField("nope", .integer(1)))
+        }
     }
 }

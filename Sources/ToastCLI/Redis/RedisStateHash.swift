@@ -40,14 +40,13 @@ struct RedisStateHash {
         changes.replacesAll = fresh
         fresh = false
         for (name, value) in run.runRows { changes.set.append(("run:" + name, Self.text(value))) }
-        for (id, value) in rows.written {
-            let text = Self.text(value)
-            if id.kind == .part {
-                let checksum = FileIdentity.checksum(text)
-                guard partsWritten[id.name] != checksum else { continue }
-                partsWritten[id.name] = checksum
+        for row in rows.written {
+            if row.id.kind == .part {
+                let checksum = FileIdentity.checksum(row.text)
+                guard partsWritten[row.id.name] != checksum else { continue }
+                partsWritten[row.id.name] = checksum
             }
-            changes.set.append((Self.field(of: id), text))
+            changes.set.append((Self.field(of: row.id), row.text))
         }
         for id in rows.deleted {
             if id.kind == .part { partsWritten[id.name] = nil }

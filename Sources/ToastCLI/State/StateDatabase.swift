@@ -171,8 +171,10 @@ final class StateDatabase {
 
     /// Writes a checkpoint in one transaction: the run's rows, and the pipeline's that changed
     /// (`rows` nil: the state of a run that has not begun, whose pipeline has no rows yet).
-    /// Returns the reason when it cannot (the last checkpoint stays).
-    func write(_ run: SavedRun, rows: SavedRowChanges?) -> String? {
+    /// `beforeCommit` runs last before the commit (the output's sync, which so goes on while the
+    /// rows are written); a reason it returns rolls the checkpoint back. Returns the reason
+    /// when it cannot (the last checkpoint stays).
+    func write(_ run: SavedRun, rows: SavedRowChanges?, beforeCommit: () -> String? = { nil }) -> String? {
         checkpoints += 1
         do {
             let database = try opened()
@@ -194,6 +196,10 @@ final class StateDatabase {
                     for kind in SavedRowID.Kind.allCases { try database.execute("DELETE FROM \(Self.table(of: kind))") }
                     written.removeAll()
                 }
+                if let reason = beforeCommit() {
+                    try? database.execute("ROLLBACK")
+                    return reason
+                }
                 killIfAsked(at: "before-commit")
                 try database.execute("COMMIT")
             } catch {
@@ -208,34 +214,28 @@ final class StateDatabase {
     }
 
     private func apply(_ rows: SavedRowChanges) throws(SQLiteError) {
-        for (id, value) in rows.unchanged {
-            assert(written[id] == Self.checksum(Self.text(value)),
-                   "\(id.kind) \(id.number) changed, and nothing touched it: \(String(decoding: Self.text(value), as: UTF8.self)); it was \((try? database?.text("SELECT value FROM screens WHERE serial = \(id.number)")) ?? "no row")")
+        for row in rows.unchanged {
+            assert(written[row.id] == Self.checksum(row.text),
+                   "\(row.id.kind) \(row.id.number) changed, and nothing touched it: \(String(decoding: row.text, as: UTF8.self)); it was \((try? database?.text("SELECT value FROM screens WHERE serial = \(row.id.number)")) ?? "no row")")
         }
-        for (id, value) in rows.written {
-            let text = Self.text(value)
+        for row in rows.written {
+            let id = row.id
             if id.kind == .part || Self.checksAllRows {
-                let checksum = Self.checksum(text)
+                let checksum = Self.checksum(row.text)
                 guard written[id] != checksum else { continue }
                 written[id] = checksum
             }
             let statement = try writeStatement(id.kind)
-            switch id.kind {
-            case .part: try statement.run(.text(id.name), .bytes(text))
-            case .screen:
-                let key: SQLiteValue = switch (try? SavedObject(value, path: "").required("key")) {
-                case .string(let key)?: .text(key)
-                case .integer(let key)?: .integer(key)
-                default: .null
-                }
-                try statement.run(.integer(id.number), key, .bytes(text))
-            case .timer, .window:
-                let due = (try? SavedObject(value, path: "").integer("due")) ?? 0
-                try statement.run(.integer(id.number), .integer(due), .bytes(text))
-            case .held:
-                let object = try? SavedObject(value, path: "")
-                try statement.run(.integer(id.number), .integer((try? object?.integer("screen")) ?? 0),
-                                  .text((try? object?.string("stage")) ?? ""), .bytes(text))
+            switch (id.kind, row.columns) {
+            case (.part, _): try statement.run(.text(id.name), .bytes(row.text))
+            case (.screen, .screen(key: .text(let key))): try statement.run(.integer(id.number), .text(key), .bytes(row.text))
+            case (.screen, .screen(key: .integer(let key))): try statement.run(.integer(id.number), .integer(key), .bytes(row.text))
+            case (.timer, .due(let due)), (.window, .due(let due)):
+                try statement.run(.integer(id.number), .integer(due), .bytes(row.text))
+            case (.held, .held(let screen, let stage)):
+                try statement.run(.integer(id.number), .integer(screen), .text(stage), .bytes(row.text))
+            case (.screen, _), (.timer, _), (.window, _), (.held, _):
+                throw SQLiteError(message: "the row of \(id.kind) \(id.number) lacks the columns of its table")
             }
         }
         for id in rows.deleted {

@@ -16,13 +16,15 @@ extension Pipeline {
     package func savedRows(verifying: Bool = false) throws -> SavedRowChanges {
         var changes = SavedRowChanges()
         var tracker = rowTracker
-        changes.written.append((.part("clock"), .object([
+        changes.written.append(SavedRow(id: .part("clock"), value: .object([
             JSONMember("now", .integer(now)),
             JSONMember("script_timers", .integer(Int64(pendingScriptTimers))),
             JSONMember("emitted", .integer(Int64(generatedIDs.count))),
             JSONMember("hold_serial", .integer(Int64(nextHoldSerial))),
         ])))
-        changes.written.append((.part("host"), host.savedState))
+        var hostText = JSONWriter()
+        host.writeSavedState(to: &hostText)
+        changes.written.append(SavedRow(id: .part("host"), text: hostText.bytes))
 
         var stagesNow = Set<String>()
         for (index, stage) in stages.enumerated() {
@@ -33,7 +35,7 @@ extension Pipeline {
             } catch { throw SavedStateError("stage \(stageNames[index]): \(error)") }
             guard let state else { continue }
             stagesNow.insert(stageNames[index])
-            changes.written.append((.part(Self.stagePartPrefix + stageNames[index]), state))
+            changes.written.append(SavedRow(id: .part(Self.stagePartPrefix + stageNames[index]), value: state))
         }
         for gone in tracker.stages.subtracting(stagesNow) { changes.deleted.append(.part(Self.stagePartPrefix + gone)) }
         tracker.stages = stagesNow
@@ -43,7 +45,8 @@ extension Pipeline {
             guard keepsTimer(timer.payload) else { return }
             timersNow.insert(timer.sequence)
             guard !tracker.timers.contains(timer.sequence), let payload = try savedTimerPayload(timer.payload) else { return }
-            changes.written.append((SavedRowID(kind: .timer, number: Int64(bitPattern: timer.sequence)), Self.savedTimer(timer, payload)))
+            changes.written.append(SavedRow(id: SavedRowID(kind: .timer, number: Int64(bitPattern: timer.sequence)),
+                                            value: Self.savedTimer(timer, payload)))
         }
         for gone in tracker.timers.subtracting(timersNow) {
             changes.deleted.append(SavedRowID(kind: .timer, number: Int64(bitPattern: gone)))
@@ -54,20 +57,20 @@ extension Pipeline {
         for (serial, entry) in held {
             heldNow.insert(serial)
             guard !tracker.held.contains(serial) || tracker.heldChanged.contains(serial) else { continue }
-            changes.written.append((SavedRowID(kind: .held, number: Int64(serial)), savedHeld(serial, entry)))
+            changes.written.append(SavedRow(id: SavedRowID(kind: .held, number: Int64(serial)), value: savedHeld(serial, entry)))
         }
         for gone in tracker.held.subtracting(heldNow) { changes.deleted.append(SavedRowID(kind: .held, number: Int64(gone))) }
         tracker.held = heldNow
         tracker.heldChanged.removeAll()
 
         if let table = screenTable {
-            changes.written.append((.part("screens"), .object(screenTableCounters(table))))
+            changes.written.append(SavedRow(id: .part("screens"), value: .object(screenTableCounters(table))))
             var windowsNow = Set<UInt64>()
             table.forEachWindow { window in
                 windowsNow.insert(window.sequence)
                 guard !tracker.windows.contains(window.sequence) else { return }
-                changes.written.append((SavedRowID(kind: .window, number: Int64(bitPattern: window.sequence)),
-                                        Self.savedTimer(window, .integer(Int64(window.payload)))))
+                changes.written.append(SavedRow(id: SavedRowID(kind: .window, number: Int64(bitPattern: window.sequence)),
+                                                value: Self.savedTimer(window, .integer(Int64(window.payload)))))
             }
             for gone in tracker.windows.subtracting(windowsNow) {
                 changes.deleted.append(SavedRowID(kind: .window, number: Int64(bitPattern: gone)))
@@ -77,12 +80,17 @@ extension Pipeline {
             var screensNow = Set<Int>()
             try table.forEachScreen { screen in
                 screensNow.insert(screen.serial)
-                let id = SavedRowID(kind: .screen, number: Int64(screen.serial))
-                if screen.isChangedSinceSave || !tracker.screens.contains(screen.serial) {
-                    changes.written.append((id, try savedScreen(screen, in: table, withKeyedParts: true)))
+                let changed = screen.isChangedSinceSave || !tracker.screens.contains(screen.serial)
+                guard changed || verifying else { return }
+                var writer = JSONWriter(reservingCapacity: 1024)
+                try writeSavedScreen(screen, in: table, withKeyedParts: true, to: &writer)
+                let row = SavedRow(id: SavedRowID(kind: .screen, number: Int64(screen.serial)), text: writer.bytes,
+                                   columns: .screen(key: screen.key))
+                if changed {
+                    changes.written.append(row)
                     screen.isChangedSinceSave = false
-                } else if verifying {
-                    changes.unchanged.append((id, try savedScreen(screen, in: table, withKeyedParts: true)))
+                } else {
+                    changes.unchanged.append(row)
                 }
             }
             for gone in tracker.screens.subtracting(screensNow) { changes.deleted.append(SavedRowID(kind: .screen, number: Int64(gone))) }

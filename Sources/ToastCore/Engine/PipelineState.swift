@@ -185,29 +185,52 @@ extension Pipeline {
 
     /// A screen as the saved run keeps it: its key, serial and stamp of recency, held counts,
     /// host and own stages.
-    /// `withKeyedParts`: with what the stages that key their state by screen keep for it
-    /// (`keyed`, by stage name), for a state of rows.
-    func savedScreen(_ screen: Screen, in table: ScreenTable, withKeyedParts: Bool = false) throws -> JSONValue {
+    func savedScreen(_ screen: Screen, in table: ScreenTable) throws -> JSONValue {
+        var writer = JSONWriter()
+        try writeSavedScreen(screen, in: table, withKeyedParts: false, to: &writer)
+        return writer.value ?? .null
+    }
+
+    /// `savedScreen`'s text, written straight into `writer`; `withKeyedParts`: with what the
+    /// stages that key their state by screen keep for it (`keyed`, by stage name), for a state
+    /// of rows.
+    func writeSavedScreen(_ screen: Screen, in table: ScreenTable, withKeyedParts: Bool, to writer: inout JSONWriter) throws {
         let stageStates = try Self.savedStages(stageNames.indices.filter { table.perScreen[$0] }.map {
             (stageNames[$0], screen.stages[$0])
         })
-        let key: JSONValue = switch screen.key {
-        case .text(let text): .string(text)
-        case .integer(let integer): .integer(integer)
+        writer.beginObject()
+        writer.key("key")
+        switch screen.key {
+        case .text(let text): writer.string(text)
+        case .integer(let integer): writer.integer(integer)
         }
-        var members = [
-            JSONMember("key", key), JSONMember("serial", .integer(Int64(screen.serial))),
-            JSONMember("named", .integer(Int64(screen.namedStamp))),
-            JSONMember("held", .integer(Int64(screen.held))), JSONMember("held_errors", .integer(Int64(screen.heldErrors))),
-            JSONMember("host", screen.host.savedState), JSONMember("stages", .array(stageStates)),
-        ]
+        writer.key("serial")
+        writer.integer(screen.serial)
+        writer.key("named")
+        writer.integer(screen.namedStamp)
+        writer.key("held")
+        writer.integer(Int64(screen.held))
+        writer.key("held_errors")
+        writer.integer(Int64(screen.heldErrors))
+        writer.key("host")
+        screen.host.writeSavedState(to: &writer)
+        writer.key("stages")
+        writer.value(.array(stageStates))
         if withKeyedParts {
-            let parts = stages.indices.filter { table.keyedByScreen[$0] }.compactMap { index in
-                (stages[index] as? any ScreenKeyedStage)?.savedPart(of: screen).map { JSONMember(stageNames[index], $0) }
+            var wroteAny = false
+            for index in stages.indices where table.keyedByScreen[index] {
+                guard let stage = stages[index] as? any ScreenKeyedStage, stage.hasSavedPart(of: screen) else { continue }
+                if !wroteAny {
+                    writer.key("keyed")
+                    writer.beginObject()
+                    wroteAny = true
+                }
+                writer.key(stageNames[index])
+                stage.writeSavedPart(of: screen, to: &writer)
             }
-            if !parts.isEmpty { members.append(JSONMember("keyed", .object(parts))) }
+            if wroteAny { writer.endObject() }
         }
-        return .object(members)
+        writer.endObject()
     }
 
     /// The screen table's list of screens to look at and its counters.

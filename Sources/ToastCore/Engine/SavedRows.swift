@@ -32,15 +32,58 @@ package struct SavedRowID: Hashable, Sendable {
     }
 }
 
+/// One row as a checkpoint writes it: its JSON text, made on the pipeline's thread (the values
+/// it saves change as soon as the pipeline goes on), and what the row's table keeps beside
+/// the text, so that the writer need not read the text again.
+package struct SavedRow: Sendable {
+    package var id: SavedRowID
+    package var text: [UInt8]
+    package var columns: Columns
+
+    /// The columns of a row's table besides its number and its text.
+    package enum Columns: Sendable, Equatable {
+        case none
+        /// A screen's key (`screens.key`).
+        case screen(key: ScreenKey)
+        /// When a timer or a window is due (`timers.due`, `windows.due`).
+        case due(Microseconds)
+        /// The screen and the stage of a held toast (`held.screen`, `held.stage`).
+        case held(screen: Int64, stage: String)
+    }
+
+    package init(id: SavedRowID, text: [UInt8], columns: Columns = .none) {
+        self.id = id
+        self.text = text
+        self.columns = columns
+    }
+
+    /// A row of `value`'s text, its columns read from it.
+    package init(id: SavedRowID, value: JSONValue) {
+        var text: [UInt8] = []
+        JSONText.appendValue(value, to: &text)
+        let object = try? SavedObject(value, path: "")
+        let columns: Columns = switch id.kind {
+        case .part: .none
+        case .screen: ScreenKey(naming: object?.optional("key")).map { .screen(key: $0) } ?? .none
+        case .timer, .window: .due((try? object?.integer("due")) ?? 0)
+        case .held: .held(screen: (try? object?.integer("screen")) ?? 0, stage: (try? object?.string("stage")) ?? "")
+        }
+        self.init(id: id, text: text, columns: columns)
+    }
+
+    /// The row's value, read back from its text (tests, the fuzz target).
+    package var value: JSONValue? { try? JSONScanner.value(of: text) }
+}
+
 /// What a checkpoint writes of the pipeline: the rows that may have changed since the last
 /// checkpoint (the parts always; the writer leaves out a row whose text is what it wrote
 /// before), and the rows of what is gone.
 package struct SavedRowChanges: Sendable {
-    package var written: [(id: SavedRowID, value: JSONValue)] = []
+    package var written: [SavedRow] = []
     package var deleted: [SavedRowID] = []
     /// Debug builds: the rows the pipeline left out because nothing changed them. The writer
     /// checks that each is what it wrote before (`ScreenTable.touch` promises it).
-    package var unchanged: [(id: SavedRowID, value: JSONValue)] = []
+    package var unchanged: [SavedRow] = []
 
     package init() {}
 }

@@ -110,10 +110,21 @@ protocol ScreenKeyedStage: AnyObject {
     /// slot is emptied (the screen object may be reused for another screen).
     func forget(_ screen: Screen)
     /// Its saved state without the screens' parts (`screens` an empty list), and one screen's
-    /// part (nil: none): a checkpoint saves each part with its screen, so that it costs what
-    /// the screens that changed keep.
+    /// part, written into a checkpoint's writer when it has one: a checkpoint saves each part
+    /// with its screen, so that it costs what the screens that changed keep.
     func savedSharedState() -> JSONValue?
-    func savedPart(of screen: Screen) -> JSONValue?
+    func hasSavedPart(of screen: Screen) -> Bool
+    func writeSavedPart(of screen: Screen, to writer: inout JSONWriter)
+}
+
+extension ScreenKeyedStage {
+    /// A screen's part as a value (nil: none), as `saveState` lists them under `screens`.
+    func savedPart(of screen: Screen) -> JSONValue? {
+        guard hasSavedPart(of: screen) else { return nil }
+        var writer = JSONWriter()
+        writeSavedPart(of: screen, to: &writer)
+        return writer.value
+    }
 }
 
 /// A built-in stage kept per screen: it says when its screen's state ends, more precisely than

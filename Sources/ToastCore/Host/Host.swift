@@ -506,28 +506,50 @@ extension Host {
     /// the pipeline's, saved with it; the settings come from the scripts of the run that
     /// restores it.
     package var savedState: JSONValue {
-        func entries(_ slotsInLine: [Int]) -> JSONValue {
-            .array(slotsInLine.map { slot in
+        var writer = JSONWriter()
+        writeSavedState(to: &writer)
+        return writer.value ?? .null
+    }
+
+    /// `savedState`'s text, written straight into `writer` (a checkpoint's screens).
+    package func writeSavedState(to writer: inout JSONWriter) {
+        func entries(_ slotsInLine: some Sequence<Int>) {
+            writer.beginArray()
+            for slot in slotsInLine {
                 let entry = slots[slot]
-                return .object([
-                    JSONMember("serial", .integer(Int64(entry.serial))),
-                    JSONMember("priority", .integer(Int64(entry.priority))),
-                    JSONMember("arrival_time", .integer(entry.arrivalTime)),
-                    JSONMember("arrival_order", .integer(Int64(entry.arrivalOrder))),
-                    JSONMember("presented_at", .integer(entry.presentedAt)),
-                    JSONMember("timeout_generation", .integer(Int64(entry.timeoutGeneration))),
-                    JSONMember("paused", .bool(entry.isPaused)),
-                    JSONMember("toast", slots.toast(slot).savedState),
-                ])
-            })
+                writer.beginObject()
+                writer.key("serial")
+                writer.integer(entry.serial)
+                writer.key("priority")
+                writer.integer(entry.priority)
+                writer.key("arrival_time")
+                writer.integer(entry.arrivalTime)
+                writer.key("arrival_order")
+                writer.integer(entry.arrivalOrder)
+                writer.key("presented_at")
+                writer.integer(entry.presentedAt)
+                writer.key("timeout_generation")
+                writer.integer(entry.timeoutGeneration)
+                writer.key("paused")
+                writer.bool(entry.isPaused)
+                writer.key("toast")
+                slots.toast(slot).writeSavedState(to: &writer)
+                writer.endObject()
+            }
+            writer.endArray()
         }
-        return .object([
-            JSONMember("visible", entries(Array(visible))),
-            JSONMember("waiting", entries(waiting)),
-            JSONMember("delayed", entries(delayed)),
-            JSONMember("next_serial", .integer(Int64(state.nextSerial))),
-            JSONMember("next_arrival_order", .integer(Int64(state.nextArrivalOrder))),
-        ])
+        writer.beginObject()
+        writer.key("visible")
+        entries(visible)
+        writer.key("waiting")
+        entries(waiting)
+        writer.key("delayed")
+        entries(delayed)
+        writer.key("next_serial")
+        writer.integer(state.nextSerial)
+        writer.key("next_arrival_order")
+        writer.integer(state.nextArrivalOrder)
+        writer.endObject()
     }
 
     /// Makes the host hold what `savedState` gave, in place of what it holds (nothing is

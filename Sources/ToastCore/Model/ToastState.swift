@@ -1,57 +1,152 @@
-/// A toast as a saved run keeps it (SPEC 11.4, `--state`): every field of the schema, the extra
-/// fields, and what the pipeline and the stages added (its time, input line, style,
-/// announcement, the stage that made it, its screen), so that the toast made again from it is
-/// the same toast to every stage, record and script.
+/// A toast as a saved run keeps it (SPEC 11.4, `--state`): its fields, the extra fields, and
+/// what the pipeline and the stages added (its time, input line, style, announcement, the
+/// stage that made it, its screen), so that the toast made again from it is the same toast to
+/// every stage, record and script.
 ///
-/// The saved form is a JSON object: `fields` holds each schema field that is not a constant,
-/// tagged by kind (`{"text": "…"}`, `{"time": µs}`, `{"integer": n}`, `{"flag": b}`, or `null`
-/// for no value), so that reading it back never guesses a kind.
+/// The saved form is a JSON object: `fields` holds each schema field whose value is not the
+/// one a new toast has (`Toast(id: "", message: " ")`, which a field left out keeps), `null`
+/// for no value. A field of the schema's own kind is written as its value (a string, µs, an
+/// integer, true or false); a field kept in general storage is tagged by kind
+/// (`{"text": "…"}`, `{"time": µs}`, `{"integer": n}`, `{"flag": b}`), so that reading it back
+/// never guesses a kind. (A tagged value is read for any field.)
 extension Toast: StateRepresentable {
+    /// What each field left out of `fields` is (by the field's raw value).
+    private static let savedDefaults: [FieldValue] = {
+        let toast = Toast(id: "", message: " ")
+        return ToastField.allCases.map { field in
+            toast.withValue(of: field) { view in
+                switch view {
+                case .absent: .absent
+                case .text(let text): .text(String(decoding: text, as: UTF8.self))
+                case .time(let time): .time(time)
+                case .integer(let integer): .integer(integer)
+                case .flag(let flag): .flag(flag)
+                }
+            }
+        }
+    }()
+
     /// The toast as a JSON value that `init(savedState:)` reads back.
     public var savedState: JSONValue {
-        var fields: [JSONMember] = []
-        for field in ToastField.allCases {
-            if case .constant = field.storage { continue }
-            fields.append(JSONMember(field.name, Self.saved(value(of: field))))
+        var writer = JSONWriter()
+        writeSavedState(to: &writer)
+        return writer.value ?? .null
+    }
+
+    /// `savedState`'s text, written straight into `writer` (a checkpoint's screens).
+    package func writeSavedState(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("fields")
+        writer.beginObject()
+        for field in ToastField.allCases where !Self.isConstant(field) {
+            withValue(of: field) { value in
+                guard !Self.same(value, Self.savedDefaults[field.rawValue]) else { return }
+                writer.key(field.name)
+                Self.write(value, of: field, to: &writer)
+            }
         }
-        var members: [JSONMember] = [
-            JSONMember("fields", .object(fields)),
-            JSONMember("extra", .object(extra)),
-            JSONMember("at", .integer(atMicros)),
-            JSONMember("input_line", .integer(Int64(inputLine))),
-        ]
+        writer.endObject()
+        writer.key("extra")
+        switch storage.fields.extra {
+        case .canonical(let range): storage.withBytes(range) { writer.json($0) }
+        case .members, .stored:
+            writer.beginObject()
+            writer.members(extra)
+            writer.endObject()
+        }
+        writer.key("at")
+        writer.integer(atMicros)
+        writer.key("input_line")
+        writer.integer(inputLine)
         if let style = self.style {
-            members.append(JSONMember("style", .object([
-                JSONMember("symbol", .string(style.symbol)), JSONMember("glyph", .string(style.glyph)),
-                JSONMember("color", .string(style.color)),
-            ])))
+            writer.key("style")
+            writer.beginObject()
+            writer.key("symbol")
+            writer.string(style.symbol)
+            writer.key("glyph")
+            writer.string(style.glyph)
+            writer.key("color")
+            writer.string(style.color)
+            writer.endObject()
         }
         switch storage.fields.announcement {
-        case .text(let text)?: members.append(JSONMember("announcement", .string(text)))
-        case .standard(let label)?: members.append(JSONMember("announcement_label", .string(label)))
+        case .text(let text)?:
+            writer.key("announcement")
+            writer.string(text)
+        case .standard(let label)?:
+            writer.key("announcement_label")
+            writer.string(label)
         case nil: break
         }
-        if let madeBy { members.append(JSONMember("made_by", .string(madeBy))) }
+        if let madeBy {
+            writer.key("made_by")
+            writer.string(madeBy)
+        }
         switch storage.fields.screenKey {
-        case .text(let text)?: members.append(JSONMember("screen", .string(text)))
-        case .integer(let integer)?: members.append(JSONMember("screen", .integer(integer)))
+        case .text(let text)?:
+            writer.key("screen")
+            writer.string(text)
+        case .integer(let integer)?:
+            writer.key("screen")
+            writer.integer(integer)
         case nil: break
         }
-        return .object(members)
+        writer.endObject()
+    }
+
+    private static func isConstant(_ field: ToastField) -> Bool {
+        if case .constant = field.storage { return true }
+        return false
+    }
+
+    private static func same(_ value: FieldView, _ other: FieldValue) -> Bool {
+        switch (value, other) {
+        case (.absent, .absent): true
+        case (.text(let text), .text(let otherText)): text.elementsEqual(otherText.utf8)
+        case (.time(let time), .time(let otherTime)): time == otherTime
+        case (.integer(let integer), .integer(let otherInteger)): integer == otherInteger
+        case (.flag(let flag), .flag(let otherFlag)): flag == otherFlag
+        default: false
+        }
+    }
+
+    /// A field's value as `fields` keeps it: tagged for a field in general storage.
+    private static func write(_ value: FieldView, of field: ToastField, to writer: inout JSONWriter) {
+        let tagged: Bool
+        if case .generic = field.storage { tagged = true } else { tagged = false }
+        if case .absent = value { return writer.null() }
+        if tagged { writer.beginObject() }
+        switch value {
+        case .absent: break
+        case .text(let text):
+            if tagged { writer.key("text") }
+            writer.string(utf8: text)
+        case .time(let time):
+            if tagged { writer.key("time") }
+            writer.integer(time)
+        case .integer(let integer):
+            if tagged { writer.key("integer") }
+            writer.integer(integer)
+        case .flag(let flag):
+            if tagged { writer.key("flag") }
+            writer.bool(flag)
+        }
+        if tagged { writer.endObject() }
     }
 
     /// The toast `savedState` gave; throws `SavedStateError` naming what is wrong.
     public init(savedState: JSONValue) throws {
         let saved = try SavedObject(savedState, path: "toast")
-        let fieldsObject = try SavedObject(saved.required("fields"), path: "toast.fields")
+        guard case .object(let savedFields) = try saved.required("fields") else {
+            throw SavedStateError("toast.fields is not an object")
+        }
         self.init(id: "", message: " ")
-        for field in ToastField.allCases {
-            if case .constant = field.storage { continue }
-            guard let value = fieldsObject.optional(field.name) else {
-                throw SavedStateError("toast.fields has no \(field.name)")
+        for member in savedFields {
+            let path = "toast.fields.\(member.name)"
+            guard let field = ToastField(named: member.name), !Self.isConstant(field) else {
+                throw SavedStateError("\(path) is not a field a saved toast has")
             }
-            let path = "toast.fields.\(field.name)"
-            let fieldValue = try Self.fieldValue(value, path: path)
+            let fieldValue = try Self.fieldValue(member.value, of: field, path: path)
             guard Self.holds(field, fieldValue) else { throw SavedStateError("\(path) is not a value this field holds") }
             uniqueFields.set(field, to: fieldValue)
         }
@@ -110,7 +205,16 @@ extension Toast: StateRepresentable {
         }
     }
 
-    private static func fieldValue(_ saved: JSONValue, path: String) throws -> FieldValue {
+    private static func fieldValue(_ saved: JSONValue, of field: ToastField, path: String) throws -> FieldValue {
+        switch (saved, field.storage) {
+        case (.string(let text), .message), (.string(let text), .subtitle), (.string(let text), .text),
+             (.string(let text), .optionalText):
+            return .text(text)
+        case (.integer(let time), .time), (.integer(let time), .optionalTime): return .time(time)
+        case (.integer(let integer), .optionalInteger): return .integer(Int(integer))
+        case (.bool(let flag), .flag): return .flag(flag)
+        default: break
+        }
         switch saved {
         case .null: return .absent
         case .object(let members) where members.count == 1:

@@ -102,7 +102,7 @@ extension DedupStage {
     /// The keys that passed, the least recently passed first, each with when and which toast;
     /// with screens on, those of each screen (by serial), each key without the serial.
     package func saveState() -> JSONValue? {
-        guard let screens else { return .object(saved(single, prefix: 0, screen: false)) }
+        guard let screens else { return .object(saved(single)) }
         let held = screens.bySerial.values.sorted { $0.serial < $1.serial }
         return .object([JSONMember("screens", .array(held.compactMap(savedPart(of:))))])
     }
@@ -112,21 +112,38 @@ extension DedupStage {
         screens == nil ? saveState() : .object([JSONMember("screens", .array([]))])
     }
 
-    /// A screen's keys, as `saveState` lists them under `screens`; nil for a screen with none.
-    func savedPart(of screen: Screen) -> JSONValue? {
-        guard !screen.stageSlots[slot].isEmpty else { return nil }
-        return .object([JSONMember("screen", .integer(Int64(screen.serial)))]
-                       + saved(screen.stageSlots[slot], prefix: ScreenSerialPrefix.count, screen: true))
+    func hasSavedPart(of screen: Screen) -> Bool { !screen.stageSlots[slot].isEmpty }
+
+    /// A screen's keys, as `saveState` lists them under `screens`.
+    func writeSavedPart(of screen: Screen, to writer: inout JSONWriter) {
+        let keys = screen.stageSlots[slot]
+        writer.beginObject()
+        writer.key("screen")
+        writer.integer(screen.serial)
+        writer.key("keys")
+        writer.beginArray()
+        cache.forEachOldestFirst(of: keys.keys) { key, passed in
+            writer.beginObject()
+            writer.key("key")
+            writer.hexString(key.dropFirst(ScreenSerialPrefix.count))
+            writer.key("time")
+            writer.integer(passed.time)
+            writer.key("id")
+            writer.string(passed.id)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("last_pass")
+        if let lastPass = keys.lastPass { writer.integer(lastPass) } else { writer.null() }
+        writer.endObject()
     }
 
-    /// A screen's keys (their screen's serial, `prefix` bytes, left out) and, with screens on,
-    /// when a toast of the screen last passed.
-    private func saved(_ keys: ScreenStageSlot, prefix: Int, screen: Bool) -> [JSONMember] {
+    /// The keys with screens off.
+    private func saved(_ keys: ScreenStageSlot) -> [JSONMember] {
         [JSONMember("keys", .array(cache.entriesOldestFirst(of: keys.keys).map { entry in
-            .object([JSONMember("key", .string(SavedBytes.text(entry.key.dropFirst(prefix)))),
+            .object([JSONMember("key", .string(SavedBytes.text(entry.key))),
                      JSONMember("time", .integer(entry.value.time)), JSONMember("id", .string(entry.value.id))])
-        })),
-        ] + (screen ? [JSONMember("last_pass", keys.lastPass.map { .integer($0) } ?? .null)] : [])
+        }))]
     }
 
     package func restoreState(from saved: JSONValue) throws {

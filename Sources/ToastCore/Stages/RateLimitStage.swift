@@ -271,14 +271,19 @@ extension RateLimitStage {
         ]
     }
 
-    /// A screen's last pass and pending summaries, as `saveState` lists them under `screens`;
-    /// nil for a screen with neither.
-    func savedPart(of screen: Screen) -> JSONValue? {
+    func hasSavedPart(of screen: Screen) -> Bool { !screen.stageSlots[slot].isEmpty }
+
+    /// A screen's last pass and pending summaries, as `saveState` lists them under `screens`.
+    func writeSavedPart(of screen: Screen, to writer: inout JSONWriter) {
         let window = screen.stageSlots[slot]
-        guard !window.isEmpty else { return nil }
-        return .object([JSONMember("screen", .integer(Int64(screen.serial))),
-                        JSONMember("last_pass", window.lastPass.map { .integer($0) } ?? .null),
-                        JSONMember("pending", .integer(Int64(window.pendingSummaries)))])
+        writer.beginObject()
+        writer.key("screen")
+        writer.integer(screen.serial)
+        writer.key("last_pass")
+        if let lastPass = window.lastPass { writer.integer(lastPass) } else { writer.null() }
+        writer.key("pending")
+        writer.integer(Int64(window.pendingSummaries))
+        writer.endObject()
     }
 
     /// Whether a group's key belongs to a screen the run still remembers (always, with screens

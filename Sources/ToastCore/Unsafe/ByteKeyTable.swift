@@ -107,6 +107,12 @@ struct ByteKeyTable<Value>: ~Copyable {
         return keyBytes.withBytes { Array($0[start..<start + count]) }
     }
 
+    /// Calls `body` with the key of entry `number`, which is stored, lent for the call.
+    func withKey<Result>(at number: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let (start, count) = (entries[number].keyStart, Int(entries[number].keyCount))
+        return keyBytes.withBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<start + count])) }
+    }
+
     /// The value of entry `number`, which is stored.
     subscript(number: Int) -> Value {
         get { entries[number].value }

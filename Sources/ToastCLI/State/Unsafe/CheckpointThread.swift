@@ -67,18 +67,22 @@ final class CheckpointThread: @unchecked Sendable {
         while let job = queue.take() { save(job) }
     }
 
-    /// The output synced up to the job's length, then the state replaced. Nothing more is saved
-    /// after a failure: the last state saved stays the one the run goes on from.
+    /// The output synced up to the job's length, then the state's transaction committed. The
+    /// output's writeback starts first and its sync ends just before the commit, so the disk
+    /// writes the records while the rows are written. Nothing more is saved after a failure:
+    /// the last state saved stays the one the run goes on from.
     private func save(_ job: Job) {
         guard failure == nil else { return }
-        if let output, let reason = output.sync() {
-            return fail("cannot sync \(output.path): \(reason)")
-        }
+        output?.startWriteback()
         var state = job.state
         state.outputLength = job.outputLength
         checkMovesForward(state)
         file.killIfAsked(at: "after-records", checkpoint: file.checkpoints + 1)
-        if let reason = file.write(state, rows: job.rows) { fail(reason) }
+        let reason = file.write(state, rows: job.rows) { [output] in
+            guard let output, let reason = output.sync() else { return nil }
+            return "cannot sync \(output.path): \(reason)"
+        }
+        if let reason { fail(reason) }
     }
 
     /// The last state saved, for `checkMovesForward` (debug builds only).
@@ -117,6 +121,13 @@ private final class OutputFile: Sendable {
     deinit { close(fd) }
 
     var length: Int64? { regularFileLength(fd) }
+
+    /// Starts writing the file's dirty pages to the disk without waiting for them (`sync`
+    /// waits): Linux starts the writeback of a range it is told will not be needed (the run
+    /// never reads its output back); a file system that does not is left to `sync`.
+    func startWriteback() {
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
+    }
 
     /// Syncs the file's data (and the size that reaches it); the system's reason when it cannot.
     func sync() -> String? {

@@ -1,4 +1,5 @@
 import CSQLite
+import CSQLiteBridge
 
 /// One SQLite database, owned: this file is the only Swift that calls SQLite's C API (the
 /// state file, docs/service.md "The state file"). Statements are prepared once and kept;
@@ -22,6 +23,9 @@ final class SQLiteDatabase {
         handle = opened
         // A busy database (a reader's transaction on the WAL's checkpoint) is waited for a while.
         sqlite3_busy_timeout(handle, 5_000)
+        // The WAL, synced at every commit, stays at close for the next open to read: copying
+        // it into the database there would only delay the end of the run.
+        csqlite_keep_wal_on_close(handle)
     }
 
     deinit { sqlite3_close_v2(handle) }

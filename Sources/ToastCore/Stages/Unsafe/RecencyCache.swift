@@ -107,6 +107,16 @@ struct RecencyCache<Value>: ~Copyable {
     }
 
     /// The keys and values of `list`, the least recently used first (for `--state`).
+    /// Each entry of `list`, the least recently used first, its key's bytes lent for the call
+    /// (a checkpoint writes them without an array for each).
+    func forEachOldestFirst(of list: List, _ body: (UnsafeRawBufferPointer, Value) -> Void) {
+        var slot = Int(list.oldest)
+        while slot >= 0 {
+            table.withKey(at: slot) { body($0, table[slot].value) }
+            slot = Int(table[slot].newer)
+        }
+    }
+
     func entriesOldestFirst(of list: List) -> [(key: [UInt8], value: Value)] {
         var entries: [(key: [UInt8], value: Value)] = []
         var slot = Int(list.oldest)

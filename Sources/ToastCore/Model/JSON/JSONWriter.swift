@@ -1,0 +1,134 @@
+/// JSON text written as it is made, with no `JSONValue` in between: what a checkpoint writes
+/// of every screen that changed, where building a tree of values first (and freeing it) costs
+/// more than the text. The same text `JSONText.appendValue` writes for the same tree.
+///
+/// The writer places the commas: a value, an object or an array written after another in the
+/// same container gets one; a key is written with its colon, and the value that follows it
+/// gets none.
+package struct JSONWriter {
+    package private(set) var bytes: [UInt8] = []
+    /// Whether a value ended last, so that the next one is written after a comma.
+    private var afterValue = false
+
+    package init(reservingCapacity capacity: Int = 0) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    package mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    package mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        afterValue = true
+    }
+
+    package mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+    }
+
+    package mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        afterValue = true
+    }
+
+    /// A member's name and its colon; `name` needs no escapes (the saved forms' names are
+    /// plain ASCII words).
+    package mutating func key(_ name: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.appendLiteral(name)
+        bytes.appendLiteral("\":")
+    }
+
+    /// A member's name from a run's words (a stage's, an extra field's), escaped.
+    package mutating func key(_ name: String) {
+        separate()
+        JSONText.appendString(name, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    package mutating func integer(_ number: Int64) {
+        separate()
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        StreamTime.appendDecimal(number.magnitude, to: &bytes)
+        afterValue = true
+    }
+
+    package mutating func integer(_ number: Int) { integer(Int64(number)) }
+
+    package mutating func string(_ text: String) {
+        separate()
+        JSONText.appendString(text, to: &bytes)
+        afterValue = true
+    }
+
+    /// A string from its UTF-8 bytes (a toast's message as it holds it), escaped.
+    package mutating func string(utf8 text: UnsafeRawBufferPointer) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        JSONText.appendEscaped(text, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        afterValue = true
+    }
+
+    /// A value that is JSON text already, as it is.
+    package mutating func json(_ text: UnsafeRawBufferPointer) {
+        separate()
+        bytes.append(text)
+        afterValue = true
+    }
+
+    /// Bytes as a string of lowercase hexadecimal digits (`SavedBytes`).
+    package mutating func hexString(_ data: some Sequence<UInt8>) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        for byte in data {
+            bytes.append(JSONText.hexDigits[Int(byte >> 4)])
+            bytes.append(JSONText.hexDigits[Int(byte & 0xF)])
+        }
+        bytes.append(UInt8(ascii: "\""))
+        afterValue = true
+    }
+
+    package mutating func bool(_ flag: Bool) {
+        separate()
+        bytes.appendLiteral(flag ? "true" : "false")
+        afterValue = true
+    }
+
+    package mutating func null() {
+        separate()
+        bytes.appendLiteral("null")
+        afterValue = true
+    }
+
+    /// Any value, as `JSONText.appendValue` writes it.
+    package mutating func value(_ value: JSONValue) {
+        separate()
+        JSONText.appendValue(value, to: &bytes)
+        afterValue = true
+    }
+
+    /// Each member of an object, as `JSONText.appendObject` writes them (without the braces).
+    package mutating func members(_ members: [JSONMember]) {
+        for member in members {
+            key(member.name)
+            value(member.value)
+        }
+    }
+
+    /// The value the text is, read back: for the callers that want a tree (the whole saved
+    /// state, tests). Text this writer wrote is always JSON; nil would be a bug of a caller
+    /// that left a container open.
+    package var value: JSONValue? { try? JSONScanner.value(of: bytes) }
+
+    private mutating func separate() {
+        if afterValue {
+            bytes.append(UInt8(ascii: ","))
+            afterValue = false
+        }
+    }
+}
