@@ -195,9 +195,6 @@ extension Pipeline {
     /// stages that key their state by screen keep for it (`keyed`, by stage name), for a state
     /// of rows.
     func writeSavedScreen(_ screen: Screen, in table: ScreenTable, withKeyedParts: Bool, to writer: inout JSONWriter) throws {
-        let stageStates = try Self.savedStages(stageNames.indices.filter { table.perScreen[$0] }.map {
-            (stageNames[$0], screen.stages[$0])
-        })
         writer.beginObject()
         writer.key("key")
         switch screen.key {
@@ -215,7 +212,13 @@ extension Pipeline {
         writer.key("host")
         screen.host.writeSavedState(to: &writer)
         writer.key("stages")
-        writer.value(.array(stageStates))
+        writer.beginArray()
+        if table.hasOwnStages {
+            for state in try Self.savedStages(stageNames.indices.filter { table.perScreen[$0] }.map { (stageNames[$0], screen.stages[$0]) }) {
+                writer.value(state)
+            }
+        }
+        writer.endArray()
         if withKeyedParts {
             var wroteAny = false
             for index in stages.indices where table.keyedByScreen[index] {

@@ -151,7 +151,7 @@ package enum ToastField: Int, CaseIterable, Sendable {
     private static let rows = allCases.map(\.row)
 
     /// The field's name in events, records, settings and scripts.
-    package var name: String { Self.rows[rawValue].name }
+    package var name: String { Self.names[rawValue] }
 
     package var kind: Kind { Self.kinds[rawValue] }
 
@@ -166,6 +166,9 @@ package enum ToastField: Int, CaseIterable, Sendable {
     /// The kinds apart from the rows, so that asking a field's kind (the decoder does for every
     /// field of every line) copies no closures.
     private static let kinds = rows.map(\.kind)
+    /// The names apart from the rows, likewise (a checkpoint writes a name for every field it
+    /// saves of every toast).
+    private static let names = rows.map(\.name)
 
     /// The field named `name`, if a show has one.
     package init?(named name: String) {
