@@ -39,6 +39,8 @@ package struct CommandLineOptions: Equatable, Sendable {
     package var color: ColorMode = .auto
     package var lua = LuaOptions()
     package var events: String?
+    /// `--follow FILE`: FILE read, then followed through appends and rotations.
+    package var follow: String?
     /// `--state FILE`: the run keeps its state in FILE and goes on from it (docs/service.md).
     package var state: String?
     /// `--checkpoint SECONDS`: with `--state`, how often the state is saved, in wall time (0:
@@ -97,6 +99,10 @@ extension CommandLineOptions {
         },
         OptionSpec(name: "--events", value: "FILE", help: "read events from FILE instead of stdin (-: stdin)") {
             $0.events = $1
+        },
+        OptionSpec(name: "--follow", value: "FILE",
+                   help: "read FILE, then follow what is appended, through rotations (as tail -F; the follow clock)") {
+            $0.follow = $1
         },
         OptionSpec(name: "--format", value: "text|json|speech|html", help: "record format (default: text); html: one page drawing the run") {
             $0.format = try choice($1, "--format")
@@ -300,6 +306,7 @@ extension CommandLineOptions {
             throw UsageError("--speed needs --clock replay")
         }
         try checkRedis(&options)
+        try checkFollow(&options)
         if options.state == nil && options.redis.from == nil && (options.checkpointGiven || options.stateReset) {
             throw UsageError("\(options.stateReset ? "--state-reset" : "--checkpoint") needs --state FILE (or --from STREAM)")
         }
@@ -307,6 +314,24 @@ extension CommandLineOptions {
             throw UsageError("--state keeps records as they are written; \(options.format == .html ? "--format html draws its page" : "--explain tells its stories") at the end of a run")
         }
         return options
+    }
+
+    /// `--follow` reads one live file (docs/service.md, "Following a file"): no other input,
+    /// no end to read to, and the follow clock.
+    private static func checkFollow(_ options: inout CommandLineOptions) throws {
+        guard let follow = options.follow else { return }
+        if follow.isEmpty || follow == "-" { throw UsageError("--follow takes a file's path (stdin cannot be followed through rotations)") }
+        if options.events != nil { throw UsageError("--follow reads the events; --events cannot be given with it") }
+        if options.redis.from != nil { throw UsageError("--follow reads the events; --from cannot be given with it") }
+        if options.redis.once { throw UsageError("--follow never reaches an end; --once cannot be given with it") }
+        if options.clockGiven && options.clock != .follow {
+            throw UsageError("--follow reads on the follow clock; --clock \(options.clock.rawValue) cannot be given with it")
+        }
+        if options.format == .html || !options.explain.isEmpty {
+            throw UsageError("--follow never reaches an end; \(options.format == .html ? "--format html draws its page" : "--explain tells its stories") at the end of a run")
+        }
+        options.clock = .follow
+        options.clockGiven = true
     }
 
     /// The Redis options go together (docs/scale.md): a server, and a stream to read or to

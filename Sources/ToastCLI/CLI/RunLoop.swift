@@ -114,7 +114,8 @@ struct RunLoop {
                 note = "note: went on from the state at \(group.stateDescription)"
             } else {
                 note = "note: went on from --state \(setup.options.state ?? "")"
-                note += resumed.inputSeekable && setup.input.isRegularFile ? " (input line \(resumed.input.line))" : " (the input is taken as new)"
+                note += resumed.inputSeekable && (setup.input.isRegularFile || setup.input is FollowedFile)
+                    ? " (input line \(resumed.input.line))" : " (the input is taken as new)"
             }
             if timers > 0 {
                 note += "; \(timers) Lua timer\(timers == 1 ? "" : "s") (after) pending then \(timers == 1 ? "was" : "were") not kept"
@@ -141,9 +142,17 @@ struct RunLoop {
             stopReason = .stateFailed(reason)
             return
         }
+        var position = inputPosition
+        var inputFile = setup.inputFile
+        if let followed = setup.input as? FollowedFile, let place = followed.location(of: position.offset) {
+            // The file the next line is in, and where in it (a rotation moves from file to file).
+            position.offset = place.offset
+            inputFile = place.file
+        }
         let state = SavedRun(writtenBy: Toastscript.versionText(setup.environment), stages: pipeline.stageNames,
-                             screensBy: scripts.settings.screens?.by, output: setup.outputShape, input: inputPosition,
-                             inputSeekable: setup.input.isRegularFile, inputFile: setup.inputFile, outputLength: nil, ended: ended,
+                             screensBy: scripts.settings.screens?.by, output: setup.outputShape, input: position,
+                             inputSeekable: setup.input.isRegularFile || inputFile != nil && setup.input is FollowedFile,
+                             inputFile: inputFile, outputLength: nil, ended: ended,
                              store: scripts.keptStore(during: "checkpoint"), pipeline: nil)
         do {
             if let group = setup.consumerGroup {

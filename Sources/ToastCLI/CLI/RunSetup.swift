@@ -130,7 +130,9 @@ struct RunSetup {
                 isTerminal = environment.standardOutputIsTerminal
             }
             deadLetter = try options.deadLetter.map { try FileDescriptorSink.appending(to: $0, fsync: false) }
-            if let events = options.events, events != "-" {
+            if let follow = options.follow {
+                input = try FollowedFile(path: follow, resuming: saved.flatMap(Self.followedPlace), note: { [reports] in reports.note($0) })
+            } else if let events = options.events, events != "-" {
                 input = try FileDescriptorSource.opening(events)
             } else {
                 input = environment.standardInput
@@ -335,6 +337,13 @@ struct RunSetup {
     }
 
     /// The HTML page's title: the scripts and the events it shows.
+    /// Where a saved run stood in the file `--follow` reads: the file, and the offset of its
+    /// next line there; nil to read FILE from its start (no run saved yet).
+    private static func followedPlace(_ saved: SavedRun) -> FollowedFile.SavedPlace? {
+        guard saved.pipeline != nil, saved.inputSeekable, let file = saved.inputFile else { return nil }
+        return FollowedFile.SavedPlace(file: file, offset: saved.input.offset)
+    }
+
     private static func pageTitle(program: String, scripts: [String], events: String?) -> String {
         let names = (scripts + [events ?? "stdin"]).map { $0.split(separator: "/").last.map(String.init) ?? $0 }
         return "\(program): " + names.joined(separator: " · ")

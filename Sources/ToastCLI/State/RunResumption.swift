@@ -27,6 +27,8 @@ enum RunResumption {
                 throw refuse("\(place.noun) is damaged (\(error))")
             }
         }
+        // A followed file finds its saved place itself, or says why it cannot (FollowedFile).
+        let followed = input is FollowedFile
         let file = input as? FileDescriptorSource
         let readsOn = saved.inputSeekable && file?.size != nil
         if readsOn, let size = file?.size, size < saved.input.offset {
@@ -49,6 +51,7 @@ enum RunResumption {
             throw StateRefusal(message: "cannot cut \(output.name) back to \(cut) bytes: \(reason)")
         }
         guard saved.pipeline != nil else { return InputPosition() }
+        if followed { return saved.input }
         if readsOn, let file {
             guard file.seek(to: saved.input.offset) else { throw StateRefusal(message: "\(place.name): the input cannot be read from byte \(saved.input.offset)") }
             return saved.input
