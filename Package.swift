@@ -45,12 +45,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Debian's libsystemd, for reading the systemd journal (--journal).
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         // The state file's C: SQLite's variadic configuration calls, which Swift cannot make.
         .target(name: "CSQLiteBridge", dependencies: ["CSQLite"], cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         // The model, the engine, the host and the built-in stages: no C, no I/O.
         .target(name: "ToastCore", swiftSettings: releaseWithoutExclusivityChecks),
         // Reading events and writing records: decoders, encoders, sinks, the desktop and Redis.
-        .target(name: "ToastIO", dependencies: ["ToastCore", "CDBus", "CHiredis"], swiftSettings: releaseWithoutExclusivityChecks),
+        .target(name: "ToastIO", dependencies: ["ToastCore", "CDBus", "CHiredis", "CSystemd"], swiftSettings: releaseWithoutExclusivityChecks),
         // The Lua bridge: scripts as rules, hooks, parse and settings.
         .target(name: "ToastLua", dependencies: ["ToastCore", "ToastIO", "CLua", "CLuaBridge"], swiftSettings: releaseWithoutExclusivityChecks),
         // The library users import: the plugin API and what embedding needs, re-exported.

@@ -323,11 +323,11 @@ extension StateTests {
 extension StateTests {
     /// The `ExecStart=` lines of docs/service.md's units, run here with their paths in a
     /// folder of the test's own: the batch unit writes what one run writes, and a second start
-    /// of a run that ended writes nothing more; the live unit's command runs from a pipe.
+    /// of a run that ended writes nothing more; the live unit's follows a log until it is stopped.
     @Test func theServicePagesUnitsRun() throws {
         let page = try String(contentsOfFile: root + "/docs/service.md", encoding: .utf8)
         let starts = page.split(separator: "\n").filter { $0.hasPrefix("ExecStart=") }.map { String($0.dropFirst("ExecStart=".count)) }
-        try #require(starts.count == 2)
+        try #require(starts.count == 3)
         let folder = try Folder()
         func local(_ line: String) -> String {
             line.replacingOccurrences(of: "/usr/local/bin/toastscript", with: binary)
@@ -345,13 +345,38 @@ extension StateTests {
             #expect(run.status == 0, "\(run.stderr)")
             #expect(String(decoding: folder.bytes("service.records.jsonl"), as: UTF8.self) == whole.stdout)
         }
-        // systemd hands `/bin/sh -c` the quoted words as one argument.
-        let shell = local(starts[1])
-        try #require(shell.hasPrefix("/bin/sh -c '") && shell.hasSuffix("'"))
-        let live = try runShell(String(shell.dropFirst("/bin/sh -c '".count).dropLast()))
-        #expect(live.status == 0, "\(live.stderr)")
-        #expect(live.stdout.contains(#""message":"Connection refused""#))
+        // The live unit follows a log until systemctl stop sends SIGTERM (exit 143, a clean stop).
+        try FileManager.default.copyItem(atPath: root + "/examples/service.jsonl", toPath: folder.file("events.jsonl"))
+        let follow = local(starts[1]).replacingOccurrences(of: "/var/log/app/events.jsonl", with: folder.file("events.jsonl"))
+        #expect(follow.hasPrefix(binary + " --follow "))
+        let live = try runShell("""
+            \(follow) 2> /dev/null & pid=$!
+            for i in $(seq 500); do grep -q 'Connection refused' '\(folder.file("live.records.jsonl"))' 2>/dev/null && break; sleep 0.01; done
+            kill -TERM $pid; wait $pid; echo "status $?"
+            """)
+        #expect(live.stdout == "status 143\n", "\(live.stderr)")
+        #expect(String(decoding: folder.bytes("live.records.jsonl"), as: UTF8.self).contains(#""message":"Connection refused""#))
+        #expect(page.contains("SuccessExitStatus=130 143"))
         #expect(try Self.sqlite(folder.file("live.state"), "SELECT value FROM run WHERE name = 'format'") == "3\n")
+
+        // The journal unit, on a folder of journal files in place of the local journal: a file
+        // journald would add while it runs brings the backup unit's error, and another unit's.
+        let journal = local(starts[2]).replacingOccurrences(of: "--journal ", with: "--journal --journal-dir \(folder.path)/journal ")
+        try FileManager.default.createDirectory(atPath: folder.file("journal"), withIntermediateDirectories: true)
+        try JournalTests.writeJournal([
+            JournalTests.Entry(at: 1_764_928_800, [("MESSAGE", "backup failed"), ("PRIORITY", "3"), ("_SYSTEMD_UNIT", "backup.service")]),
+            JournalTests.Entry(at: 1_764_928_801, [("MESSAGE", "nginx reloaded"), ("_SYSTEMD_UNIT", "nginx.service")]),
+        ], to: folder.file("new.journal"))
+        let watching = try runShell("""
+            \(journal) 2> /dev/null & pid=$!
+            sleep 0.5; mv '\(folder.file("new.journal"))' '\(folder.file("journal/new.journal"))'
+            for i in $(seq 500); do grep -q 'backup failed' '\(folder.file("journal.records.jsonl"))' 2>/dev/null && break; sleep 0.01; done
+            kill -TERM $pid; wait $pid; echo "status $?"
+            """)
+        #expect(watching.stdout == "status 143\n", "\(watching.stderr)")
+        let records = String(decoding: folder.bytes("journal.records.jsonl"), as: UTF8.self)
+        #expect(records.contains(#""message":"backup failed""#) && !records.contains("nginx"), "\(records)")
+        #expect(try Self.sqlite(folder.file("journal.state"), "SELECT count(*) FROM run WHERE name = 'input_cursor'") == "1\n")
     }
 }
 

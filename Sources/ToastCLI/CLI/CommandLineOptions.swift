@@ -41,6 +41,10 @@ package struct CommandLineOptions: Equatable, Sendable {
     package var events: String?
     /// `--follow FILE`: FILE read, then followed through appends and rotations.
     package var follow: String?
+    /// `--journal` and its selection (`--journal-dir`, `--journal-file`, `--journal-match`).
+    package var journal: JournalSource.Selection?
+    /// Whether `--input` was given (the journal's entries have a form of their own).
+    package var inputGiven = false
     /// `--state FILE`: the run keeps its state in FILE and goes on from it (docs/service.md).
     package var state: String?
     /// `--checkpoint SECONDS`: with `--state`, how often the state is saved, in wall time (0:
@@ -92,6 +96,7 @@ extension CommandLineOptions {
     static let specs: [OptionSpec] = [
         OptionSpec(name: "--input", value: "json|text", help: "input format: JSON Lines (default), or one message per line") {
             $0.input = try choice($1, "--input")
+            $0.inputGiven = true
         },
         OptionSpec(name: "--levels", value: "on|off",
                    help: "off: a line's level (ERROR, [warn], level=error, <3>) gives no role (default on)") {
@@ -103,6 +108,27 @@ extension CommandLineOptions {
         OptionSpec(name: "--follow", value: "FILE",
                    help: "read FILE, then follow what is appended, through rotations (as tail -F; the follow clock)") {
             $0.follow = $1
+        },
+        OptionSpec(name: "--journal", value: nil,
+                   help: "read the systemd journal's entries: new ones as they come (--once: every entry there is, then end)") { options, _ in
+            options.journal = options.journal ?? JournalSource.Selection()
+        },
+        OptionSpec(name: "--journal-dir", value: "DIR", help: "--journal: the journal files in DIR instead of the local journal") {
+            $0.journal = $0.journal ?? JournalSource.Selection()
+            $0.journal?.directory = $1
+        },
+        OptionSpec(name: "--journal-file", value: "FILE", help: "--journal: this journal file (again for more) instead of the local journal") {
+            $0.journal = $0.journal ?? JournalSource.Selection()
+            $0.journal?.files.append($1)
+        },
+        OptionSpec(name: "--journal-match", value: "FIELD=VALUE",
+                   help: "--journal: only entries with FIELD=VALUE (again for more: other fields all, one field any, as journalctl)") {
+            guard let equals = $1.firstIndex(of: "="), equals != $1.startIndex,
+                  $1[..<equals].allSatisfy({ $0.isUppercase || $0.isNumber || $0 == "_" }) else {
+                throw UsageError("--journal-match takes FIELD=VALUE, a journal field's name in capitals (_SYSTEMD_UNIT=backup.service), not '\($1)'")
+            }
+            $0.journal = $0.journal ?? JournalSource.Selection()
+            $0.journal?.matches.append($1)
         },
         OptionSpec(name: "--format", value: "text|json|speech|html", help: "record format (default: text); html: one page drawing the run") {
             $0.format = try choice($1, "--format")
@@ -156,7 +182,7 @@ extension CommandLineOptions {
         OptionSpec(name: "--trim", value: nil, help: "with --from: remove the stream's entries every group has acknowledged") { options, _ in
             options.redis.trim = true
         },
-        OptionSpec(name: "--once", value: nil, help: "with --from: read what the stream holds at the start, then end") { options, _ in
+        OptionSpec(name: "--once", value: nil, help: "with --from or --journal: read what the stream or the journal holds at the start, then end") { options, _ in
             options.redis.once = true
         },
         OptionSpec(name: "--redis-timeout", value: "SECONDS",
@@ -305,6 +331,7 @@ extension CommandLineOptions {
         if options.speed != nil && options.clock != .replay {
             throw UsageError("--speed needs --clock replay")
         }
+        try checkJournal(&options)
         try checkRedis(&options)
         try checkFollow(&options)
         if options.state == nil && options.redis.from == nil && (options.checkpointGiven || options.stateReset) {
@@ -334,6 +361,28 @@ extension CommandLineOptions {
         options.clockGiven = true
     }
 
+    /// `--journal` reads the systemd journal (docs/service.md, "Reading the journal"): no
+    /// other input, entries of a form of their own, and live the follow clock.
+    private static func checkJournal(_ options: inout CommandLineOptions) throws {
+        guard let journal = options.journal else { return }
+        for (name, given) in [("--events", options.events != nil), ("--follow", options.follow != nil),
+                              ("--from", options.redis.from != nil), ("--input", options.inputGiven)] where given {
+            throw UsageError("--journal reads the journal's entries; \(name) cannot be given with it")
+        }
+        if journal.directory != nil && !journal.files.isEmpty {
+            throw UsageError("--journal-dir and --journal-file name two journals; give one of them")
+        }
+        if options.redis.once { return }
+        if options.clockGiven && options.clock != .follow {
+            throw UsageError("--journal reads new entries on the follow clock; --clock \(options.clock.rawValue) needs --once")
+        }
+        if options.format == .html || !options.explain.isEmpty {
+            throw UsageError("--journal without --once never reaches an end; \(options.format == .html ? "--format html draws its page" : "--explain tells its stories") at the end of a run")
+        }
+        options.clock = .follow
+        options.clockGiven = true
+    }
+
     /// The Redis options go together (docs/scale.md): a server, and a stream to read or to
     /// write; a consumer group's run keeps its state in Redis and reads on its own clock.
     private static func checkRedis(_ options: inout CommandLineOptions) throws {
@@ -341,7 +390,7 @@ extension CommandLineOptions {
         guard let server = redis.server else {
             let given: [(String, Bool)] = [("--from", redis.from != nil), ("--group", redis.group != nil),
                                            ("--consumer", redis.consumer != nil), ("--to", redis.to != nil),
-                                           ("--once", redis.once), ("--redis-timeout", redis.timeoutGiven),
+                                           ("--once", redis.once && options.journal == nil), ("--redis-timeout", redis.timeoutGiven),
                                            ("--to-maxlen", redis.toMaxLength != nil), ("--trim", redis.trim)]
             if let (name, _) = given.first(where: { $0.1 }) { throw UsageError("\(name) needs --redis URL|SOCKET") }
             return

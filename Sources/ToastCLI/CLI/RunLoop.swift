@@ -58,7 +58,10 @@ struct RunLoop {
         decoding = LineDecoding(decoder: setup.decoder, input: setup.options.input, deadLetter: setup.deadLetter,
                                 parser: setup.parser)
         decoding.resume(from: setup.startPosition)
-        reader = LineReader(source: setup.input, maxLineBytes: setup.options.maxLineBytes,
+        // A journal entry's line is made here, its message cut at --max-line-bytes: room for
+        // its escapes and other fields.
+        let lineLimit = setup.input is JournalSource ? setup.options.maxLineBytes * 6 + 65_536 : setup.options.maxLineBytes
+        reader = LineReader(source: setup.input, maxLineBytes: lineLimit,
                             skippedBytes: decoding.skippedBytes,
                             wakeDescriptors: [Signals.wakeDescriptor, Signals.reloadDescriptor, setup.desktop?.descriptor ?? -1],
                             rejectsBinary: true, startingAt: (setup.startPosition.offset, setup.startPosition.line))
@@ -149,11 +152,13 @@ struct RunLoop {
             position.offset = place.offset
             inputFile = place.file
         }
-        let state = SavedRun(writtenBy: Toastscript.versionText(setup.environment), stages: pipeline.stageNames,
+        var state = SavedRun(writtenBy: Toastscript.versionText(setup.environment), stages: pipeline.stageNames,
                              screensBy: scripts.settings.screens?.by, output: setup.outputShape, input: position,
                              inputSeekable: setup.input.isRegularFile || inputFile != nil && setup.input is FollowedFile,
                              inputFile: inputFile, outputLength: nil, ended: ended,
                              store: scripts.keptStore(during: "checkpoint"), pipeline: nil)
+        // The journal's place is the cursor of the last entry taken.
+        state.inputCursor = (setup.input as? JournalSource)?.cursor(at: position.offset)
         do {
             if let group = setup.consumerGroup {
                 commit(state, rows: try pipeline.savedRows(), to: group)

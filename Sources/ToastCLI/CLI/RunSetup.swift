@@ -130,7 +130,12 @@ struct RunSetup {
                 isTerminal = environment.standardOutputIsTerminal
             }
             deadLetter = try options.deadLetter.map { try FileDescriptorSink.appending(to: $0, fsync: false) }
-            if let follow = options.follow {
+            if let journal = options.journal {
+                let resumed = saved?.pipeline == nil ? nil : saved
+                input = try JournalSource(selection: journal, once: options.redis.once, resumingAfter: resumed?.inputCursor,
+                                          startOffset: resumed?.input.offset ?? 0, maxMessageBytes: options.maxLineBytes,
+                                          warning: { [reports] in reports.warning($0) })
+            } else if let follow = options.follow {
                 input = try FollowedFile(path: follow, resuming: saved.flatMap(Self.followedPlace), note: { [reports] in reports.note($0) })
             } else if let events = options.events, events != "-" {
                 input = try FileDescriptorSource.opening(events)
@@ -262,6 +267,7 @@ struct RunSetup {
                                    defaultDuration: settings.queue.duration)
         decoder.screenField = settings.screens?.by
         decoder.readsLevels = options.levels == .on
+        if options.journal != nil { decoder.takesAsMeant(JournalSource.fieldNames) }
         self.decoder = decoder
     }
 

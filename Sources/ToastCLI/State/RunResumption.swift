@@ -27,8 +27,9 @@ enum RunResumption {
                 throw refuse("\(place.noun) is damaged (\(error))")
             }
         }
-        // A followed file finds its saved place itself, or says why it cannot (FollowedFile).
-        let followed = input is FollowedFile
+        // A followed file and the journal find their saved place themselves, or say why they
+        // cannot (FollowedFile, JournalSource).
+        let followed = input is FollowedFile || input is JournalSource
         let file = input as? FileDescriptorSource
         let readsOn = saved.inputSeekable && file?.size != nil
         if readsOn, let size = file?.size, size < saved.input.offset {

@@ -25,6 +25,8 @@ struct SavedRun: Equatable, Sendable {
     var inputSeekable: Bool
     /// Which file the input was (a regular file's), so that a restart on another is refused.
     var inputFile: FileIdentity?
+    /// `--journal`: the cursor of the last entry taken, which a restart reads on after.
+    var inputCursor: String?
     /// The output's length once the records up to the input's position were synced (nil: the
     /// output is not a regular file).
     var outputLength: Int64?
@@ -106,6 +108,7 @@ extension SavedRun {
          ("output", output?.savedState ?? .null), ("input", input.savedState), ("input_seekable", .bool(inputSeekable)),
          ("input_file", inputFile.map(Self.saved) ?? .null), ("output_length", outputLength.map(JSONValue.integer) ?? .null),
          ("ended", .bool(ended)), ("store", store.savedState)]
+            + (inputCursor.map { [("input_cursor", JSONValue.string($0))] } ?? [])
     }
 
     /// A state file's run as its rows hold it; the pipeline is put together from its rows
@@ -132,6 +135,7 @@ extension SavedRun {
                       store: try StoredValue(savedState: try row("store"), path: "run store"),
                       pipeline: rows.isEmpty ? nil : try Pipeline.savedState(fromRows: rows, stages: stages))
             pipelineRowIDs = Array(rows.keys)
+            inputCursor = try String?(savedState: run["input_cursor"] ?? .null, path: "run input_cursor")
         } catch {
             throw .damaged("\(error)")
         }

@@ -19,8 +19,9 @@ package enum NameSuggestion {
         if let best = scored.map(\.1).min() {
             return scored.filter { $0.1 == best }.map(\.0)
         }
+        // A name cut short: the names it begins, when they are few enough to list.
         let extending = known.filter { !typed.isEmpty && stem($0).hasPrefix(typed) && $0 != name }
-        return extending.count == 1 ? extending : []
+        return extending.count <= 3 ? extending : []
     }
 
     /// `did you mean "a"?`, `did you mean "a" or "b"?`; nil with nothing to suggest.

@@ -206,6 +206,12 @@ package struct EventDecoder {
         return notes
     }
 
+    /// Takes `names` as meant: they are never asked about as typos (the fields a journal
+    /// entry's line has besides a show's own).
+    package mutating func takesAsMeant(_ names: [String]) {
+        namesChecked += names.filter { !namesChecked.contains($0) }
+    }
+
     /// Unknown fields are extras, not errors; one close to a show field's name is most likely
     /// a typo, so it gets one warning (the first time the name is seen).
     private mutating func lookForTypos(in names: [String], line: Int) {
