@@ -29,6 +29,33 @@ public struct CommandEnvironment {
     public var programName: String
     /// A custom build's own version, shown by `--version` before toastscript's.
     public var programVersion: String?
+    /// Whether standard error is the journal (`JOURNAL_STREAM` names its device and inode):
+    /// each line then begins with its syslog priority, `<3>` unless said otherwise.
+    public var standardErrorIsJournal = false
+
+    /// How a line on standard error ranks, as the journal reads it.
+    public enum Priority: Int, Sendable {
+        case error = 3, warning = 4, notice = 5
+    }
+
+    /// Writes `text` on standard error at `priority` (errors: `writeError`).
+    public func writeError(_ text: String, priority: Priority) {
+        writeError(Self.prefixed(text, priority: priority, when: standardErrorIsJournal))
+    }
+
+    /// `text` with `<N>` before each of its lines when `when`, as the journal reads priorities.
+    static func prefixed(_ text: String, priority: Priority, when: Bool) -> String {
+        guard when else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { "<\(priority.rawValue)>" + $0 }
+            .joined(separator: "\n")
+    }
+
+    /// Whether `line` begins with a priority (`<0>` to `<7>`).
+    static func hasPriority(_ line: Substring) -> Bool {
+        let bytes = Array(line.utf8.prefix(3))
+        return bytes.count == 3 && bytes[0] == UInt8(ascii: "<") && (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(bytes[1])
+            && bytes[2] == UInt8(ascii: ">")
+    }
 
     /// An environment for running the command in-process: input from memory, output kept in
     /// memory (`standardOutput.text`), each line of standard error handed to `writeError`.
@@ -65,9 +92,10 @@ public struct CommandEnvironment {
         let standardError = FileDescriptorSink.standardError()
         var variables: [String: String] = [:]
         for name in ["NO_COLOR", "TERM", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "TOASTSCRIPT_TEST_KILL_AT",
-                     LuaOptions.fastPathVariable] {
+                     LuaOptions.fastPathVariable, "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"] {
             if let value = getenv(name) { variables[name] = String(cString: value) }
         }
+        let journal = Self.isJournal(STDERR_FILENO, stream: variables["JOURNAL_STREAM"])
         var environment = CommandEnvironment(
             source: FileDescriptorSource(fd: STDIN_FILENO),
             sink: output,
@@ -75,13 +103,24 @@ public struct CommandEnvironment {
             writeError: { line in
                 // Messages quote input and scripts: nothing in them may act on the terminal
                 // (tabs stay: they separate the fields of a script's `log` line).
+                // When stderr is the journal, a line without a priority is an error's.
                 let text = line.split(separator: "\n", omittingEmptySubsequences: false)
-                    .map { TerminalText.escaped(String($0), keepingTabs: true) }.joined(separator: "\n") + "\n"
+                    .map { (journal && !hasPriority($0) ? "<3>" : "") + TerminalText.escaped(String($0), keepingTabs: true) }
+                    .joined(separator: "\n") + "\n"
                 standardError.write(text)
             },
             variables: variables)
         environment.standardErrorIsTerminal = isatty(STDERR_FILENO) == 1
+        environment.standardErrorIsJournal = journal
         return environment
+    }
+
+    /// Whether `descriptor` is the stream `JOURNAL_STREAM` (`DEVICE:INODE`) names.
+    private static func isJournal(_ descriptor: Int32, stream: String?) -> Bool {
+        guard let stream, let colon = stream.firstIndex(of: ":"),
+              let device = UInt64(stream[..<colon]), let inode = UInt64(stream[stream.index(after: colon)...]) else { return false }
+        var status = stat()
+        return fstat(descriptor, &status) == 0 && UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
     }
 
     public static func epochMicroseconds() -> Microseconds {

@@ -30,8 +30,12 @@ final class ErrorReports {
     /// Whether the run was told that repeated reports are counted from now on (said once).
     private var saidCounting = false
 
-    init(writeError: @escaping (String) -> Void, programName: String, verbose: Bool, quiet: Bool = false) {
+    /// Whether lines begin with their priority (stderr is the journal).
+    private let priorities: Bool
+
+    init(writeError: @escaping (String) -> Void, programName: String, verbose: Bool, quiet: Bool = false, priorities: Bool = false) {
         self.writeError = writeError
+        self.priorities = priorities
         self.prefix = programName + ": "
         self.verbose = verbose
         self.quiet = quiet
@@ -69,12 +73,12 @@ final class ErrorReports {
 
     /// A warning or a hint about what went wrong: always written.
     func warning(_ text: String) {
-        writeError(prefix + text)
+        writeError(CommandEnvironment.prefixed(prefix + text, priority: .warning, when: priorities))
     }
 
     /// A note about how the run goes (the clock it chose, how it ended): not with `--quiet`.
     func note(_ text: String) {
-        if !quiet { writeError(prefix + text) }
+        if !quiet { writeError(CommandEnvironment.prefixed(prefix + text, priority: .notice, when: priorities)) }
     }
 
     private func report(_ line: String, kind: String, example: String, noun: String) {

@@ -15,7 +15,7 @@ extension RunLoop {
                 stopReason = .signal(Signals.received)
                 return
             }
-            if Signals.takeReloadRequest() { reloadScripts() }
+            answerRequests()
             if let failure = group.commitFailure {
                 stopReason = .redis(failure)
                 return

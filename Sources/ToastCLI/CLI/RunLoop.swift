@@ -29,6 +29,11 @@ struct RunLoop {
     /// `--state`: when the last checkpoint was (wall clock), whether anything happened since,
     /// and where the input stood after the last batch read ahead.
     var lastCheckpoint: Microseconds = 0
+    /// The service manager's notices (`NOTIFY_SOCKET`): when the next `STATUS=` and
+    /// `WATCHDOG=1` are due on the wall clock, and the events counted at the last status.
+    var statusDue: Microseconds = 0
+    var watchdogDue: Microseconds = 0
+    var eventsAtStatus = 0
     var changedSinceCheckpoint = false
     private var readAheadEnd: InputPosition?
 
@@ -198,6 +203,8 @@ struct RunLoop {
     // MARK: Reading
 
     private mutating func readInput() {
+        // The first input can be read now (after a restore): the service is ready.
+        tellReady()
         if let group = setup.consumerGroup { return read(from: group) }
         // Not with a parse function: it runs in the one Lua state, which the rules use too.
         if setup.input.isRegularFile && !isWallClock && !setup.options.strict && setup.parser == nil {
@@ -212,7 +219,7 @@ struct RunLoop {
                 stopReason = .signal(Signals.received)
                 return
             }
-            if Signals.takeReloadRequest() { reloadScripts() }
+            answerRequests()
             let item = reader.next(waitLimit: waitLimit()) { setup.writer.flush() }
             switch item {
             case .line(let bytes, let number):
@@ -246,7 +253,11 @@ struct RunLoop {
     /// How long a read may wait: until the next timer is due on the wall or the followed clock,
     /// or the next checkpoint (nil or -1: no limit).
     private func waitLimit() -> Int32? {
-        let timers = timerWaitLimit()
+        var timers = timerWaitLimit()
+        if let due = noticeDue {
+            let notice = Int32(clamping: max(0, (due - setup.environment.wallClock() + 999) / 1_000))
+            timers = timers.map { $0 < 0 ? notice : min($0, notice) } ?? notice
+        }
         guard let due = checkpointDue else { return timers }
         let checkpoint = Int32(clamping: max(0, (due - setup.environment.wallClock() + 999) / 1_000))
         guard let timers, timers >= 0 else { return checkpoint }
@@ -270,7 +281,7 @@ struct RunLoop {
                     stopReason = .signal(Signals.received)
                     return
                 }
-                if Signals.takeReloadRequest() { reloadScripts() }
+                answerRequests()
                 switch consume item {
                 case .line(let line, _): handle(line)
                 case .note(let text): setup.reports.warning(text)
@@ -341,6 +352,8 @@ struct RunLoop {
     /// the reading thread (a regular file on the stream clock) were checked against the old
     /// roles.
     mutating func reloadScripts() {
+        setup.notifier?.send("RELOADING=1\nMONOTONIC_USEC=\(CommandEnvironment.monotonicMicroseconds())")
+        defer { setup.notifier?.send("READY=1") }
         let scripts: LoadedScripts
         let orderChanged: Bool
         let droppedTimers = self.scripts.clock.pendingTimers
@@ -368,6 +381,53 @@ struct RunLoop {
             + " not kept (set them again in on(\"reload\"))"))
         pipeline.scriptsReloaded()
         setup.writer.flush()
+    }
+
+    // MARK: The service manager (systemd's notify protocol)
+
+    /// How often `STATUS=` is sent.
+    static let statusInterval: Microseconds = 5_000_000
+
+    /// When the next notice is due (nil: no service manager to tell).
+    private var noticeDue: Microseconds? {
+        guard let notifier = setup.notifier else { return nil }
+        return notifier.watchdogInterval == nil ? statusDue : min(statusDue, watchdogDue)
+    }
+
+    /// `READY=1` and a first status; the watchdog's and the status's clocks start.
+    private mutating func tellReady() {
+        guard let notifier = setup.notifier else { return }
+        let now = setup.environment.wallClock()
+        notifier.send("READY=1\nSTATUS=reading input")
+        statusDue = now + Self.statusInterval
+        eventsAtStatus = pipeline.statistics.events
+        if let interval = notifier.watchdogInterval {
+            notifier.send("WATCHDOG=1")
+            watchdogDue = now + interval
+        }
+    }
+
+    /// `WATCHDOG=1` and `STATUS=` when due: called by the pipeline's thread as it takes input
+    /// or wakes from a wait, so the watchdog is fed only while the run goes on.
+    private mutating func noticeIfDue() {
+        guard let notifier = setup.notifier, let due = noticeDue else { return }
+        let now = setup.environment.wallClock()
+        guard now >= due else { return }
+        if let interval = notifier.watchdogInterval, now >= watchdogDue {
+            notifier.send("WATCHDOG=1")
+            watchdogDue = now + interval
+        }
+        if now >= statusDue {
+            let events = pipeline.statistics.events
+            let rate = Double(events - eventsAtStatus) * 1_000_000 / Double(max(1, now - statusDue + Self.statusInterval))
+            var status = "STATUS=\(Int(rate.rounded())) events/s, \(linesRead) lines read"
+            if isFollowing, let origin = followOrigin {
+                status += ", lag " + StreamTime.format(max(0, followedNow - origin.stream)) + " s"
+            }
+            notifier.send(status)
+            eventsAtStatus = events
+            statusDue = now + Self.statusInterval
+        }
     }
 
     // MARK: The desktop and real-time replay
@@ -445,6 +505,7 @@ struct RunLoop {
     // MARK: The end
 
     private mutating func finish() {
+        if let reason = stopReason, Self.isSignal(reason) { setup.notifier?.send("STOPPING=1") }
         // The input ended (not a signal, not --strict): the scripts' on("end") hooks run first,
         // unless a saved run that had ended goes on with no new line.
         if stopReason == nil && !(setup.resumed?.ended == true && linesRead == 0) { pipeline.endOfInput() }
@@ -508,17 +569,7 @@ struct RunLoop {
         }
         checkOutput()
         let idleScopes = IdleScopes(statistics: pipeline.statistics, settings: pipeline.settings)
-        if setup.options.stats {
-            let report = StatisticsReport(programName: setup.environment.programName,
-                                          statistics: pipeline.statistics, idleScopes: idleScopes, linesRead: linesRead,
-                                          blankLines: blankLines,
-                                          skippedLines: setup.parser == nil ? nil : skippedLines,
-                                          rejectedLines: setup.reports.rejectedLines,
-                                          scriptErrors: setup.reports.scriptErrorsBySource,
-                                          linesWritten: setup.writer.linesWritten,
-                                          elapsed: wallNow)
-            for line in report.lines { setup.environment.writeError(line) }
-        }
+        if setup.options.stats { writeStatistics(idleScopes: idleScopes, heading: "stats") }
         if skippedIdle > 0 {
             setup.reports.note("note: the replay skipped \(SpanText.describe(skippedIdle)) of idle time "
                                + "(nothing on screen, waiting or held for longer than --max-gap \(StreamTime.format(setup.options.maxGap)) s)")
@@ -537,8 +588,34 @@ struct RunLoop {
         setup.reports.finish(deadLetter: setup.options.deadLetter, stats: setup.options.stats)
         if setup.environment.standardErrorIsTerminal && !setup.options.quiet {
             setup.environment.writeError(RunSummary(programName: setup.environment.programName,
-                                                    statistics: pipeline.statistics).line)
+                                                    statistics: pipeline.statistics).line, priority: .notice)
         }
+    }
+
+    /// `--stats` on stderr: at the end, or so far when SIGUSR1 asks.
+    private func writeStatistics(idleScopes: IdleScopes, heading: String) {
+        let report = StatisticsReport(programName: setup.environment.programName, heading: heading,
+                                      statistics: pipeline.statistics, idleScopes: idleScopes, linesRead: linesRead,
+                                      blankLines: blankLines,
+                                      skippedLines: setup.parser == nil ? nil : skippedLines,
+                                      rejectedLines: setup.reports.rejectedLines,
+                                      scriptErrors: setup.reports.scriptErrorsBySource,
+                                      linesWritten: setup.writer.linesWritten,
+                                      elapsed: wallNow)
+        for line in report.lines { setup.environment.writeError(line, priority: .notice) }
+    }
+
+    /// What SIGHUP and SIGUSR1 asked for: the stats so far (the records so far written out
+    /// first, so that the count of lines written is theirs), then a reload.
+    mutating func answerRequests() {
+        if setup.notifier != nil { noticeIfDue() }
+        guard let requests = Signals.takeRequests() else { return }
+        if requests.stats {
+            setup.writer.flush()
+            writeStatistics(idleScopes: IdleScopes(statistics: pipeline.statistics, settings: pipeline.settings),
+                            heading: "stats so far (SIGUSR1)")
+        }
+        if requests.reload { reloadScripts() }
     }
 
     /// Sleeps, waking at once on a stop signal (polling its wake descriptor closes the race

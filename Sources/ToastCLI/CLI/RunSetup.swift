@@ -32,6 +32,8 @@ struct RunSetup {
     let parser: (any LineParser)?
     /// `--desktop`: the notifications on the desktop, and what the user does to them.
     let desktop: DesktopNotifications?
+    /// systemd's notify socket, when the service manager gave one (`NOTIFY_SOCKET`).
+    let notifier: ServiceNotifier?
     /// `--output FILE`: the file, whose length a checkpoint counts.
     let outputFile: FileDescriptorSink?
     /// `--state FILE`: where checkpoints are saved, and the saved run this one goes on from
@@ -55,7 +57,7 @@ struct RunSetup {
         self.environment = environment
         self.registry = registry
         let reports = ErrorReports(writeError: environment.writeError, programName: environment.programName, verbose: options.verbose,
-                                   quiet: options.quiet)
+                                   quiet: options.quiet, priorities: environment.standardErrorIsJournal)
         self.reports = reports
         if let problem = options.lua.takeFastPath(from: environment.variables[LuaOptions.fastPathVariable]) {
             reports.warning("warning: " + TerminalText.escaped(problem))
@@ -234,6 +236,7 @@ struct RunSetup {
         } else {
             desktop = nil
         }
+        notifier = ServiceNotifier(variables: environment.variables)
         // The output first, then the desktop; the scripts' hooks run after both.
         let writers: [any RecordWriter] = [recordObserver ?? explainFilter ?? writer] + (desktop.map { [$0] } ?? [])
         let output: any RecordWriter = writers.count == 1 ? writers[0] : RecordFanOut(writers)
@@ -301,8 +304,8 @@ struct RunSetup {
             // A log line stays one line, whatever a script logs (a toast's message with a newline).
             runtime = try LuaRuntime(options: options.lua, registry: registry, generatedIDs: generatedIDs,
                                      reportError: { reports.scriptFailed($0) },
-                                     writeLog: { [writeError = environment.writeError] in
-                                         writeError(TerminalText.escaped($0, keepingTabs: true))
+                                     writeLog: { [environment] in
+                                         environment.writeError(TerminalText.escaped($0, keepingTabs: true), priority: .notice)
                                      },
                                      warn: { reports.warning(TerminalText.escaped($0)) })
         } catch {

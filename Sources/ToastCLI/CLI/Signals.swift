@@ -9,7 +9,8 @@ import ToastIO
 
 /// SIGINT and SIGTERM end the run after the current event, with every record written; a
 /// closed output pipe is noticed as a failed write, not a signal. SIGHUP asks for the scripts
-/// to be loaded again while the run goes on.
+/// to be loaded again while the run goes on, SIGUSR1 for the stats so far (as `dd` prints its
+/// progress).
 ///
 /// A run waiting for input must notice a signal at once, whatever it waits on. A flag alone
 /// races with the wait (the signal can land just before `poll` starts), so the handler also
@@ -22,30 +23,43 @@ enum Signals {
     /// `install()`.
     private static let wakeRead = Atomic<Int32>(-1)
     private static let wakeWrite = Atomic<Int32>(-1)
-    /// SIGHUP's pipe, apart from the stop signals' so that taking a reload request can empty
-    /// it without losing a stop.
+    /// The requests' pipe (SIGHUP, SIGUSR1), apart from the stop signals' so that taking the
+    /// requests can empty it without losing a stop.
     private static let reloadRead = Atomic<Int32>(-1)
     private static let reloadWrite = Atomic<Int32>(-1)
-    /// Whether SIGHUP came and was not taken yet: a load the run loop can afford per line.
+    /// Whether a request came and was not taken yet: a load the run loop can afford per line.
+    private static let requestPending = Atomic<Bool>(false)
     private static let reloadPending = Atomic<Bool>(false)
+    private static let statsPending = Atomic<Bool>(false)
 
     static var received: Int32 { stopSignal.load(ordering: .relaxed) }
 
     /// The descriptor that becomes readable when a stop signal arrives (-1: none installed).
     static var wakeDescriptor: Int32 { wakeRead.load(ordering: .relaxed) }
 
-    /// The descriptor that becomes readable when SIGHUP asks for a reload (-1: none installed).
+    /// The descriptor that becomes readable when SIGHUP or SIGUSR1 asks for something (-1:
+    /// none installed).
     static var reloadDescriptor: Int32 { reloadRead.load(ordering: .relaxed) }
 
-    /// Whether SIGHUP came since the last call (one check a line costs one atomic load).
+    /// What SIGHUP and SIGUSR1 asked for since the last time.
+    struct Requests {
+        var reload: Bool
+        var stats: Bool
+    }
+
+    /// What was asked since the last call, nil for nothing (one check a line costs one atomic
+    /// load). The flag that says "something" is cleared before the ones that say what, so a
+    /// signal landing in between is taken at the next call.
     @inline(__always)
-    static func takeReloadRequest() -> Bool {
-        guard reloadPending.load(ordering: .relaxed) else { return false }
-        reloadPending.store(false, ordering: .relaxed)
+    static func takeRequests() -> Requests? {
+        guard requestPending.load(ordering: .relaxed) else { return nil }
+        requestPending.store(false, ordering: .sequentiallyConsistent)
+        let requests = Requests(reload: reloadPending.exchange(false, ordering: .sequentiallyConsistent),
+                                stats: statsPending.exchange(false, ordering: .sequentiallyConsistent))
         // Empty the pipe, so that a wait no longer wakes for it.
         var bytes = [UInt8](repeating: 0, count: 64)
         while read(reloadRead.load(ordering: .relaxed), &bytes, bytes.count) > 0 {}
-        return true
+        return requests
     }
 
     private static func nonBlockingPipe() -> (read: Int32, write: Int32)? {
@@ -75,10 +89,17 @@ enum Signals {
         sigaddset(&handled, SIGINT)
         sigaddset(&handled, SIGTERM)
         sigaddset(&handled, SIGHUP)
+        sigaddset(&handled, SIGUSR1)
         sigprocmask(SIG_UNBLOCK, &handled, nil)
-        // Only async-signal-safe steps in the handlers: an atomic store and a write(2).
+        // Only async-signal-safe steps in the handlers: atomic stores and a write(2).
         handle([SIGHUP]) { _ in
-            Signals.reloadPending.store(true, ordering: .relaxed)
+            Signals.reloadPending.store(true, ordering: .sequentiallyConsistent)
+            Signals.requestPending.store(true, ordering: .sequentiallyConsistent)
+            Signals.wake(Signals.reloadWrite.load(ordering: .relaxed))
+        }
+        handle([SIGUSR1]) { _ in
+            Signals.statsPending.store(true, ordering: .sequentiallyConsistent)
+            Signals.requestPending.store(true, ordering: .sequentiallyConsistent)
             Signals.wake(Signals.reloadWrite.load(ordering: .relaxed))
         }
         handle([SIGINT, SIGTERM]) { number in

@@ -4,6 +4,8 @@ import ToastIO
 /// `--stats`: what the run did, for a person, on stderr (docs/events.md, "Records").
 struct StatisticsReport {
     let programName: String
+    /// `stats` at the end of a run, `stats so far (SIGUSR1)` while it goes on.
+    var heading = "stats"
     let statistics: PipelineStatistics
     /// The stages whose `when` took none of the toasts that reached them.
     let idleScopes: IdleScopes
@@ -19,7 +21,7 @@ struct StatisticsReport {
     let elapsed: Microseconds
 
     var lines: [String] {
-        var lines = ["\(programName): stats"]
+        var lines = ["\(programName): \(heading)"]
         // The names' column is as wide as the longest name (a plugin stage's may be long).
         let width = max(16, (statistics.stages.map { "stage \($0.name)".count }.max() ?? 0) + 2)
         func row(_ name: String, _ value: String) {
