@@ -65,6 +65,32 @@ import Testing
         #expect(stage.saveState() == saved)
     }
 
+    /// Two windows (or bursts) on one timer cannot be: a timer ends one of them, and which would
+    /// depend on the order of a dictionary. Such a state is damaged (a fuzz finding,
+    /// Fuzz/findings/state-1.tsv, had two digest windows on timer 96).
+    @Test func windowsAndBurstsThatShareATimerAreRefused() {
+        func window(_ key: String, timer: Int64) -> JSONValue {
+            .object([JSONMember("key", .string(key)), JSONMember("value", .null), JSONMember("has_value", .bool(false)),
+                     JSONMember("timer", .integer(timer)), JSONMember("held", .array([]))])
+        }
+        let digest = DigestStage(settings: DigestSettings())
+        let shared = JSONValue.object([JSONMember("windows", .array([window("61", timer: 96), window("62", timer: 96)])),
+                                       JSONMember("next_token", .integer(98))])
+        #expect(throws: SavedStateError("state.windows[1].timer is another window's too")) { try digest.restoreState(from: shared) }
+        let twice = JSONValue.object([JSONMember("windows", .array([window("61", timer: 96), window("61", timer: 97)])),
+                                      JSONMember("next_token", .integer(98))])
+        #expect(throws: SavedStateError("state.windows[1].key is another window's too")) { try digest.restoreState(from: twice) }
+
+        func burst(_ key: String, timer: Int64) -> JSONValue {
+            .object([JSONMember("key", .string(key)), JSONMember("held", .integer(1)), JSONMember("first", .integer(0)),
+                     JSONMember("timer", .integer(timer))])
+        }
+        let debounce = DebounceStage(settings: DebounceSettings())
+        let bursts = JSONValue.object([JSONMember("bursts", .array([burst("61", timer: 5), burst("62", timer: 5)])),
+                                       JSONMember("timers", .array([])), JSONMember("next_token", .integer(6))])
+        #expect(throws: SavedStateError("state.bursts[1].timer is another burst's too")) { try debounce.restoreState(from: bursts) }
+    }
+
     /// The rate limit's drops of toasts `range` of a random stream from a few sources.
     private func rateLimitDrops(_ harness: StageHarness, _ range: Range<Int>, _ seed: UInt64) -> [String] {
         var random = Generator(state: seed)

@@ -100,16 +100,23 @@ extension DebounceStage {
         for (index, item) in savedBursts.enumerated() {
             let itemPath = "\(path).bursts[\(index)]"
             let burst = try SavedObject(item, path: itemPath)
-            restoredBursts[try SavedBytes.bytes(try burst.required("key"), path: "\(itemPath).key")] = Burst(
-                held: try HoldHandle(savedState: try burst.required("held"), path: "\(itemPath).held"),
-                first: try burst.integer("first"), timer: Int(try burst.integer("timer")))
+            let key = try SavedBytes.bytes(try burst.required("key"), path: "\(itemPath).key")
+            let timer = Int(try burst.integer("timer"))
+            // Each burst has a key and a timer of its own: a timer releases one burst.
+            guard restoredBursts[key] == nil else { throw SavedStateError("\(itemPath).key is another burst's too") }
+            guard !restoredBursts.values.contains(where: { $0.timer == timer }) else {
+                throw SavedStateError("\(itemPath).timer is another burst's too")
+            }
+            restoredBursts[key] = Burst(held: try HoldHandle(savedState: try burst.required("held"), path: "\(itemPath).held"),
+                                        first: try burst.integer("first"), timer: timer)
         }
         var restoredTimers: [Int: [UInt8]] = [:]
         let savedTimers = try object.list("timers")
         for (index, item) in savedTimers.enumerated() {
             let timer = try SavedObject(item, path: "\(path).timers[\(index)]")
-            restoredTimers[Int(try timer.integer("token"))] = try SavedBytes.bytes(try timer.required("key"),
-                                                                                  path: "\(path).timers[\(index)].key")
+            let token = Int(try timer.integer("token"))
+            guard restoredTimers[token] == nil else { throw SavedStateError("\(path).timers[\(index)].token is another timer's too") }
+            restoredTimers[token] = try SavedBytes.bytes(try timer.required("key"), path: "\(path).timers[\(index)].key")
         }
         let token = Int(try object.integer("next_token"))
         (bursts, timerKeys, nextToken) = (restoredBursts, restoredTimers, token)

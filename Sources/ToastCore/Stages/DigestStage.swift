@@ -168,6 +168,9 @@ extension DigestStage {
             let key = try SavedBytes.bytes(try window.required("key"), path: "\(itemPath).key")
             let held = try window.list("held")
             let timer = Int(try window.integer("timer"))
+            // Each window has a key and a timer of its own: a timer fires one window.
+            guard restoredWindows[key] == nil else { throw SavedStateError("\(itemPath).key is another window's too") }
+            guard restoredTimers[timer] == nil else { throw SavedStateError("\(itemPath).timer is another window's too") }
             restoredWindows[key] = Window(value: try window.bool("has_value") ? try window.required("value") : nil, timer: timer,
                                           held: try held.enumerated().map { try HoldHandle(savedState: $1, path: "\(itemPath).held[\($0)]") })
             restoredTimers[timer] = key

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+@testable import ToastCore
+@testable import ToastIO
+@testable import ToastCLI
+
+/// What `Scripts/fuzz state` found, kept as tests (Fuzz/findings/): each input is read as the
+/// fuzz target reads it, and what the target asserts is checked here, where a failure names
+/// the assertion instead of trapping.
+@Suite struct StateFuzzFindingsTests {
+    private final class Discard: RecordWriter {
+        func write(_ record: consuming Record) {}
+    }
+
+    /// The fuzz target's run (Fuzz/StateTarget.swift).
+    private func makePipeline(screens: Bool) -> Pipeline {
+        var settings = PipelineSettings()
+        settings.screens = screens ? ScreenSettings(by: "source") : nil
+        var debounce = DebounceSettings()
+        debounce.window = 2_000_000
+        var digest = DigestSettings()
+        digest.window = 30_000_000
+        var rateLimit = RateLimitSettings()
+        rateLimit.summary = true
+        let stages: [(name: String, stage: any ToastStage)] = [
+            ("rules", RulesStage()), ("debounce", DebounceStage(settings: debounce)), ("dedup", DedupStage(settings: DedupSettings())),
+            ("digest", DigestStage(settings: digest)), ("rate_limit", RateLimitStage(settings: rateLimit)),
+            ("priority", PriorityStage()), ("style", StyleStage()), ("announce", AnnounceStage()),
+        ]
+        return Pipeline(settings: settings, stages: stages, output: Discard())
+    }
+
+    static let findings = ((try? FileManager.default.contentsOfDirectory(atPath: root + "/Fuzz/findings")) ?? [])
+        .filter { $0.hasPrefix("state-") }.sorted()
+
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    @Test(arguments: findings)
+    func aFindingKeepsWhatTheTargetAsserts(_ name: String) throws {
+        let text = try String(contentsOfFile: Self.root + "/Fuzz/findings/" + name, encoding: .utf8)
+        let fields = text.split(separator: "\n").map { line -> (name: String, value: String) in
+            let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+        }
+        guard let (saved, _) = try? RedisStateHash.savedRun(fields: fields), let state = saved.pipeline else { return }
+        for screens in [false, true] {
+            let pipeline = makePipeline(screens: screens)
+            guard (try? pipeline.restore(from: state)) != nil else { continue }
+            let rows = try pipeline.savedRows()
+            let before = try pipeline.savedState()
+            var kept: [SavedRowID: JSONValue] = [:]
+            for row in rows.written { kept[row.id] = row.value }
+            let tree = try Pipeline.savedState(fromRows: kept, stages: pipeline.stageNames)
+            let again = makePipeline(screens: screens)
+            try again.restore(from: tree)
+            let after = JSONText.encode(try again.savedState()), expected = JSONText.encode(before)
+            let same = after.commonPrefix(with: expected).count
+            #expect(after == expected, "screens: \(screens): they part at character \(same)")
+        }
+    }
+}
