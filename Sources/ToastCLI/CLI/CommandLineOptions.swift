@@ -47,6 +47,8 @@ package struct CommandLineOptions: Equatable, Sendable {
     package var inputGiven = false
     /// `--state FILE`: the run keeps its state in FILE and goes on from it (docs/service.md).
     package var state: String?
+    /// `--metrics ADDR`: where Prometheus scrapes `/metrics` and a health check asks `/health`.
+    package var metrics: String?
     /// `--checkpoint SECONDS`: with `--state`, how often the state is saved, in wall time (0:
     /// only at the end and on a signal).
     package var checkpointInterval: Microseconds = StreamTime.perSecond
@@ -129,6 +131,10 @@ extension CommandLineOptions {
             }
             $0.journal = $0.journal ?? JournalSource.Selection()
             $0.journal?.matches.append($1)
+        },
+        OptionSpec(name: "--metrics", value: "ADDR",
+                   help: "serve /metrics (Prometheus) and /health on HOST:PORT, [V6]:PORT or a socket's path (port 0: a free one)") {
+            $0.metrics = $1
         },
         OptionSpec(name: "--format", value: "text|json|speech|html", help: "record format (default: text); html: one page drawing the run") {
             $0.format = try choice($1, "--format")

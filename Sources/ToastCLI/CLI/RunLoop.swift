@@ -134,7 +134,7 @@ struct RunLoop {
     }
 
     /// Where the input stands after the last line the pipeline took.
-    private var inputPosition: InputPosition {
+    var inputPosition: InputPosition {
         readAheadEnd ?? decoding.position(after: reader)
     }
 
@@ -615,6 +615,7 @@ struct RunLoop {
             writeStatistics(idleScopes: IdleScopes(statistics: pipeline.statistics, settings: pipeline.settings),
                             heading: "stats so far (SIGUSR1)")
         }
+        if requests.metrics { answerScrape() }
         if requests.reload { reloadScripts() }
     }
 

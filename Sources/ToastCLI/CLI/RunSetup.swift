@@ -34,6 +34,10 @@ struct RunSetup {
     let desktop: DesktopNotifications?
     /// systemd's notify socket, when the service manager gave one (`NOTIFY_SOCKET`).
     let notifier: ServiceNotifier?
+    /// `--metrics`: the server, what it asks the pipeline's thread, and the checkpoints' times.
+    let metricsServer: MetricsServer?
+    let metrics: MetricsExchange?
+    let checkpointDurations: DurationHistogram?
     /// `--output FILE`: the file, whose length a checkpoint counts.
     let outputFile: FileDescriptorSink?
     /// `--state FILE`: where checkpoints are saved, and the saved run this one goes on from
@@ -59,6 +63,8 @@ struct RunSetup {
         let reports = ErrorReports(writeError: environment.writeError, programName: environment.programName, verbose: options.verbose,
                                    quiet: options.quiet, priorities: environment.standardErrorIsJournal)
         self.reports = reports
+        // Before Redis: a client that retries tells /health why the run is not healthy.
+        let exchange = options.metrics == nil ? nil : MetricsExchange(clock: CommandEnvironment.monotonicMicroseconds)
         if let problem = options.lua.takeFastPath(from: environment.variables[LuaOptions.fastPathVariable]) {
             reports.warning("warning: " + TerminalText.escaped(problem))
         }
@@ -78,7 +84,7 @@ struct RunSetup {
         if let address = options.redis.server.flatMap(RedisAddress.init) {
             // The reading and committing threads of a consumer group each connect on their own.
             let connect = { () throws(RedisError) in
-                try Self.connectRedis(address, options: options, environment: environment, reports: reports)
+                try Self.connectRedis(address, options: options, environment: environment, reports: reports, health: exchange)
             }
             do {
                 let client = try connect()
@@ -198,7 +204,10 @@ struct RunSetup {
             }
         }
         do {
-            checkpoints = try stateFile.map { file throws(StateRefusal) in try CheckpointThread(file: file, outputPath: options.output) }
+            checkpointDurations = options.metrics == nil ? nil : DurationHistogram()
+            checkpoints = try stateFile.map { [checkpointDurations] file throws(StateRefusal) in
+                try CheckpointThread(file: file, outputPath: options.output, durations: checkpointDurations)
+            }
         } catch {
             throw SetupError(message: error.message)
         }
@@ -237,6 +246,23 @@ struct RunSetup {
             desktop = nil
         }
         notifier = ServiceNotifier(variables: environment.variables)
+        if let address = options.metrics {
+            let server: MetricsServer
+            do {
+                server = try MetricsServer(address: address)
+            } catch let error as FileOpenError {
+                throw SetupError(message: error.message)
+            }
+            guard let exchange, server.start(answer: { path in
+                path == .metrics ? MetricsServer.Response(status: 200, body: exchange.metrics()) : exchange.health()
+            }) else { throw SetupError(message: "--metrics \(address): the system gave no thread for the server") }
+            reports.note("note: --metrics serves \(server.boundName) and /health")
+            metricsServer = server
+            metrics = exchange
+        } else {
+            metricsServer = nil
+            metrics = nil
+        }
         // The output first, then the desktop; the scripts' hooks run after both.
         let writers: [any RecordWriter] = [recordObserver ?? explainFilter ?? writer] + (desktop.map { [$0] } ?? [])
         let output: any RecordWriter = writers.count == 1 ? writers[0] : RecordFanOut(writers)
@@ -277,9 +303,13 @@ struct RunSetup {
     /// `--redis`: the connection, made at once (a Redis that is not there stops the run before
     /// it starts); made again during the run when it fails, for up to `--redis-timeout`.
     private static func connectRedis(_ address: RedisAddress, options: CommandLineOptions, environment: CommandEnvironment,
-                                     reports: ErrorReports) throws(RedisError) -> RedisClient {
-        try RedisClient(address: address, replyTimeout: .seconds(10), retryFor: options.redis.timeout,
-                               clock: environment.wallClock, note: { reports.note($0) }, shouldStop: { Signals.received != 0 })
+                                     reports: ErrorReports, health: MetricsExchange?) throws(RedisError) -> RedisClient {
+        let client = try RedisClient(address: address, replyTimeout: .seconds(10), retryFor: options.redis.timeout,
+                                     clock: environment.wallClock, note: { reports.note($0) }, shouldStop: { Signals.received != 0 })
+        if let health {
+            client.trouble = { health.setTrouble($0) }
+        }
+        return client
     }
 
     /// `--to`: the stream the records go to, checked to be one (or not there yet).

@@ -31,6 +31,7 @@ enum Signals {
     private static let requestPending = Atomic<Bool>(false)
     private static let reloadPending = Atomic<Bool>(false)
     private static let statsPending = Atomic<Bool>(false)
+    private static let metricsPending = Atomic<Bool>(false)
 
     static var received: Int32 { stopSignal.load(ordering: .relaxed) }
 
@@ -45,6 +46,16 @@ enum Signals {
     struct Requests {
         var reload: Bool
         var stats: Bool
+        /// A scrape of `--metrics` waits for the pipeline's counts.
+        var metrics: Bool
+    }
+
+    /// Asks the pipeline's thread for the metrics (`--metrics`' thread, not a signal): taken
+    /// with the signals' requests, so a run waiting for input wakes for it.
+    static func askForMetrics() {
+        metricsPending.store(true, ordering: .sequentiallyConsistent)
+        requestPending.store(true, ordering: .sequentiallyConsistent)
+        wake(reloadWrite.load(ordering: .relaxed))
     }
 
     /// What was asked since the last call, nil for nothing (one check a line costs one atomic
@@ -55,7 +66,8 @@ enum Signals {
         guard requestPending.load(ordering: .relaxed) else { return nil }
         requestPending.store(false, ordering: .sequentiallyConsistent)
         let requests = Requests(reload: reloadPending.exchange(false, ordering: .sequentiallyConsistent),
-                                stats: statsPending.exchange(false, ordering: .sequentiallyConsistent))
+                                stats: statsPending.exchange(false, ordering: .sequentiallyConsistent),
+                                metrics: metricsPending.exchange(false, ordering: .sequentiallyConsistent))
         // Empty the pipe, so that a wait no longer wakes for it.
         var bytes = [UInt8](repeating: 0, count: 64)
         while read(reloadRead.load(ordering: .relaxed), &bytes, bytes.count) > 0 {}

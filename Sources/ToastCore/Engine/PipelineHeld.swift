@@ -12,7 +12,7 @@ extension Pipeline {
     }
 
     /// How many toasts the stages hold.
-    var heldCount: Int { held.count }
+    package var heldCount: Int { held.count }
 
     func isHeld(_ handle: HoldHandle) -> Bool {
         held[handle.serial] != nil || holdsInHand.contains { $0.serial == handle.serial }

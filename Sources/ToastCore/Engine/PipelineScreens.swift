@@ -233,3 +233,17 @@ extension Screen {
         (stages[index], contexts[index])
     }
 }
+
+extension Pipeline {
+    /// The toasts on screen and waiting, on every screen, and the screens remembered
+    /// (`--metrics`' gauges; a walk over the screens, made once a scrape).
+    package var toastsOnScreens: (visible: Int, waiting: Int, screens: Int) {
+        var visible = host.visibleCount, waiting = host.waitingCount, screens = 0
+        screenTable?.forEachScreen { screen in
+            visible += screen.host.visibleCount
+            waiting += screen.host.waitingCount
+            screens += 1
+        }
+        return (visible, waiting, screens)
+    }
+}

@@ -87,6 +87,9 @@ package class Host {
 
     /// The ids of the visible toasts, in the order they were presented.
     package var visibleIDs: [String] { visible.map { slots.toast($0).id } }
+    /// How many toasts are on screen, and how many wait (`--metrics`).
+    package var visibleCount: Int { visible.count }
+    package var waitingCount: Int { waiting.count }
     /// The ids of the waiting toasts, in line order.
     package var waitingIDs: [String] { waiting.map { slots.toast($0).id } }
     /// The ids of the toasts still in their `after` delay, in the order admitted.

@@ -25,6 +25,9 @@ package final class RedisClient {
     /// How many connections were made after the first: a consumer reads its pending entries
     /// again after a new one, since a reply lost with the old one may have given it entries.
     package private(set) var reconnections = 0
+    /// Told what is wrong while a command is retried, and nil once it is back (`--metrics`'
+    /// `/health`); called on the thread that retries.
+    package var trouble: (@Sendable (String?) -> Void)?
 
     package init(address: RedisAddress, replyTimeout: Duration, retryFor: Microseconds, clock: @escaping () -> Microseconds,
                  note: @escaping (String) -> Void, shouldStop: @escaping () -> Bool) throws(RedisError) {
@@ -65,6 +68,7 @@ package final class RedisClient {
                 let result = try body(current, failedAt != nil)
                 if let failedAt {
                     note("note: redis \(address): back after \(StreamTime.format(clock() - failedAt)) s")
+                    trouble?(nil)
                 }
                 return result
             } catch {
@@ -79,6 +83,7 @@ package final class RedisClient {
                     note("note: redis \(address): \(error.problem); still trying")
                 }
                 lastWasNotNow = error.isNotNow
+                trouble?("redis \(address): \(error.problem); retrying")
                 // The whole of `retryFor` counts: the last wait is cut to what is left of it.
                 let left = retryFor - (now - start)
                 guard left > 0, !shouldStop() else {

@@ -31,8 +31,12 @@ final class CheckpointThread: @unchecked Sendable {
     private let failureReason = Mutex<String?>(nil)
     private var thread: SystemThread?
 
-    init(file: StateDatabase, outputPath: String?) throws(StateRefusal) {
+    /// How long each checkpoint took to save (`--metrics`), when asked.
+    let durations: DurationHistogram?
+
+    init(file: StateDatabase, outputPath: String?, durations: DurationHistogram? = nil) throws(StateRefusal) {
         self.file = file
+        self.durations = durations
         output = try outputPath.map { path throws(StateRefusal) in try OutputFile(path: path) }
     }
 
@@ -73,6 +77,8 @@ final class CheckpointThread: @unchecked Sendable {
     /// the last state saved stays the one the run goes on from.
     private func save(_ job: Job) {
         guard failure == nil else { return }
+        let started = CommandEnvironment.monotonicMicroseconds()
+        defer { durations?.record(seconds: Double(CommandEnvironment.monotonicMicroseconds() - started) / 1_000_000) }
         output?.startWriteback()
         var state = job.state
         state.outputLength = job.outputLength
