@@ -219,5 +219,9 @@ import Testing
             usleep(100_000)
         }
         #expect(answer.hasPrefix("HTTP/1.1 200 OK"), "\(answer)")
+        // Its commits were timed.
+        let metrics = try runShell("cd '\(folder.path)'; \(Self.helpers)\nscrape /metrics").stdout
+        let commits = metrics.split(separator: "\n").first { $0.hasPrefix("toastscript_redis_commit_duration_seconds_count ") }
+        #expect((commits?.split(separator: " ").last).flatMap { Int($0) } ?? 0 > 0, "\(metrics)")
     }
 }

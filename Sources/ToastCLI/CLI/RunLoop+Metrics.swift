@@ -61,6 +61,10 @@ extension RunLoop {
         if let durations = setup.checkpointDurations {
             lines += durations.lines("toastscript_checkpoint_duration_seconds", help: "How long each checkpoint took to save (--state).")
         }
+        if let durations = setup.redisCommitDurations {
+            lines += durations.lines("toastscript_redis_commit_duration_seconds",
+                                     help: "How long each commit to Redis took (records, state and acknowledgements).")
+        }
 
         let (resident, cpu) = Self.processUsage()
         gauge("process_resident_memory_bytes", "Resident memory size in bytes.", [([], resident)])

@@ -38,6 +38,7 @@ struct RunSetup {
     let metricsServer: MetricsServer?
     let metrics: MetricsExchange?
     let checkpointDurations: DurationHistogram?
+    let redisCommitDurations: DurationHistogram?
     /// `--output FILE`: the file, whose length a checkpoint counts.
     let outputFile: FileDescriptorSink?
     /// `--state FILE`: where checkpoints are saved, and the saved run this one goes on from
@@ -65,6 +66,8 @@ struct RunSetup {
         self.reports = reports
         // Before Redis: a client that retries tells /health why the run is not healthy.
         let exchange = options.metrics == nil ? nil : MetricsExchange(clock: CommandEnvironment.monotonicMicroseconds)
+        let commitDurations = options.metrics == nil || options.redis.from == nil ? nil : DurationHistogram()
+        redisCommitDurations = commitDurations
         if let problem = options.lua.takeFastPath(from: environment.variables[LuaOptions.fastPathVariable]) {
             reports.warning("warning: " + TerminalText.escaped(problem))
         }
@@ -90,7 +93,8 @@ struct RunSetup {
                 let client = try connect()
                 redisRecords = try Self.recordStream(options: options, client: client)
                 consumerGroup = try options.redis.from.map { _ throws(RedisError) in
-                    try ConsumerGroupInput(options: options.redis, client: client, records: redisRecords, connect: connect)
+                    try ConsumerGroupInput(options: options.redis, client: client, records: redisRecords,
+                                           commitDurations: commitDurations, connect: connect)
                 }
                 for warning in consumerGroup?.leftovers ?? [] { reports.warning(warning) }
             } catch {

@@ -35,7 +35,8 @@ final class ConsumerGroupInput {
 
     /// Joins the group (made when missing), notes where `--once` ends, and connects the
     /// threads. Throws when Redis is not there or answers with an error: the run does not start.
-    init(options: RedisOptions, client: RedisClient, records: RedisRecordSink?,
+    /// `commitDurations`: told how long each commit took (`--metrics`).
+    init(options: RedisOptions, client: RedisClient, records: RedisRecordSink?, commitDurations: DurationHistogram? = nil,
          connect: () throws(RedisError) -> RedisClient) throws(RedisError) {
         self.options = options
         self.client = client
@@ -57,6 +58,7 @@ final class ConsumerGroupInput {
         var committing = RedisStreamConsumer(client: try connect(), stream: stream, group: group, name: name)
         committing.epoch = try joining.takeEpoch(key: options.epochKey)
         committer = RedisCommitThread(consumer: committing, trims: options.trim)
+        if let commitDurations { committer.timed = { commitDurations.record(seconds: $0) } }
     }
 
     deinit {

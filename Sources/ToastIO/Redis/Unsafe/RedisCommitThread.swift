@@ -80,10 +80,18 @@ package final class RedisCommitThread: @unchecked Sendable {
         while let next = queue.take() { send(next) }
     }
 
+    /// Told how long each commit took, in seconds (`--metrics`).
+    package var timed: (@Sendable (Double) -> Void)?
+
     private func send(_ commit: Commit) {
         guard failure == nil else { return }
         do {
+            let started = ContinuousClock.now
             try consumer.commit(records: commit.records, state: commit.state, acknowledging: commit.entries)
+            if let timed {
+                let took = ContinuousClock.now - started
+                timed(Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
+            }
             try trimIfDue(ending: false)
         } catch {
             failed.withLock { $0 = $0 ?? error }
