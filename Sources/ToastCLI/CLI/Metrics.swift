@@ -82,24 +82,10 @@ final class MetricsExchange: Sendable {
     }
 }
 
-/// How long checkpoints (or Redis commits) took, as a Prometheus histogram: recorded on the
-/// thread that saves them, read by the pipeline's when it writes the metrics.
-final class DurationHistogram: Sendable {
-    /// The buckets' upper bounds, in seconds.
-    static let bounds: [Double] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-    private let counts = Mutex((buckets: [Int](repeating: 0, count: bounds.count), count: 0, sum: 0.0))
-
-    func record(seconds: Double) {
-        counts.withLock { counts in
-            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { counts.buckets[index] += 1 }
-            counts.count += 1
-            counts.sum += seconds
-        }
-    }
-
+extension DurationHistogram {
     /// The family's lines: `NAME_bucket{le=…}` (cumulative), `NAME_sum`, `NAME_count`.
     func lines(_ name: String, help: String) -> [String] {
-        let (buckets, count, sum) = counts.withLock { ($0.buckets, $0.count, $0.sum) }
+        let (buckets, count, sum) = snapshot
         var lines = ["# HELP \(name) \(help)", "# TYPE \(name) histogram"]
         for (bound, inBucket) in zip(Self.bounds, buckets) {
             lines.append("\(name)_bucket{le=\"\(PrometheusText.number(bound))\"} \(inBucket)")

@@ -207,11 +207,12 @@ struct RunLoop {
         tellReady()
         if let group = setup.consumerGroup { return read(from: group) }
         // Not with a parse function: it runs in the one Lua state, which the rules use too.
-        if setup.input.isRegularFile && !isWallClock && !setup.options.strict && setup.parser == nil {
+        let followed = setup.input is FollowedFile
+        if (setup.input.isRegularFile || followed) && !isWallClock && !setup.options.strict && setup.parser == nil {
             let readAhead = ReadAhead(reader: reader, decoding: decoding)
             if readAhead.start() {
                 defer { readAhead.stop() }
-                return read(from: readAhead)
+                return followed ? follow(readAhead) : read(from: readAhead)
             }
         }
         while stopReason == nil {
@@ -300,6 +301,53 @@ struct RunLoop {
         }
     }
 
+    /// Takes lines of a followed file from a `ReadAhead` (which reads and decodes them on its
+    /// own thread) until a signal or a failure stops the run: between batches, and while none
+    /// comes, the follow clock's timers fire, checkpoints are taken, requests answered and the
+    /// records flushed, as the run loop does for live input it reads itself. The wait for a
+    /// batch is cut at a tenth of a second, so a signal is seen within that.
+    private mutating func follow(_ readAhead: ReadAhead) {
+        while stopReason == nil {
+            if Signals.received != 0 {
+                stopReason = .signal(Signals.received)
+                return
+            }
+            answerRequests()
+            var taken = readAhead.next(waitingAtMost: 0)
+            if case .timedOut = taken {
+                // Nothing ready: what was written is flushed before the wait.
+                setup.writer.flush()
+                let limit = waitLimit().map { $0 < 0 ? 100 : min($0, 100) } ?? 100
+                taken = readAhead.next(waitingAtMost: Int64(limit) * 1_000)
+            }
+            switch taken {
+            case .item((let batch, let end)):
+                deliverDesktopTaps()
+                while let item = batch.popFirst() {
+                    switch consume item {
+                    case .line(let line, _): handle(line)
+                    case .note(let text): setup.reports.warning(text)
+                    case .looksBinary: stopReason = .binaryInput
+                    case .failed(let reason): stopReason = .inputFailed(reason)
+                    }
+                    checkOutput()
+                    if stopReason != nil { return }
+                }
+                readAheadEnd = end
+            case .timedOut:
+                if isFollowing {
+                    pipeline.advance(to: followedNow)
+                    changedSinceCheckpoint = true
+                }
+                deliverDesktopTaps()
+                checkOutput()
+            case .ended:
+                return
+            }
+            if stopReason == nil { checkpointIfDue() }
+        }
+    }
+
     mutating func handle(_ line: consuming DecodedLine) {
         linesRead += 1
         changedSinceCheckpoint = true
@@ -381,53 +429,6 @@ struct RunLoop {
             + " not kept (set them again in on(\"reload\"))"))
         pipeline.scriptsReloaded()
         setup.writer.flush()
-    }
-
-    // MARK: The service manager (systemd's notify protocol)
-
-    /// How often `STATUS=` is sent.
-    static let statusInterval: Microseconds = 5_000_000
-
-    /// When the next notice is due (nil: no service manager to tell).
-    private var noticeDue: Microseconds? {
-        guard let notifier = setup.notifier else { return nil }
-        return notifier.watchdogInterval == nil ? statusDue : min(statusDue, watchdogDue)
-    }
-
-    /// `READY=1` and a first status; the watchdog's and the status's clocks start.
-    private mutating func tellReady() {
-        guard let notifier = setup.notifier else { return }
-        let now = setup.environment.wallClock()
-        notifier.send("READY=1\nSTATUS=reading input")
-        statusDue = now + Self.statusInterval
-        eventsAtStatus = pipeline.statistics.events
-        if let interval = notifier.watchdogInterval {
-            notifier.send("WATCHDOG=1")
-            watchdogDue = now + interval
-        }
-    }
-
-    /// `WATCHDOG=1` and `STATUS=` when due: called by the pipeline's thread as it takes input
-    /// or wakes from a wait, so the watchdog is fed only while the run goes on.
-    private mutating func noticeIfDue() {
-        guard let notifier = setup.notifier, let due = noticeDue else { return }
-        let now = setup.environment.wallClock()
-        guard now >= due else { return }
-        if let interval = notifier.watchdogInterval, now >= watchdogDue {
-            notifier.send("WATCHDOG=1")
-            watchdogDue = now + interval
-        }
-        if now >= statusDue {
-            let events = pipeline.statistics.events
-            let rate = Double(events - eventsAtStatus) * 1_000_000 / Double(max(1, now - statusDue + Self.statusInterval))
-            var status = "STATUS=\(Int(rate.rounded())) events/s, \(linesRead) lines read"
-            if isFollowing, let origin = followOrigin {
-                status += ", lag " + StreamTime.format(max(0, followedNow - origin.stream)) + " s"
-            }
-            notifier.send(status)
-            eventsAtStatus = events
-            statusDue = now + Self.statusInterval
-        }
     }
 
     // MARK: The desktop and real-time replay

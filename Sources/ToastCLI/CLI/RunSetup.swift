@@ -232,9 +232,10 @@ struct RunSetup {
                                                                               events: options.events), time: time, roles: settings.roles)
         }
         let sinkWriter = SinkRecordWriter(encoder: encoder, sink: sink)
-        // As with reading ahead (RunLoop): where nothing waits for a record to appear.
+        // As with reading ahead (RunLoop): where nothing waits for a record to appear, and a
+        // followed file, whose run loop flushes before each wait.
         // Not with Redis: a commit takes the records of its batch as it is made.
-        writer = input.isRegularFile && options.clock == .stream && options.redis.server == nil ? WriteBehind(sinkWriter) : sinkWriter
+        writer = (input.isRegularFile && options.clock == .stream || input is FollowedFile) && options.redis.server == nil ? WriteBehind(sinkWriter) : sinkWriter
         explainFilter = options.explain.isEmpty ? nil : ExplainFilter(ids: Set(options.explain), writingTo: writer)
         let tracer: (any TraceWriter)? = explainFilter ?? (options.trace || options.format == .html ? writer : nil)
 

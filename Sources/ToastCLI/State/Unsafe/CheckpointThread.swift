@@ -77,8 +77,11 @@ final class CheckpointThread: @unchecked Sendable {
     /// the last state saved stays the one the run goes on from.
     private func save(_ job: Job) {
         guard failure == nil else { return }
-        let started = CommandEnvironment.monotonicMicroseconds()
-        defer { durations?.record(seconds: Double(CommandEnvironment.monotonicMicroseconds() - started) / 1_000_000) }
+        let started = ContinuousClock.now
+        defer {
+            let took = ContinuousClock.now - started
+            durations?.record(seconds: Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
+        }
         output?.startWriteback()
         var state = job.state
         state.outputLength = job.outputLength

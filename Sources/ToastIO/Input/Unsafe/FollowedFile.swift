@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 import ToastCore
 
 /// `--follow FILE` (docs/service.md, "Following a file"): FILE read from its start (or a saved
@@ -17,7 +18,8 @@ import ToastCore
 /// stands, for a checkpoint.
 ///
 /// Safe to use: every read writes into the buffer it is lent, at most its count; descriptors
-/// are this object's own and closed with it.
+/// are this object's own and closed with it. One thread reads (the run's, or `ReadAhead`'s);
+/// `location(of:)` may be asked from another.
 package final class FollowedFile: ByteSource {
     package let path: String
     private let note: (String) -> Void
@@ -28,8 +30,9 @@ package final class FollowedFile: ByteSource {
     private var fileOffset: Int64 = 0
     /// Bytes handed out since the start offset, over every file.
     private var handedOut: Int64
-    /// Where each file read began among the bytes handed out, the latest last.
-    private var segments: [Segment] = []
+    /// Where each file read began among the bytes handed out, the latest last. Locked: the
+    /// reading thread adds to it (`ReadAhead`), a checkpoint on the run's thread reads it.
+    private let segments = Mutex<[Segment]>([])
     /// An inotify descriptor watching FILE's folder (-1: none; the quarter-second look does).
     private let watch: Int32
     /// Whether FILE is read once the current file (a rotated one read on after a restart) ends.
@@ -52,7 +55,7 @@ package final class FollowedFile: ByteSource {
     }
 
     /// A file's share of the bytes handed out: from `start` on, its bytes from `fileStart` on.
-    private struct Segment {
+    private struct Segment: Sendable {
         var start: Int64
         var fileStart: Int64
         var identity: FileIdentity
@@ -98,7 +101,7 @@ package final class FollowedFile: ByteSource {
 
     /// Which file, and where in it, `offset` (bytes handed out) stands; nil before any file.
     package func location(of offset: Int64) -> SavedPlace? {
-        guard let segment = segments.last(where: { $0.start <= offset }) else { return nil }
+        guard let segment = segments.withLock({ $0.last(where: { $0.start <= offset }) }) else { return nil }
         return SavedPlace(file: segment.identity, offset: segment.fileStart + (offset - segment.start))
     }
 
@@ -118,7 +121,7 @@ package final class FollowedFile: ByteSource {
                     let kept = min(count, FileIdentity.sampleLimit - Int(fileOffset))
                     current.firstBytes += UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[..<kept])
                     opened = current
-                    segments[segments.count - 1].identity = current.identity
+                    segments.withLock { $0[$0.count - 1].identity = current.identity }
                 }
                 fileOffset += Int64(count)
                 handedOut += Int64(count)
@@ -202,7 +205,10 @@ package final class FollowedFile: ByteSource {
             guard lseek(fd, 0, SEEK_SET) == 0 else { throw FileOpenError(message: "cannot read \(path) again from its start") }
             fileOffset = 0
             opened?.firstBytes = []
-            if let opened { segments.append(Segment(start: handedOut, fileStart: 0, identity: opened.identity)) }
+            if let opened {
+                let segment = Segment(start: handedOut, fileStart: 0, identity: opened.identity)
+                segments.withLock { $0.append(segment) }
+            }
             return true
         }
     }
@@ -239,7 +245,8 @@ package final class FollowedFile: ByteSource {
         let before = offset > 0 ? FileDescriptorSource(fd: descriptor).firstBytes(Int(min(offset, Int64(FileIdentity.sampleLimit)))) : []
         let current = Opened(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), firstBytes: before ?? [])
         opened = current
-        segments.append(Segment(start: handedOut, fileStart: offset, identity: current.identity))
+        let segment = Segment(start: handedOut, fileStart: offset, identity: current.identity)
+        segments.withLock { $0.append(segment) }
     }
 
     /// Goes on from a saved place: FILE when it is the saved file; else the saved file found

@@ -3,11 +3,14 @@ import ToastCore
 /// Reads and decodes input on a second thread, a few batches ahead of the pipeline, so a
 /// recorded log keeps both cores busy: decoding is a large share of the work for a line.
 ///
-/// Only for input from a regular file on the stream clock without `--strict`: reading such a
-/// file never waits, so there is nothing to flush while waiting, no wall clock to stamp, and
-/// signals are seen by the run loop between batches. Rejected lines go to the dead-letter file
-/// here, in input order; their messages are printed by the run loop, in order with everything
-/// else it prints.
+/// For input from a regular file on the stream clock without `--strict`, and for a followed
+/// file (`--follow`): reading a regular file never waits, so there is nothing to flush while
+/// waiting, no wall clock to stamp, and signals are seen by the run loop between batches; a
+/// followed file waits at its end, so the lines read before a wait are handed on at once (a
+/// batch that is not full), and the run loop takes batches waiting a while at most, to keep
+/// its clock, checkpoints and signals. Rejected lines go to the dead-letter file here, in
+/// input order; their messages are printed by the run loop, in order with everything else it
+/// prints.
 ///
 /// Shared by the two threads (`@unchecked Sendable`): what both touch is the queue; the reader
 /// and the decoder are used by the reading thread alone.
@@ -52,6 +55,12 @@ package final class ReadAhead: @unchecked Sendable {
         ready.take()
     }
 
+    /// `next()` for a followed file: the next batch, or word that none came within
+    /// `microseconds` (0: none is ready now), or that the input ended.
+    package func next(waitingAtMost microseconds: Int64) -> HandOverQueue<(batch: HandOverBatch<Item>, end: InputPosition)>.Taken {
+        ready.take(waitingAtMost: microseconds)
+    }
+
     /// Stops reading (if it has not ended) and waits for the thread.
     package func stop() {
         ready.cancel()
@@ -66,7 +75,16 @@ package final class ReadAhead: @unchecked Sendable {
         var lines = 0
         reading: while true {
             var last = false
-            switch reader.next() {
+            // A followed file's end: what was read is handed on before the wait for more.
+            var handedEarly = true
+            let item = reader.next {
+                if lines > 0 {
+                    handedEarly = handOn(&batch)
+                    lines = 0
+                }
+            }
+            guard handedEarly else { return finish() }
+            switch item {
             case .line(let bytes, let number):
                 let line = decoding.decode(bytes, number: number)
                 for note in decoding.takeNotes() {
@@ -89,6 +107,8 @@ package final class ReadAhead: @unchecked Sendable {
             case .end:
                 last = true
             case .interrupted, .timedOut:
+                // A wait cut short (a signal): the run loop may want no more.
+                if ready.isCancelled { return finish() }
                 continue
             }
             if last { break reading }

@@ -11,8 +11,9 @@ import ToastCore
 /// fight over the allocator's lock). A failed write is seen by the pipeline's thread when it
 /// hands the next batch on, and at the end.
 ///
-/// Only where nothing waits for a record to appear: input from a regular file on the stream
-/// clock. If the system gives no thread, records are written on the caller's thread.
+/// Where nothing waits for a record to appear (input from a regular file on the stream clock),
+/// and for a followed file, whose run loop flushes before it waits (a flush hands the batch
+/// on at once). If the system gives no thread, records are written on the caller's thread.
 ///
 /// Shared by the two threads (`@unchecked Sendable`): what both touch is guarded by the
 /// hand-off's lock; the batch being filled is the pipeline thread's alone, and the target is
@@ -68,6 +69,7 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
     /// A flush is among the ready batches: the writing thread takes them without waiting for more.
     private var flushing = false
     private var writtenFailure: SinkFailure?
+    private var writtenLines = 0
     // The pipeline thread's own:
     private var thread: SystemThread?
     private var threadFailed = false
@@ -117,7 +119,12 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
         linesSeen = target.linesWritten
     }
 
-    package var linesWritten: Int { linesSeen }
+    /// The lines written so far: while the writing thread runs, as it last said with a batch
+    /// written (SIGUSR1's stats and `--metrics` ask mid-run); then the target's own count.
+    package var linesWritten: Int {
+        if thread != nil { return handOff.withLock { writtenLines } }
+        return threadFailed ? target.linesWritten : linesSeen
+    }
     package var failure: SinkFailure? { failureSeen }
 
     private func append(_ item: Between) {
@@ -164,9 +171,11 @@ package final class WriteBehind: RecordOutput, @unchecked Sendable {
         while takeReady(into: &batches) {
             for batch in batches where target.failure == nil { write(batch) }
             let failure = target.failure
+            let lines = target.linesWritten
             handOff.withLock {
                 written.append(contentsOf: batches)
                 writtenFailure = failure
+                writtenLines = lines
             }
             batches.removeAll(keepingCapacity: true)
         }
