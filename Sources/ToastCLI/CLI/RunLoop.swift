@@ -277,21 +277,7 @@ struct RunLoop {
     private mutating func read(from readAhead: ReadAhead) {
         while stopReason == nil, let (batch, end) = readAhead.next() {
             deliverDesktopTaps()
-            while let item = batch.popFirst() {
-                if Signals.received != 0 && !keepsState {
-                    stopReason = .signal(Signals.received)
-                    return
-                }
-                answerRequests()
-                switch consume item {
-                case .line(let line, _): handle(line)
-                case .note(let text): setup.reports.warning(text)
-                case .looksBinary: stopReason = .binaryInput
-                case .failed(let reason): stopReason = .inputFailed(reason)
-                }
-                checkOutput()
-                if stopReason != nil { return }
-            }
+            guard handleItems(of: batch) else { return }
             readAheadEnd = end
             if Signals.received != 0 {
                 stopReason = .signal(Signals.received)
@@ -299,6 +285,27 @@ struct RunLoop {
             }
             checkpointIfDue()
         }
+    }
+
+    /// A batch's items, in order, each leaving the batch as it is handled; false when the run
+    /// must stop (without --state a signal stops it within the batch: no position is saved).
+    private mutating func handleItems(of batch: HandOverBatch<ReadAhead.Item>) -> Bool {
+        while let item = batch.popFirst() {
+            if Signals.received != 0 && !keepsState {
+                stopReason = .signal(Signals.received)
+                return false
+            }
+            answerRequests()
+            switch consume item {
+            case .line(let line, _): handle(line)
+            case .note(let text): setup.reports.warning(text)
+            case .looksBinary: stopReason = .binaryInput
+            case .failed(let reason): stopReason = .inputFailed(reason)
+            }
+            checkOutput()
+            if stopReason != nil { return false }
+        }
+        return true
     }
 
     /// Takes lines of a followed file from a `ReadAhead` (which reads and decodes them on its
@@ -323,16 +330,7 @@ struct RunLoop {
             switch taken {
             case .item((let batch, let end)):
                 deliverDesktopTaps()
-                while let item = batch.popFirst() {
-                    switch consume item {
-                    case .line(let line, _): handle(line)
-                    case .note(let text): setup.reports.warning(text)
-                    case .looksBinary: stopReason = .binaryInput
-                    case .failed(let reason): stopReason = .inputFailed(reason)
-                    }
-                    checkOutput()
-                    if stopReason != nil { return }
-                }
+                guard handleItems(of: batch) else { return }
                 readAheadEnd = end
             case .timedOut:
                 if isFollowing {
