@@ -80,6 +80,46 @@ import Testing
             """, "\(run.err)")
     }
 
+    /// The file a state was reading, gone from FILE's folder while toastscript was down: a note
+    /// says from which byte on it is lost, and FILE is read from its start.
+    @Test func aFileGoneWhileDownIsNamedAndFileIsReadFromItsStart() throws {
+        let run = try inFolder("""
+            for n in 1 2; do line $n log; done
+            "$bin" --follow log --state st --format json --output out 2> err & pid=$!
+            waitfor '"m2"' out; kill -TERM $pid; wait $pid
+            mkdir elsewhere; mv log elsewhere/log.1
+            line 3 log
+            "$bin" --follow log --state st --format json --output out 2>> err & pid=$!
+            waitfor '"m3"' out; kill -TERM $pid; wait $pid; echo "status $?"
+            """)
+        #expect(run.stdout == "status 143\n", "\(run.err)")
+        #expect(presented(run.out) == ["m1", "m2", "m3"])
+        let offset = 2 * #"{"message":"m1","at":10,"duration":4}"#.utf8.count + 2
+        #expect(run.err.contains("toastscript: note: --follow log: the file it was reading when the state was saved (inode ")
+                && run.err.contains(") is gone from its folder; what was written to it after byte \(offset) is lost: 0 bytes read then "
+                                    + "and not yet taken, and whatever was written to it since; reading log from its start\n"), "\(run.err)")
+    }
+
+    /// A file (or journal file) the run may not read stops it with the system's reason, as
+    /// any user but root meets it (the test drops root with setpriv).
+    @Test func aFileItMayNotReadIsNamedWithTheReason() throws {
+        let run = try inFolder("""
+            line 1 secret.jsonl; chmod 600 secret.jsonl; chmod 755 "$dir"
+            setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" --follow "$dir/secret.jsonl" 2>&1; echo "status $?"
+            cp secret.jsonl secret.journal
+            setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" --journal --journal-file "$dir/secret.journal" --once 2>&1
+            echo "status $?"
+            """)
+        let folder = run.stdout.components(separatedBy: "--follow ").dropFirst().first?.components(separatedBy: "/secret").first ?? ""
+        #expect(run.stdout == """
+            toastscript: cannot open --follow \(folder)/secret.jsonl: Permission denied
+            status 1
+            toastscript: cannot open --journal-file \(folder)/secret.journal: Permission denied
+            status 1
+
+            """, "\(run.stdout)")
+    }
+
     @Test func aDirectoryAndOptionsThatCannotGoWithItAreRefused() throws {
         let folder = try runBinary(["--follow", "/tmp"])
         #expect(folder.status == 1)

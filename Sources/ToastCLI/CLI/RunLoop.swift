@@ -152,10 +152,12 @@ struct RunLoop {
         }
         var position = inputPosition
         var inputFile = setup.inputFile
+        var inputLength: Int64?
         if let followed = setup.input as? FollowedFile, let place = followed.location(of: position.offset) {
             // The file the next line is in, and where in it (a rotation moves from file to file).
             position.offset = place.offset
             inputFile = place.file
+            inputLength = place.length
         }
         var state = SavedRun(writtenBy: Toastscript.versionText(setup.environment), stages: pipeline.stageNames,
                              screensBy: scripts.settings.screens?.by, output: setup.outputShape, input: position,
@@ -164,6 +166,7 @@ struct RunLoop {
                              store: scripts.keptStore(during: "checkpoint"), pipeline: nil)
         // The journal's place is the cursor of the last entry taken.
         state.inputCursor = (setup.input as? JournalSource)?.cursor(at: position.offset)
+        state.inputLength = inputLength
         do {
             if let group = setup.consumerGroup {
                 commit(state, rows: try pipeline.savedRows(), to: group)

@@ -385,7 +385,7 @@ struct RunSetup {
     /// next line there; nil to read FILE from its start (no run saved yet).
     private static func followedPlace(_ saved: SavedRun) -> FollowedFile.SavedPlace? {
         guard saved.pipeline != nil, saved.inputSeekable, let file = saved.inputFile else { return nil }
-        return FollowedFile.SavedPlace(file: file, offset: saved.input.offset)
+        return FollowedFile.SavedPlace(file: file, offset: saved.input.offset, length: saved.inputLength)
     }
 
     private static func pageTitle(program: String, scripts: [String], events: String?) -> String {

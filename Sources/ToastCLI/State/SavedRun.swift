@@ -27,6 +27,9 @@ struct SavedRun: Equatable, Sendable {
     var inputFile: FileIdentity?
     /// `--journal`: the cursor of the last entry taken, which a restart reads on after.
     var inputCursor: String?
+    /// `--follow`: how far the file the input stood in had been read (a file gone by the
+    /// restart took that much unread with it, at least).
+    var inputLength: Int64?
     /// The output's length once the records up to the input's position were synced (nil: the
     /// output is not a regular file).
     var outputLength: Int64?
@@ -108,7 +111,15 @@ extension SavedRun {
          ("output", output?.savedState ?? .null), ("input", input.savedState), ("input_seekable", .bool(inputSeekable)),
          ("input_file", inputFile.map(Self.saved) ?? .null), ("output_length", outputLength.map(JSONValue.integer) ?? .null),
          ("ended", .bool(ended)), ("store", store.savedState)]
-            + (inputCursor.map { [("input_cursor", JSONValue.string($0))] } ?? [])
+            + optionalRows
+    }
+
+    /// The rows only some inputs have: the journal's cursor, how far a followed file was read.
+    private var optionalRows: [(name: String, value: JSONValue)] {
+        var rows: [(name: String, value: JSONValue)] = []
+        if let inputCursor { rows.append(("input_cursor", .string(inputCursor))) }
+        if let inputLength { rows.append(("input_length", .integer(inputLength))) }
+        return rows
     }
 
     /// A state file's run as its rows hold it; the pipeline is put together from its rows
@@ -136,6 +147,7 @@ extension SavedRun {
                       pipeline: rows.isEmpty ? nil : try Pipeline.savedState(fromRows: rows, stages: stages))
             pipelineRowIDs = Array(rows.keys)
             inputCursor = try String?(savedState: run["input_cursor"] ?? .null, path: "run input_cursor")
+            inputLength = try Int64?(savedState: run["input_length"] ?? .null, path: "run input_length")
         } catch {
             throw .damaged("\(error)")
         }

@@ -59,6 +59,8 @@ package final class FollowedFile: ByteSource {
         var start: Int64
         var fileStart: Int64
         var identity: FileIdentity
+        /// How far the file was read: what a checkpoint knows of its length.
+        var readUpTo: Int64
     }
 
     /// Where a saved run stood: the file it was reading (found again by device and inode, its
@@ -66,10 +68,14 @@ package final class FollowedFile: ByteSource {
     package struct SavedPlace: Equatable, Sendable {
         package var file: FileIdentity
         package var offset: Int64
+        /// How far the file had been read then (nil: not known): bytes after `offset` that a
+        /// file gone since took with it.
+        package var length: Int64?
 
-        package init(file: FileIdentity, offset: Int64) {
+        package init(file: FileIdentity, offset: Int64, length: Int64? = nil) {
             self.file = file
             self.offset = offset
+            self.length = length
         }
     }
 
@@ -102,7 +108,7 @@ package final class FollowedFile: ByteSource {
     /// Which file, and where in it, `offset` (bytes handed out) stands; nil before any file.
     package func location(of offset: Int64) -> SavedPlace? {
         guard let segment = segments.withLock({ $0.last(where: { $0.start <= offset }) }) else { return nil }
-        return SavedPlace(file: segment.identity, offset: segment.fileStart + (offset - segment.start))
+        return SavedPlace(file: segment.identity, offset: segment.fileStart + (offset - segment.start), length: segment.readUpTo)
     }
 
     package func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
@@ -117,13 +123,19 @@ package final class FollowedFile: ByteSource {
             }
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count > 0 {
+                var identity: FileIdentity?
                 if fileOffset < Int64(FileIdentity.sampleLimit), var current = opened {
                     let kept = min(count, FileIdentity.sampleLimit - Int(fileOffset))
                     current.firstBytes += UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[..<kept])
                     opened = current
-                    segments.withLock { $0[$0.count - 1].identity = current.identity }
+                    identity = current.identity
                 }
                 fileOffset += Int64(count)
+                let readUpTo = fileOffset
+                segments.withLock { segments in
+                    segments[segments.count - 1].readUpTo = readUpTo
+                    if let identity { segments[segments.count - 1].identity = identity }
+                }
                 handedOut += Int64(count)
                 return .bytes(count)
             }
@@ -206,7 +218,7 @@ package final class FollowedFile: ByteSource {
             fileOffset = 0
             opened?.firstBytes = []
             if let opened {
-                let segment = Segment(start: handedOut, fileStart: 0, identity: opened.identity)
+                let segment = Segment(start: handedOut, fileStart: 0, identity: opened.identity, readUpTo: 0)
                 segments.withLock { $0.append(segment) }
             }
             return true
@@ -245,7 +257,7 @@ package final class FollowedFile: ByteSource {
         let before = offset > 0 ? FileDescriptorSource(fd: descriptor).firstBytes(Int(min(offset, Int64(FileIdentity.sampleLimit)))) : []
         let current = Opened(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), firstBytes: before ?? [])
         opened = current
-        let segment = Segment(start: handedOut, fileStart: offset, identity: current.identity)
+        let segment = Segment(start: handedOut, fileStart: offset, identity: current.identity, readUpTo: offset)
         segments.withLock { $0.append(segment) }
     }
 
@@ -281,8 +293,10 @@ package final class FollowedFile: ByteSource {
                 return
             }
         }
+        let known = saved.length.map { max(0, $0 - saved.offset) } ?? 0
         note("note: --follow \(path): the file it was reading when the state was saved (inode \(saved.file.inode)) is "
-             + "gone from its folder; what was written to it after byte \(saved.offset) may be lost; reading \(path) from its start")
+             + "gone from its folder; what was written to it after byte \(saved.offset) is lost: \(known) byte"
+             + "\(known == 1 ? "" : "s") read then and not yet taken, and whatever was written to it since; reading \(path) from its start")
         if !(try openPath(at: 0)) { sayWaiting() }
     }
 
