@@ -40,7 +40,10 @@ extension RunLoop {
         counter("toastscript_stage_toasts_total", "Toasts each stage passed, skipped (when), spared (spare), held, released or dropped.", verdicts)
         counter("toastscript_stage_drops_total", "Toasts each stage dropped, by reason.", drops)
         let host = statistics.stages.first { $0.name == BuiltInStage.host }
-        counter("toastscript_toasts_shown_total", "Toasts the host presented.", [([], Double(host?.presented ?? 0))])
+        counter("toastscript_toasts_shown_total", "Toasts the host presented, by role.",
+                statistics.shownByRole.map { ([("role", $0.role)], Double($0.count)) })
+        counter("toastscript_toasts_dropped_total", "Toasts dropped (by any stage), by role.",
+                statistics.droppedByRole.map { ([("role", $0.role)], Double($0.count)) })
         counter("toastscript_toasts_dismissed_total", "Toasts dismissed, by reason.",
                 (host?.dismissed ?? [:]).sorted { $0.key < $1.key }.map { ([("reason", $0.key)], Double($0.value)) })
         counter("toastscript_errors_shown_total", "Toasts of priority 2 or more (errors) shown.", [([], Double(statistics.errorsShown))])
@@ -58,6 +61,10 @@ extension RunLoop {
         let lag = isFollowing ? followOrigin.map { Double(max(0, followedNow - $0.stream)) / 1_000_000 } ?? 0 : 0
         gauge("toastscript_stream_lag_seconds", "On the follow clock, how far the clock is past the last event's time.", [([], lag)])
         gauge("toastscript_input_offset_bytes", "The input's byte offset after the last line taken.", [([], Double(inputPosition.offset))])
+        if let size = setup.checkpoints?.size {
+            gauge("toastscript_state_rows", "Rows of the --state file after the last checkpoint.", [([], Double(size.rows))])
+            gauge("toastscript_state_bytes", "Bytes of the --state file and its WAL after the last checkpoint.", [([], Double(size.bytes))])
+        }
         if let durations = setup.checkpointDurations {
             lines += durations.lines("toastscript_checkpoint_duration_seconds", help: "How long each checkpoint took to save (--state).")
         }

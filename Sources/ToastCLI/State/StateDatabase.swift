@@ -267,6 +267,21 @@ final class StateDatabase {
         .held: "INSERT OR REPLACE INTO held (serial, screen, stage, value) VALUES (?, ?, ?, ?)",
     ]
 
+    /// The rows the state holds and the bytes of its files (the database and its WAL), for
+    /// `--metrics`; nil before the file exists or when SQLite cannot say.
+    func size() -> (rows: Int, bytes: Int64)? {
+        guard let database else { return nil }
+        let tables = ["run", "parts"] + SavedRowID.Kind.allCases.filter { $0 != .part }.map(Self.table(of:))
+        let query = "SELECT " + tables.map { "(SELECT count(*) FROM \($0))" }.joined(separator: " + ")
+        guard let rows = (try? database.text(query)).flatMap({ $0 }).flatMap({ Int($0) }) else { return nil }
+        var bytes: Int64 = 0
+        for file in [path, path + "-wal"] {
+            var status = stat()
+            if stat(file, &status) == 0 { bytes += Int64(status.st_size) }
+        }
+        return (rows, bytes)
+    }
+
     /// A test's kill point (`killPoint`), when this is it.
     func killIfAsked(at point: String, checkpoint: Int? = nil) {
         guard let killPoint, killPoint.point == point, killPoint.checkpoint == (checkpoint ?? checkpoints) else { return }

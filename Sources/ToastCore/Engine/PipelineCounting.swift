@@ -1,11 +1,12 @@
-/// What the run counts besides each stage's passes and drops: errors shown and dropped (by the
-/// stage of their drop records, and by role), and what the summaries and digests shown stand
-/// for (`PipelineStatistics`), counted as each record is written.
+/// What the run counts besides each stage's passes and drops: toasts shown and dropped by role,
+/// errors shown and dropped (by the stage of their drop records, and by role), and what the
+/// summaries and digests shown stand for (`PipelineStatistics`), counted as each record is written.
 extension Pipeline {
     /// An error (a toast of priority 2 or more) is never dropped without a count: by the stage
     /// of its drop record and by its role. The ids of errors a summary or digest may stand for
     /// are kept until one that names them is shown.
     func countDropped(_ toast: Toast, _ drop: Drop) {
+        counts.roleDrops.add(toast.role)
         guard isError(toast) else { return }
         counts.errorDrops.add(drop.stageLabel)
         counts.errorRoleDrops.add(toast.role)
@@ -16,6 +17,7 @@ extension Pipeline {
     }
 
     func countPresented(_ toast: Toast) {
+        counts.roleShows.add(toast.role)
         if isError(toast) { counts.errorsShown += 1 }
         guard toast.madeBy != nil, case .array(let ids)? = toast.extraValue("ids") else { return }
         counts.summariesShown += 1

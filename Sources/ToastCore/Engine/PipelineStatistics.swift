@@ -106,9 +106,14 @@ public struct PipelineStatistics: Equatable, Sendable {
     public package(set) var summariesShown = 0
     public package(set) var stoodFor = 0
     public package(set) var errorsStoodFor = 0
+    /// Toasts shown and dropped, by role, in the order first seen (`--metrics`).
+    public var shownByRole: [(role: String, count: Int)] { roleShows.entries.map { ($0.name, $0.count) } }
+    public var droppedByRole: [(role: String, count: Int)] { roleDrops.entries.map { ($0.name, $0.count) } }
     /// By the drop's stage label (a built-in stage's compares as a number).
     var errorDrops = ReasonCounts()
     var errorRoleDrops = NameCounts()
+    var roleShows = NameCounts()
+    var roleDrops = NameCounts()
 
     /// Counts by name in a short list, in the order first seen: a run has few roles and
     /// stages, and comparing a few short strings costs less than hashing one for every drop.

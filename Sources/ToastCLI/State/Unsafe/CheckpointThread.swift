@@ -33,6 +33,9 @@ final class CheckpointThread: @unchecked Sendable {
 
     /// How long each checkpoint took to save (`--metrics`), when asked.
     let durations: DurationHistogram?
+    /// The state's rows and bytes after the last checkpoint (`--metrics`, when asked).
+    private let lastSize = Mutex<(rows: Int, bytes: Int64)?>(nil)
+    var size: (rows: Int, bytes: Int64)? { lastSize.withLock { $0 } }
 
     init(file: StateDatabase, outputPath: String?, durations: DurationHistogram? = nil) throws(StateRefusal) {
         self.file = file
@@ -91,7 +94,11 @@ final class CheckpointThread: @unchecked Sendable {
             guard let output, let reason = output.sync() else { return nil }
             return "cannot sync \(output.path): \(reason)"
         }
-        if let reason { fail(reason) }
+        if let reason { return fail(reason) }
+        if durations != nil {
+            let size = file.size()
+            lastSize.withLock { $0 = size }
+        }
     }
 
     /// The last state saved, for `checkMovesForward` (debug builds only).

@@ -52,7 +52,7 @@ package final class MetricsServer: @unchecked Sendable {
             (listener, boundName) = try Self.bindInet(address)
             unixPath = nil
         }
-        guard listen(listener, 16) == 0 else {
+        guard listen(listener, 64) == 0 else {
             throw FileOpenError(message: "--metrics \(address): cannot listen: \(String(cString: strerror(errno)))")
         }
         _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
