@@ -277,6 +277,7 @@ struct RunSetup {
         } catch let error as ConfigError {
             throw SetupError(message: error.message)
         }
+        pipeline.countsRoles = options.metrics != nil
         if let saved {
             do {
                 startPosition = try RunResumption.resume(saved, place: statePlace, pipeline: pipeline, settings: settings, input: input,

@@ -102,6 +102,9 @@ package final class Pipeline: HostEnvironment {
         return statistics
     }
     var counts: PipelineStatistics
+    /// Whether toasts shown and dropped are counted by role too (`--metrics` asks; a run
+    /// without it does not pay for the count).
+    package var countsRoles = false
 
     /// The last stage, whose environment is the pipeline (set once the pipeline is made: a
     /// stored property, read without a call for every toast).

@@ -6,7 +6,7 @@ extension Pipeline {
     /// of its drop record and by its role. The ids of errors a summary or digest may stand for
     /// are kept until one that names them is shown.
     func countDropped(_ toast: Toast, _ drop: Drop) {
-        counts.roleDrops.add(toast.role)
+        if countsRoles { counts.roleDrops.add(toast.role) }
         guard isError(toast) else { return }
         counts.errorDrops.add(drop.stageLabel)
         counts.errorRoleDrops.add(toast.role)
@@ -17,7 +17,7 @@ extension Pipeline {
     }
 
     func countPresented(_ toast: Toast) {
-        counts.roleShows.add(toast.role)
+        if countsRoles { counts.roleShows.add(toast.role) }
         if isError(toast) { counts.errorsShown += 1 }
         guard toast.madeBy != nil, case .array(let ids)? = toast.extraValue("ids") else { return }
         counts.summariesShown += 1
