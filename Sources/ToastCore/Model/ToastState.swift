@@ -13,17 +13,7 @@ extension Toast: StateRepresentable {
     /// What each field left out of `fields` is (by the field's raw value).
     private static let savedDefaults: [FieldValue] = {
         let toast = Toast(id: "", message: " ")
-        return ToastField.allCases.map { field in
-            toast.withValue(of: field) { view in
-                switch view {
-                case .absent: .absent
-                case .text(let text): .text(String(decoding: text, as: UTF8.self))
-                case .time(let time): .time(time)
-                case .integer(let integer): .integer(integer)
-                case .flag(let flag): .flag(flag)
-                }
-            }
-        }
+        return ToastField.allCases.map { toast.value(of: $0) }
     }()
 
     /// The toast as a JSON value that `init(savedState:)` reads back.
