@@ -8,8 +8,8 @@ import ToastIO
 /// `--metrics` (docs/service.md, "Watching it"): what the server's thread asks of the
 /// pipeline's, and what it hears back. A scrape asks (through the signals' pipe of requests,
 /// so a run waiting for input wakes for it) and waits for the pipeline's thread to write the
-/// text between two lines, from the same counts `--stats` and SIGUSR1 show: the hot path pays
-/// one atomic load a line, as it does for SIGHUP. A pipeline that does not answer within a
+/// text between two lines, from the same counts `--stats` and SIGUSR1 show: the hot path reads
+/// the one lock-free flag it reads for SIGHUP, and nothing more. A pipeline that does not answer within a
 /// second gets the last text; one that has not answered for 10 s is stuck (`/health` 503).
 final class MetricsExchange: Sendable {
     private struct Answer {

@@ -27,7 +27,7 @@ enum Signals {
     /// requests can empty it without losing a stop.
     private static let reloadRead = Atomic<Int32>(-1)
     private static let reloadWrite = Atomic<Int32>(-1)
-    /// Whether a request came and was not taken yet: a load the run loop can afford per line.
+    /// Whether a request came and was not taken yet: the run loop reads it once a line, lock-free.
     private static let requestPending = Atomic<Bool>(false)
     private static let reloadPending = Atomic<Bool>(false)
     private static let statsPending = Atomic<Bool>(false)
@@ -58,9 +58,9 @@ enum Signals {
         wake(reloadWrite.load(ordering: .relaxed))
     }
 
-    /// What was asked since the last call, nil for nothing (one check a line costs one atomic
-    /// load). The flag that says "something" is cleared before the ones that say what, so a
-    /// signal landing in between is taken at the next call.
+    /// What was asked since the last call, nil for nothing (a line with nothing asked reads one
+    /// flag, lock-free). The flag that says "something" is cleared before the ones that say
+    /// what, so a signal landing in between is taken at the next call.
     @inline(__always)
     static func takeRequests() -> Requests? {
         guard requestPending.load(ordering: .relaxed) else { return nil }

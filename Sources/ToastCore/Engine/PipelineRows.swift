@@ -57,7 +57,10 @@ extension Pipeline {
         for (serial, entry) in held {
             heldNow.insert(serial)
             guard !tracker.held.contains(serial) || tracker.heldChanged.contains(serial) else { continue }
-            changes.written.append(SavedRow(id: SavedRowID(kind: .held, number: Int64(serial)), value: savedHeld(serial, entry)))
+            var writer = JSONWriter()
+            writeSavedHeld(serial, entry, to: &writer)
+            changes.written.append(SavedRow(id: SavedRowID(kind: .held, number: Int64(serial)), text: writer.bytes,
+                                            columns: .held(screen: Int64(entry.screen), stage: stageNames[entry.stage])))
         }
         for gone in tracker.held.subtracting(heldNow) { changes.deleted.append(SavedRowID(kind: .held, number: Int64(gone))) }
         tracker.held = heldNow

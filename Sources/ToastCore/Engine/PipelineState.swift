@@ -24,10 +24,22 @@ extension Pipeline {
 
     /// A held toast as the saved run keeps it.
     func savedHeld(_ serial: Int, _ entry: HeldToast) -> JSONValue {
-        .object([JSONMember("serial", .integer(Int64(serial))), JSONMember("stage", .string(stageNames[entry.stage])),
-                 JSONMember("since", .integer(entry.since)), JSONMember("error", .bool(entry.isError)),
-                 JSONMember("screen", .integer(Int64(entry.screen))),
-                 JSONMember("toast", entry.toast.savedState)])
+        var writer = JSONWriter()
+        writeSavedHeld(serial, entry, to: &writer)
+        return writer.value ?? .null
+    }
+
+    /// `savedHeld`'s text, written straight into `writer` (a checkpoint's rows).
+    func writeSavedHeld(_ serial: Int, _ entry: HeldToast, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("serial", serial)
+        writer.member("stage", stageNames[entry.stage])
+        writer.member("since", entry.since)
+        writer.member("error", entry.isError)
+        writer.member("screen", entry.screen)
+        writer.key("toast")
+        entry.toast.writeSavedState(to: &writer)
+        writer.endObject()
     }
 
     /// Makes the pipeline hold what `savedState()` gave (its stages must have the names it
@@ -196,19 +208,14 @@ extension Pipeline {
     /// of rows.
     func writeSavedScreen(_ screen: Screen, in table: ScreenTable, withKeyedParts: Bool, to writer: inout JSONWriter) throws {
         writer.beginObject()
-        writer.key("key")
         switch screen.key {
-        case .text(let text): writer.string(text)
-        case .integer(let integer): writer.integer(integer)
+        case .text(let text): writer.member("key", text)
+        case .integer(let integer): writer.member("key", integer)
         }
-        writer.key("serial")
-        writer.integer(screen.serial)
-        writer.key("named")
-        writer.integer(screen.namedStamp)
-        writer.key("held")
-        writer.integer(Int64(screen.held))
-        writer.key("held_errors")
-        writer.integer(Int64(screen.heldErrors))
+        writer.member("serial", screen.serial)
+        writer.member("named", screen.namedStamp)
+        writer.member("held", Int64(screen.held))
+        writer.member("held_errors", Int64(screen.heldErrors))
         writer.key("host")
         screen.host.writeSavedState(to: &writer)
         writer.key("stages")

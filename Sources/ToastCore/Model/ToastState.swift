@@ -44,41 +44,25 @@ extension Toast: StateRepresentable {
             writer.members(extra)
             writer.endObject()
         }
-        writer.key("at")
-        writer.integer(atMicros)
-        writer.key("input_line")
-        writer.integer(inputLine)
+        writer.member("at", atMicros)
+        writer.member("input_line", inputLine)
         if let style = self.style {
             writer.key("style")
             writer.beginObject()
-            writer.key("symbol")
-            writer.string(style.symbol)
-            writer.key("glyph")
-            writer.string(style.glyph)
-            writer.key("color")
-            writer.string(style.color)
+            writer.member("symbol", style.symbol)
+            writer.member("glyph", style.glyph)
+            writer.member("color", style.color)
             writer.endObject()
         }
         switch storage.fields.announcement {
-        case .text(let text)?:
-            writer.key("announcement")
-            writer.string(text)
-        case .standard(let label)?:
-            writer.key("announcement_label")
-            writer.string(label)
+        case .text(let text)?: writer.member("announcement", text)
+        case .standard(let label)?: writer.member("announcement_label", label)
         case nil: break
         }
-        if let madeBy {
-            writer.key("made_by")
-            writer.string(madeBy)
-        }
+        if let madeBy { writer.member("made_by", madeBy) }
         switch storage.fields.screenKey {
-        case .text(let text)?:
-            writer.key("screen")
-            writer.string(text)
-        case .integer(let integer)?:
-            writer.key("screen")
-            writer.integer(integer)
+        case .text(let text)?: writer.member("screen", text)
+        case .integer(let integer)?: writer.member("screen", integer)
         case nil: break
         }
         writer.endObject()

@@ -96,6 +96,7 @@ extension DebounceStage {
         let path = "state"
         let object = try SavedObject(saved, path: path)
         var restoredBursts: [[UInt8]: Burst] = [:]
+        var burstTimers = Set<Int>()
         let savedBursts = try object.list("bursts")
         for (index, item) in savedBursts.enumerated() {
             let itemPath = "\(path).bursts[\(index)]"
@@ -104,9 +105,7 @@ extension DebounceStage {
             let timer = Int(try burst.integer("timer"))
             // Each burst has a key and a timer of its own: a timer releases one burst.
             guard restoredBursts[key] == nil else { throw SavedStateError("\(itemPath).key is another burst's too") }
-            guard !restoredBursts.values.contains(where: { $0.timer == timer }) else {
-                throw SavedStateError("\(itemPath).timer is another burst's too")
-            }
+            guard burstTimers.insert(timer).inserted else { throw SavedStateError("\(itemPath).timer is another burst's too") }
             restoredBursts[key] = Burst(held: try HoldHandle(savedState: try burst.required("held"), path: "\(itemPath).held"),
                                         first: try burst.integer("first"), timer: timer)
         }

@@ -118,18 +118,15 @@ extension DedupStage {
     func writeSavedPart(of screen: Screen, to writer: inout JSONWriter) {
         let keys = screen.stageSlots[slot]
         writer.beginObject()
-        writer.key("screen")
-        writer.integer(screen.serial)
+        writer.member("screen", screen.serial)
         writer.key("keys")
         writer.beginArray()
         cache.forEachOldestFirst(of: keys.keys) { key, passed in
             writer.beginObject()
             writer.key("key")
             writer.hexString(key.dropFirst(ScreenSerialPrefix.count))
-            writer.key("time")
-            writer.integer(passed.time)
-            writer.key("id")
-            writer.string(passed.id)
+            writer.member("time", passed.time)
+            writer.member("id", passed.id)
             writer.endObject()
         }
         writer.endArray()

@@ -277,12 +277,10 @@ extension RateLimitStage {
     func writeSavedPart(of screen: Screen, to writer: inout JSONWriter) {
         let window = screen.stageSlots[slot]
         writer.beginObject()
-        writer.key("screen")
-        writer.integer(screen.serial)
+        writer.member("screen", screen.serial)
         writer.key("last_pass")
         if let lastPass = window.lastPass { writer.integer(lastPass) } else { writer.null() }
-        writer.key("pending")
-        writer.integer(Int64(window.pendingSummaries))
+        writer.member("pending", Int64(window.pendingSummaries))
         writer.endObject()
     }
 

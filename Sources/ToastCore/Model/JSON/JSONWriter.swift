@@ -112,6 +112,27 @@ package struct JSONWriter {
         afterValue = true
     }
 
+    /// A member with its value: `key(name)` then the value.
+    package mutating func member(_ name: StaticString, _ number: Int64) {
+        key(name)
+        integer(number)
+    }
+
+    package mutating func member(_ name: StaticString, _ number: Int) {
+        key(name)
+        integer(Int64(number))
+    }
+
+    package mutating func member(_ name: StaticString, _ text: String) {
+        key(name)
+        string(text)
+    }
+
+    package mutating func member(_ name: StaticString, _ flag: Bool) {
+        key(name)
+        bool(flag)
+    }
+
     /// Each member of an object, as `JSONText.appendObject` writes them (without the braces).
     package mutating func members(_ members: [JSONMember]) {
         for member in members {
