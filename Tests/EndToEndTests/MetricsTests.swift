@@ -178,6 +178,28 @@ import Testing
         #expect(records != nil && records == FileManager.default.contents(atPath: folder.file("plain.jsonl")))
     }
 
+    /// An address that is none is a usage error; a socket another run serves on is not taken.
+    @Test func anAddressThatIsNoneOrIsTakenIsRefused() throws {
+        for address in ["foo", "127.0.0.1:70000"] {
+            let run = try runBinary(["--metrics", address])
+            #expect(run.status == 2)
+            #expect(run.stderr.hasPrefix("toastscript: --metrics takes HOST:PORT, [V6]:PORT or a socket's path "
+                                         + "(/run/toastscript/metrics.sock), not '\(address)'\n"), "\(run.stderr)")
+        }
+        let folder = try Folder()
+        try Self.events(3).write(toFile: folder.file("log.jsonl"), atomically: true, encoding: .utf8)
+        let run = try runShell("""
+            cd '\(folder.path)'; \(Self.helpers)
+            '\(binary)' --follow log.jsonl --metrics ./m.sock --format json --output out 2> err & pid=$!
+            waitfor 'metrics serves' err
+            '\(binary)' --follow log.jsonl --metrics ./m.sock --format json --output out2 2>&1; echo "status $?"
+            curl -s --unix-socket m.sock http://localhost/health
+            kill -TERM $pid; wait $pid
+            """)
+        #expect(run.stdout == "toastscript: --metrics ./m.sock is served by another process (it answers there)\nstatus 1\nok\n",
+                "\(run.stdout)")
+    }
+
     /// docs/service.md's scrape config and alert rules, through promtool.
     @Test func theDocsScrapeConfigAndAlertRulesPassPromtool() throws {
         let folder = try Folder()

@@ -134,7 +134,7 @@ extension CommandLineOptions {
         },
         OptionSpec(name: "--metrics", value: "ADDR",
                    help: "serve /metrics (Prometheus) and /health on HOST:PORT, [V6]:PORT or a socket's path (port 0: a free one)") {
-            $0.metrics = $1
+            $0.metrics = try metricsAddress($1)
         },
         OptionSpec(name: "--format", value: "text|json|speech|html", help: "record format (default: text); html: one page drawing the run") {
             $0.format = try choice($1, "--format")
@@ -349,6 +349,15 @@ extension CommandLineOptions {
         return options
     }
 
+    /// `--metrics`' address as given, once it has the form of one (the bind may still fail).
+    private static func metricsAddress(_ text: String) throws -> String {
+        guard text.hasPrefix("/") || text.hasPrefix("./")
+              || text.lastIndex(of: ":").map({ UInt16(text[text.index(after: $0)...]) != nil }) == true else {
+            throw UsageError("--metrics takes HOST:PORT, [V6]:PORT or a socket's path (/run/toastscript/metrics.sock), not '\(text)'")
+        }
+        return text
+    }
+
     /// `--follow` reads one live file (docs/service.md, "Following a file"): no other input,
     /// no end to read to, and the follow clock.
     private static func checkFollow(_ options: inout CommandLineOptions) throws {
@@ -357,11 +366,17 @@ extension CommandLineOptions {
         if options.events != nil { throw UsageError("--follow reads the events; --events cannot be given with it") }
         if options.redis.from != nil { throw UsageError("--follow reads the events; --from cannot be given with it") }
         if options.redis.once { throw UsageError("--follow never reaches an end; --once cannot be given with it") }
-        if options.clockGiven && options.clock != .follow {
-            throw UsageError("--follow reads on the follow clock; --clock \(options.clock.rawValue) cannot be given with it")
-        }
+        try takeFollowClock(&options, clockRefused: { "--follow reads on the follow clock; --clock \($0) cannot be given with it" },
+                            endless: "--follow never reaches an end")
+    }
+
+    /// A live input (`--follow`, a live `--journal`): the follow clock, and nothing that waits
+    /// for the end of the run.
+    private static func takeFollowClock(_ options: inout CommandLineOptions, clockRefused: (String) -> String,
+                                        endless: String) throws {
+        if options.clockGiven && options.clock != .follow { throw UsageError(clockRefused(options.clock.rawValue)) }
         if options.format == .html || !options.explain.isEmpty {
-            throw UsageError("--follow never reaches an end; \(options.format == .html ? "--format html draws its page" : "--explain tells its stories") at the end of a run")
+            throw UsageError("\(endless); \(options.format == .html ? "--format html draws its page" : "--explain tells its stories") at the end of a run")
         }
         options.clock = .follow
         options.clockGiven = true
@@ -379,14 +394,8 @@ extension CommandLineOptions {
             throw UsageError("--journal-dir and --journal-file name two journals; give one of them")
         }
         if options.redis.once { return }
-        if options.clockGiven && options.clock != .follow {
-            throw UsageError("--journal reads new entries on the follow clock; --clock \(options.clock.rawValue) needs --once")
-        }
-        if options.format == .html || !options.explain.isEmpty {
-            throw UsageError("--journal without --once never reaches an end; \(options.format == .html ? "--format html draws its page" : "--explain tells its stories") at the end of a run")
-        }
-        options.clock = .follow
-        options.clockGiven = true
+        try takeFollowClock(&options, clockRefused: { "--journal reads new entries on the follow clock; --clock \($0) needs --once" },
+                            endless: "--journal without --once never reaches an end")
     }
 
     /// The Redis options go together (docs/scale.md): a server, and a stream to read or to

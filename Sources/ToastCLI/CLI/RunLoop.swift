@@ -122,8 +122,13 @@ struct RunLoop {
                 note = "note: went on from the state at \(group.stateDescription)"
             } else {
                 note = "note: went on from --state \(setup.options.state ?? "")"
-                note += resumed.inputSeekable && (setup.input.isRegularFile || setup.input is FollowedFile)
-                    ? " (input line \(resumed.input.line))" : " (the input is taken as new)"
+                if setup.input is JournalSource {
+                    note += resumed.inputCursor == nil ? " (the state has no journal cursor: the journal is taken as new)"
+                        : " (after the journal entry it took last)"
+                } else {
+                    note += resumed.inputSeekable && (setup.input.isRegularFile || setup.input is FollowedFile)
+                        ? " (input line \(resumed.input.line))" : " (the input is taken as new)"
+                }
             }
             if timers > 0 {
                 note += "; \(timers) Lua timer\(timers == 1 ? "" : "s") (after) pending then \(timers == 1 ? "was" : "were") not kept"

@@ -219,17 +219,28 @@ package final class MetricsServer: @unchecked Sendable {
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (index, byte) in bytes.enumerated() { raw[index] = byte }
         }
+        func connectOrBind(_ fd: Int32, bind binding: Bool) -> Int32 {
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    binding ? bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                        : connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+        }
         var status = stat()
         if lstat(path, &status) == 0 {
-            // A socket left by a run before is taken over; anything else is not ours to remove.
+            // A socket left by a run before is taken over; one a running process answers on, or
+            // anything else, is not ours to remove.
             guard status.st_mode & S_IFMT == S_IFSOCK else { throw FileOpenError(message: "--metrics \(path) exists and is not a socket") }
+            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let answered = probe >= 0 && connectOrBind(probe, bind: false) == 0
+            if probe >= 0 { close(probe) }
+            if answered { throw FileOpenError(message: "--metrics \(path) is served by another process (it answers there)") }
             unlink(path)
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw FileOpenError(message: "--metrics \(path): cannot make a socket") }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = connectOrBind(fd, bind: true)
         guard bound == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
