@@ -127,7 +127,8 @@ import Testing
                 except ConnectionResetError:
                     reply = reply or b"closed"
                 s.close()
-                return reply.split(b"\\r\\n")[0].decode(errors="replace")
+                # Closed without a word (a FIN, not a reset) is closed too.
+                return reply.split(b"\\r\\n")[0].decode(errors="replace") or "closed"
             print("long:", ask(b"GET /metrics HTTP/1.1\\r\\nX: " + b"a" * 65536 + b"\\r\\n\\r\\n"))
             print("garbage:", ask(b"\\x00\\xff\\x1b[2J hello\\r\\n\\r\\n"))
             print("post:", ask(b"POST /metrics HTTP/1.1\\r\\n\\r\\n"))
