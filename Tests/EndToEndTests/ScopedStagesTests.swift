@@ -176,7 +176,7 @@ import Testing
             ("config{ stages = { 'rules', 'errors' } }", "stages: unknown stage \"errors\""),
             ("config{ errors = { stage = 'digets' } }", "config: errors.stage: unknown kind of stage \"digets\"; did you mean \"digest\"?"),
             ("config{ errors = { stage = 'digest', when = { role = { equals = 'x' } } } }",
-             "config: unknown match operator errors.when.role.equals (known: not, below, at_least)"),
+             "config: unknown match operator errors.when.role.equals (known: not, below, at_least, contains, starts_with, ends_with)"),
             ("config{ dedup = { when = { n = { belw = 2 } } } }",
              "config: unknown match operator dedup.when.n.belw; did you mean \"below\"?"),
             ("config{ dedup = { when = 'errors' } }", "config: dedup.when must be a match table or a function, not a string"),

@@ -29,6 +29,15 @@ package enum NearNames {
         return warnings
     }
 
+    /// The warnings a declared rule's `when` gives (as a stage's `when` does).
+    package static func warnings(in rule: DeclaredRule, screenField: String?) -> [String] {
+        let fields = knownFields(screenField: screenField)
+        return rule.when.fieldNames.compactMap { name in
+            guard !fields.contains(name), let question = NameSuggestion.question(for: name, among: fields) else { return nil }
+            return "rule \(quoted(rule.name)): when: no field \(quoted(name)) (\(question)); an extra field of that name matches as written"
+        }
+    }
+
     /// A warning when `name`, being defined as a `what` ("role", "stage"), is two edits or fewer
     /// from one of `existing`; nil otherwise.
     package static func definitionWarning(_ what: String, named name: String, existing: [String]) -> String? {

@@ -5,6 +5,12 @@ package protocol ToastRule {
     /// Keeps (perhaps changing `toast`) or drops one toast. A rule that fails reports its own
     /// error, leaves `toast` as it was and returns `.failed` with the error's message.
     func apply(to toast: inout Toast, context: StageContext) -> RuleOutcome
+    /// Why the rule decides as it does on `toast`, for a trace (nil: the decision says it all).
+    func explanation(of toast: Toast, roles: RoleTable) -> String?
+}
+
+extension ToastRule {
+    package func explanation(of toast: Toast, roles: RoleTable) -> String? { nil }
 }
 
 package enum RuleOutcome: Equatable, Sendable {
@@ -103,17 +109,18 @@ package final class RulesStage: ToastStage, CalledUnretained {
     private func processTraced(_ toast: inout Toast, context: StageContext) -> StageVerdict {
         for rule in rules {
             let before = toast
+            let because = rule.explanation(of: toast, roles: context.roles)
             switch rule.apply(to: &toast, context: context) {
             case .drop(let note):
                 let drop = Drop(stage: .rule, reason: .rule, rule: rule.name, note: note)
-                context.trace(toast, verdict: .drop, rule: rule.name, details: drop.traceDetails)
+                context.trace(toast, verdict: .drop, rule: rule.name, details: drop.traceDetails, because: because)
                 return .drop(drop)
             case .failed(let message):
                 context.trace(toast, verdict: .error, rule: rule.name, because: message)
             case .keep:
                 let changed = toast.changedFields(since: before)
                 context.trace(toast, verdict: changed.isEmpty ? .pass : .change, rule: rule.name, changedFields: changed,
-                              messageBefore: changed.contains("message") ? before.message : nil)
+                              because: because, messageBefore: changed.contains("message") ? before.message : nil)
             }
         }
         return .pass

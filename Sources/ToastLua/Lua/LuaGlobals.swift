@@ -132,13 +132,36 @@ extension LuaRuntime {
         } else if state.type(at: 1) == .function {
             name = state.definitionPlace(ofFunctionAt: 1)
             functionIndex = 1
+        } else if state.type(at: 1) == .string, state.type(at: 2) == .table {
+            return declareRule(named: state.string(at: 1) ?? "")
         } else {
-            return raise("rule expects (function) or (name, function)")
+            return raise("rule expects (function), (name, function) or (name, { when = MATCH, drop = \"why\" | set = { FIELD = VALUE } })")
         }
         let place = state.definitionPlace(ofFunctionAt: functionIndex)
         if options.unsafe || !state.leavesFirstArgument(functionAt: functionIndex) { state.shortcuts.rulesMayKeepTheirTable = true }
         state.pushCopy(of: functionIndex)
-        ruleFunctions.append((name, state.makeReference(), place))
+        registeredRules.append(.function(name: name, reference: state.makeReference(), place: place))
+        return 0
+    }
+
+    /// `rule(name, { when = ..., drop = ... })` or `set = {...}`: a rule read now, whole, that
+    /// runs without Lua (`DeclaredRule`). A `when` field name two edits from a known one is
+    /// warned about, as a stage's is.
+    private func declareRule(named name: String) -> LuaResults {
+        do {
+            let value = try state.configValue(at: 2, path: "rule \(quoted(name))", function: { scriptFunction(at: $0) })
+            guard case .table(let table) = value else { return 0 }
+            let rule = try DeclaredRule(name: name, table: table, roles: settings.roles, screenField: settings.screens?.by)
+            for warning in NearNames.warnings(in: rule, screenField: settings.screens?.by) where !nearNameWarnings.contains(warning) {
+                nearNameWarnings.append(warning)
+                warn(warning)
+            }
+            registeredRules.append(.declared(rule))
+        } catch let error as ConfigError {
+            return raise(error.message)
+        } catch {
+            return raise("rule: \(error)")
+        }
         return 0
     }
 

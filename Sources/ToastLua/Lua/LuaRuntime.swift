@@ -22,7 +22,13 @@ package final class LuaRuntime {
     /// What `config{}` and `role()` built so far.
     var settingsBuilder: SettingsBuilder
     /// The rules the scripts registered, in order.
-    var ruleFunctions: [(name: String, reference: LuaReference, place: String)] = []
+    var registeredRules: [RegisteredRule] = []
+
+    /// A rule as `rule(...)` registered it: a Lua function, or a table that never enters Lua.
+    enum RegisteredRule {
+        case function(name: String, reference: LuaReference, place: String)
+        case declared(DeclaredRule)
+    }
     /// `on(...)` functions by event (`recordHookEvents` and `clockHookEvents`).
     var hooks: [String: [(reference: LuaReference, place: String)]] = [:]
     /// The script's `parse` function, if it set one (one a run).
@@ -108,7 +114,12 @@ package final class LuaRuntime {
 
     /// The rules the scripts registered, in order, ready for a rules stage.
     package var rules: [any ToastRule] {
-        ruleFunctions.map { LuaRule(name: $0.name, reference: $0.reference, place: $0.place, runtime: self) }
+        registeredRules.map { registered -> any ToastRule in
+            switch registered {
+            case .function(let name, let reference, let place): LuaRule(name: name, reference: reference, place: place, runtime: self)
+            case .declared(let rule): rule
+            }
+        }
     }
 
     /// The Lua library's release, e.g. `Lua 5.4.6`.
