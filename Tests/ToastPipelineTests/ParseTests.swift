@@ -151,7 +151,7 @@ import Testing
 }
 
 @Suite struct TimestampParserTests {
-    let utc = TimestampParser(zone: .utc, currentYear: { 2026 })
+    let utc = TimestampParser(zone: .utc, wallNow: { 1_796_033_191 })
 
     private func seconds(_ text: String, _ format: String? = nil, parser: TimestampParser? = nil) -> Double? {
         try? (parser ?? utc).seconds(from: text, format: format).get()
@@ -182,7 +182,7 @@ import Testing
         #expect(seconds("2026.11.30 10h06", "%Y.%m.%d %Hh%M") == 1_796_033_160)
         // What the format leaves out is January 1 of the current year.
         #expect(seconds("10:06:31", "%H:%M:%S") == 1_767_261_991)
-        let local = TimestampParser(zone: .local, currentYear: { 2026 })
+        let local = TimestampParser(zone: .local, wallNow: { 1_796_033_191 })
         #expect(seconds("2026-11-30T10:06:31+00:00", parser: local) == 1_796_033_191, "an offset wins over the zone")
     }
 

@@ -92,7 +92,8 @@ public struct CommandEnvironment {
         let standardError = FileDescriptorSink.standardError()
         var variables: [String: String] = [:]
         for name in ["NO_COLOR", "TERM", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "TOASTSCRIPT_TEST_KILL_AT",
-                     LuaOptions.fastPathVariable, "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"] {
+                     LuaOptions.fastPathVariable, "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM",
+                     LogClock.fixedNowVariable] {
             if let value = getenv(name) { variables[name] = String(cString: value) }
         }
         let journal = Self.isJournal(STDERR_FILENO, stream: variables["JOURNAL_STREAM"])

@@ -96,7 +96,8 @@ extension CommandLineOptions {
     }
 
     static let specs: [OptionSpec] = [
-        OptionSpec(name: "--input", value: "json|text", help: "input format: JSON Lines (default), or one message per line") {
+        OptionSpec(name: "--input", value: "json|text|syslog|logfmt",
+                   help: "input format: JSON Lines (default), one message per line, or syslog or logfmt lines read natively") {
             $0.input = try choice($1, "--input")
             $0.inputGiven = true
         },

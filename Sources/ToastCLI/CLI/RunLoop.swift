@@ -63,6 +63,8 @@ struct RunLoop {
         decoding = LineDecoding(decoder: setup.decoder, input: setup.options.input, deadLetter: setup.deadLetter,
                                 parser: setup.parser)
         decoding.resume(from: setup.startPosition)
+        decoding.logClock = LogClock(zone: setup.options.lua.timeZone,
+                                     wallNow: LogClock.wallNow(fixedAt: setup.environment.variables[LogClock.fixedNowVariable]))
         // A journal entry's line is made here, its message cut at --max-line-bytes: room for
         // its escapes and other fields.
         let lineLimit = setup.input is JournalSource ? setup.options.maxLineBytes * 6 + 65_536 : setup.options.maxLineBytes
@@ -586,6 +588,10 @@ struct RunLoop {
         if repaired > 0 {
             setup.reports.warning("warning: \(repaired) text line\(repaired == 1 ? " was" : "s were") not valid UTF-8; "
                                   + "\(repaired == 1 ? "its" : "their") bad bytes are shown as U+FFFD (\u{FFFD})")
+        }
+        let notSyslog = decoding.notSyslogLines.count
+        if notSyslog > 0 {
+            setup.reports.warning("\(notSyslog) line\(notSyslog == 1 ? " was" : "s were") not syslog and \(notSyslog == 1 ? "was" : "were") read as text")
         }
         if stopReason == .strict {
             setup.reports.warning("stopped by --strict at the first "

@@ -68,6 +68,7 @@ struct RunSetup {
         let exchange = options.metrics == nil ? nil : MetricsExchange(clock: CommandEnvironment.monotonicMicroseconds)
         let commitDurations = options.metrics == nil || options.redis.from == nil ? nil : DurationHistogram()
         redisCommitDurations = commitDurations
+        options.lua.fixedNow = environment.variables[LogClock.fixedNowVariable].flatMap { Int64($0) }
         if let problem = options.lua.takeFastPath(from: environment.variables[LuaOptions.fastPathVariable]) {
             reports.warning("warning: " + TerminalText.escaped(problem))
         }

@@ -56,6 +56,23 @@ package struct EventDecoder {
             bytes.append(text)
         }
 
+        /// Appends a member whose name and string value are written escaped, as a record
+        /// writes them (a native format's fields); `value` nil writes `true`.
+        func appendMember(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) {
+            bytes.append(bytes.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            bytes.append(UInt8(ascii: "\""))
+            JSONText.appendEscaped(name, to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(UInt8(ascii: ":"))
+            if let value {
+                bytes.append(UInt8(ascii: "\""))
+                JSONText.appendEscaped(value, to: &bytes)
+                bytes.append(UInt8(ascii: "\""))
+            } else {
+                bytes.appendLiteral("true")
+            }
+        }
+
         /// Ends the object, if it has any member.
         func close() {
             if !bytes.isEmpty { bytes.append(UInt8(ascii: "}")) }
@@ -204,6 +221,11 @@ package struct EventDecoder {
         guard !notes.isEmpty else { return [] }
         defer { notes = [] }
         return notes
+    }
+
+    /// Adds a warning for the run to give (see `takeNotes`).
+    package mutating func note(_ text: String) {
+        notes.append(text)
     }
 
     /// Takes `names` as meant: they are never asked about as typos (the fields a journal

@@ -38,10 +38,26 @@ package struct LineDecoding {
     /// Text lines that were not valid UTF-8 and were kept with U+FFFD in place of their bad
     /// bytes: a count the run reports once, at its end. Shared with the copy a reading thread
     /// decodes with (read only after that thread has ended).
-    package let repairedLines = RepairedLineCount()
+    package let repairedLines = LineCount()
+    /// Lines of `--input syslog` that were not syslog and were read as text: counted the same way.
+    package let notSyslogLines = LineCount()
+    /// Reads the times of syslog and logfmt lines (`--tz`, and the wall clock for dates
+    /// without a year).
+    package var logClock = LogClock(zone: .local) {
+        didSet {
+            syslog.clock = logClock
+            logfmt.clock = logClock
+        }
+    }
+    private var syslog = SyslogFormat(clock: LogClock(zone: .local))
+    private var logfmt = LogfmtFormat(clock: LogClock(zone: .local))
+    /// Where the line being read keeps its parts (reused line after line).
+    private let logLine = LogLine()
+    /// Whether a logfmt time that could not be read was warned about (once a run).
+    private var warnedOfUnreadTime = false
 
-    /// How many text lines had bytes that are not UTF-8.
-    package final class RepairedLineCount: @unchecked Sendable {
+    /// A count of lines the run reports at its end.
+    package final class LineCount: @unchecked Sendable {
         package var count = 0
     }
 
@@ -85,7 +101,7 @@ package struct LineDecoding {
         sawFirstLine = true
         // Text that is not UTF-8 (a Latin-1 log, a stray byte) is kept, each bad sequence
         // shown as U+FFFD; JSON input is rejected for it, as JSON must be UTF-8.
-        if input == .text && !isValidUTF8(bytes) {
+        if input.isText && !isValidUTF8(bytes) {
             repairedLines.count += 1
             let repaired = Array(String(decoding: bytes, as: UTF8.self).utf8)
             return repaired.withUnsafeBufferPointer { decodeValid($0, original: line, number: number, isFirstLine: isFirstLine) }
@@ -98,8 +114,12 @@ package struct LineDecoding {
                                       number: Int, isFirstLine: Bool) -> DecodedLine {
         if let parser { return decode(bytes, through: parser, original: line, number: number, isFirstLine: isFirstLine) }
         if batch.text.count > Self.batchTextLimit || batch.count >= Self.batchShowLimit { startNewBatch() }
-        let result = input == .text ? decoder.decodeText(bytes, number: number, batch: batch)
-            : decoder.decodeJSON(bytes, number: number, batch: batch)
+        let result: Result<DecodedEvent, InputRejection>
+        switch input {
+        case .json: result = decoder.decodeJSON(bytes, number: number, batch: batch)
+        case .text: result = decoder.decodeText(bytes, number: number, batch: batch)
+        case .syslog, .logfmt: result = decodeLog(Self.droppingCarriageReturn(bytes), number: number)
+        }
         switch result {
         case .success(.event(let event)):
             return .event(event)
@@ -109,6 +129,35 @@ package struct LineDecoding {
             keep(UnsafeRawBufferPointer(line))
             return .rejected(withTextHint(rejection, bytes, isFirstLine: isFirstLine))
         }
+    }
+
+    /// A line of a native log format; a line that is not syslog is read as text, and counted.
+    private mutating func decodeLog(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<DecodedEvent, InputRejection> {
+        if input == .syslog {
+            guard syslog.read(line, into: logLine) else {
+                notSyslogLines.count += 1
+                return decoder.decodeText(line, number: number, batch: batch)
+            }
+            return .success(decoder.decodeLog(line, parts: logLine, number: number, batch: batch))
+        }
+        switch logfmt.read(line, into: logLine) {
+        case .failure(let failure):
+            decoder.showCount += 1
+            return .failure(InputRejection(line: number, reason: failure.reason))
+        case .success(let findings):
+            if let unread = findings.unreadTime, !warnedOfUnreadTime {
+                warnedOfUnreadTime = true
+                decoder.note("input line \(number): logfmt time \(quoted(unread)) is neither RFC 3339 nor epoch seconds; "
+                             + "lines with such a time have no \"at\" (said once)")
+            }
+            return .success(decoder.decodeLog(line, parts: logLine, number: number, batch: batch))
+        }
+    }
+
+    /// The line without a `\r` that ends it.
+    private static func droppingCarriageReturn(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        guard line.last == 0x0D else { return line }
+        return UnsafeBufferPointer(rebasing: line[0..<(line.count - 1)])
     }
 
     /// A JSON event on its own (no header check, no hint about text).
@@ -128,7 +177,7 @@ package struct LineDecoding {
     private mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, through parser: any LineParser,
                                  original line: UnsafeBufferPointer<UInt8>, number: Int, isFirstLine: Bool) -> DecodedLine {
         let objects: [EventFields]
-        switch parser.parse(bytes, isText: input == .text, number: number) {
+        switch parser.parse(bytes, isText: input.isText, number: number) {
         case .skip:
             return .skipped
         case .rejected(let reason):

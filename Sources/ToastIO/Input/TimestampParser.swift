@@ -8,16 +8,29 @@ import ToastCore
 /// Reads the times that logs write, as seconds since the Unix epoch (a script's `parse_time`):
 /// RFC 3339 / ISO 8601 (`2026-11-30T10:06:31.250+01:00`, one `T` or any run of spaces between
 /// the date and the time, as apt's history.log writes `2025-06-24  14:36:25`; the offset optional),
-/// the classic syslog form (`Nov 30 10:06:31`, in the current year), or any `strftime`-style
-/// format. A time without an offset is in `zone`: the local zone of `TZ`, or UTC.
+/// the classic syslog form (`Nov 30 10:06:31`, in the wall clock's year, or the year before
+/// when that would put it more than a day ahead, as `--input syslog` reads it: `LogClock`), or
+/// any `strftime`-style format (what it leaves out is January 1 of the wall clock's year). A
+/// time without an offset is in `zone`: the local zone of `TZ`, or UTC.
 package struct TimestampParser: Sendable {
     package var zone: TimeDisplay.Zone
-    /// The current year, for syslog times that do not say theirs.
-    package var currentYear: @Sendable () -> Int
+    /// The wall clock, for dates that do not say their year.
+    package var wallNow: @Sendable () -> Int64
 
-    package init(zone: TimeDisplay.Zone = .local, currentYear: @escaping @Sendable () -> Int = TimestampParser.yearNow) {
+    package init(zone: TimeDisplay.Zone = .local, wallNow: @escaping @Sendable () -> Int64 = LogClock.systemNow) {
         self.zone = zone
-        self.currentYear = currentYear
+        self.wallNow = wallNow
+    }
+
+    /// The year of the wall clock, in `zone`.
+    private var currentYear: Int {
+        var now = time_t(wallNow())
+        var parts = tm()
+        switch zone {
+        case .utc: gmtime_r(&now, &parts)
+        case .local: localtime_r(&now, &parts)
+        }
+        return Int(parts.tm_year) + 1900
     }
 
     /// Seconds since the epoch (fractions kept), or why the text could not be read: the part
@@ -88,7 +101,7 @@ package struct TimestampParser: Sendable {
 
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// `Mon DD HH:MM:SS` (the day may be padded with a space), in the current year.
+    /// `Mon DD HH:MM:SS` (the day may be padded with a space), in the year `LogClock` gives it.
     private func syslog(_ bytes: [UInt8]) -> Result<Double, TimestampError>? {
         guard bytes.count >= 14, let month = Self.months.firstIndex(where: { Array($0.utf8) == Array(bytes[0..<3]) }),
               bytes[3] == 0x20 else { return nil }
@@ -100,14 +113,8 @@ package struct TimestampParser: Sendable {
         if let wrong = Self.outOfRange(month: month + 1, day: day, hour: hour, minute: minute, second: second) {
             return .failure(TimestampError(wrong))
         }
-        var parts = tm()
-        parts.tm_year = Int32(currentYear() - 1900)
-        parts.tm_mon = Int32(month)
-        parts.tm_mday = Int32(day)
-        parts.tm_hour = Int32(hour)
-        parts.tm_min = Int32(minute)
-        parts.tm_sec = Int32(second)
-        return .success(Double(epochSeconds(&parts)))
+        var clock = LogClock(zone: zone, wallNow: wallNow)
+        return .success(Double(clock.seconds(month: month + 1, day: day, hour: hour, minute: minute, second: second)))
     }
 
     /// Which part of a date and time is out of its range, if one is.
@@ -125,7 +132,7 @@ package struct TimestampParser: Sendable {
     private func seconds(from text: String, strftime format: String) -> Result<Double, TimestampError> {
         var parts = tm()
         parts.tm_mday = 1
-        parts.tm_year = Int32(currentYear() - 1900)
+        parts.tm_year = Int32(currentYear - 1900)
         let rest: String? = text.withCString { textPointer in
             format.withCString { formatPointer in
                 guard let end = systemStrptime(textPointer, formatPointer, &parts) else { return nil }
@@ -153,13 +160,6 @@ package struct TimestampParser: Sendable {
             parts.tm_isdst = -1
             return Int(mktime(&parts))
         }
-    }
-
-    package static let yearNow: @Sendable () -> Int = {
-        var now = time(nil)
-        var parts = tm()
-        localtime_r(&now, &parts)
-        return Int(parts.tm_year) + 1900
     }
 }
 

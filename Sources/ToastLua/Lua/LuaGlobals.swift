@@ -242,7 +242,8 @@ extension LuaRuntime {
         case .string: format = state.string(at: 2)
         default: return raise("parse_time's format must be a string, not \(state.typeName(at: 2))")
         }
-        switch TimestampParser(zone: options.timeZone).seconds(from: text, format: format) {
+        let wallNow = options.fixedNow.map { fixed in { @Sendable in fixed } } ?? LogClock.systemNow
+        switch TimestampParser(zone: options.timeZone, wallNow: wallNow).seconds(from: text, format: format) {
         case .success(let seconds):
             state.push(seconds)
             return 1

@@ -13,6 +13,9 @@ package struct LuaOptions: Equatable, Sendable {
     package var memoryLimitMB = 256
     /// `--tz`: the zone `parse_time` reads times without an offset in (and dates are shown in).
     package var timeZone: TimeDisplay.Zone = .local
+    /// The wall clock fixed at these epoch seconds (`TOASTSCRIPT_NOW`, for tests): the year
+    /// `parse_time` gives a date that names none.
+    package var fixedNow: Int64?
     /// `--var NAME=VALUE`: what scripts read as `vars.NAME` (a later one of a name wins).
     package var variables: [String: String] = [:]
     /// Whether the bridge takes its shortcuts (docs/performance.md, "The fast path and its
