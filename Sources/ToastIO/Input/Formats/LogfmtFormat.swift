@@ -79,7 +79,9 @@ struct LogfmtFormat {
                 && UnsafeRawBufferPointer(keyBytes).hasSameBytes(as: UnsafeRawBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
         }
         guard case .text(let text) = value else {
-            addField(key: key, value: value, line: line, parts: parts)
+            // A bare key of a name read as a part (`message` alone) is no part: it is kept aside.
+            let isPart = Self.partKeys.contains { $0.withUTF8Bytes { $0.hasSameBytes(as: UnsafeRawBufferPointer(keyBytes)) } }
+            addField(key: key, value: value, line: line, parts: parts, kept: isPart)
             return
         }
         if named("msg") || named("message") {
@@ -104,10 +106,14 @@ struct LogfmtFormat {
         }
     }
 
-    /// An extra field; a key that names a show field goes in as `logfmt.KEY`.
-    private func addField(key: Range<Int>, value: LogLine.Value, line: UnsafeBufferPointer<UInt8>, parts: LogLine) {
+    /// The keys whose values become parts of the show rather than fields.
+    static let partKeys = ["msg", "message", "time", "ts", "timestamp", "level", "lvl", "severity", "source", "subtitle"]
+
+    /// An extra field; a key that names a show field (or, `kept`, a part) goes in as `logfmt.KEY`.
+    private func addField(key: Range<Int>, value: LogLine.Value, line: UnsafeBufferPointer<UInt8>, parts: LogLine,
+                          kept: Bool = false) {
         let keyBytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[key])
-        let steers = Self.steeringKeys.contains { $0.withUTF8Bytes { $0.hasSameBytes(as: keyBytes) } }
+        let steers = kept || Self.steeringKeys.contains { $0.withUTF8Bytes { $0.hasSameBytes(as: keyBytes) } }
         guard steers else {
             parts.add(.line(key), value, line: line)
             return
