@@ -45,6 +45,8 @@ package struct CommandLineOptions: Equatable, Sendable {
     package var journal: JournalSource.Selection?
     /// Whether `--input` was given (the journal's entries have a form of their own).
     package var inputGiven = false
+    /// `--multiline`: a stack trace's lines join the event they belong to (docs/logs.md).
+    package var multiline = false
     /// `--state FILE`: the run keeps its state in FILE and goes on from it (docs/service.md).
     package var state: String?
     /// `--metrics ADDR`: where Prometheus scrapes `/metrics` and a health check asks `/health`.
@@ -100,6 +102,10 @@ extension CommandLineOptions {
                    help: "input format: JSON Lines (default), one message per line, or syslog or logfmt lines read natively") {
             $0.input = try choice($1, "--input")
             $0.inputGiven = true
+        },
+        OptionSpec(name: "--multiline", value: nil,
+                   help: "indented lines, Java's Caused by: and Python's tracebacks continue the event before them (text, syslog, logfmt)") { options, _ in
+            options.multiline = true
         },
         OptionSpec(name: "--levels", value: "on|off",
                    help: "off: a line's level (ERROR, [warn], level=error, <3>) gives no role (default on)") {
@@ -341,6 +347,7 @@ extension CommandLineOptions {
         try checkJournal(&options)
         try checkRedis(&options)
         try checkFollow(&options)
+        try checkMultiline(options)
         if options.state == nil && options.redis.from == nil && (options.checkpointGiven || options.stateReset) {
             throw UsageError("\(options.stateReset ? "--state-reset" : "--checkpoint") needs --state FILE (or --from STREAM)")
         }
@@ -369,6 +376,17 @@ extension CommandLineOptions {
         if options.redis.once { throw UsageError("--follow never reaches an end; --once cannot be given with it") }
         try takeFollowClock(&options, clockRefused: { "--follow reads on the follow clock; --clock \($0) cannot be given with it" },
                             endless: "--follow never reaches an end")
+    }
+
+    /// `--multiline` joins lines of a log's text: JSON lines, journal entries and Redis
+    /// entries are whole events already.
+    private static func checkMultiline(_ options: CommandLineOptions) throws {
+        guard options.multiline else { return }
+        if options.journal != nil { throw UsageError("--multiline joins lines of a log; the journal's entries are whole events") }
+        if options.redis.from != nil { throw UsageError("--multiline joins lines of a log; --from's entries are whole events") }
+        if options.input == .json {
+            throw UsageError("--multiline joins lines of a log; JSON lines are whole events (give --input text, syslog or logfmt)")
+        }
     }
 
     /// A live input (`--follow`, a live `--journal`): the follow clock, and nothing that waits

@@ -72,6 +72,10 @@ struct RunLoop {
                             skippedBytes: decoding.skippedBytes,
                             wakeDescriptors: [Signals.wakeDescriptor, Signals.reloadDescriptor, setup.desktop?.descriptor ?? -1],
                             rejectsBinary: true, startingAt: (setup.startPosition.offset, setup.startPosition.line))
+        if setup.options.multiline {
+            reader.joinContinuations(of: setup.options.input, clock: decoding.logClock)
+            decoding.joinsLines = true
+        }
     }
 
     var pipeline: Pipeline { setup.pipeline }

@@ -25,6 +25,14 @@ package final class TextArena: @unchecked Sendable {
         return TextRange(start: start, count: bytes.count)
     }
 
+    /// Appends `bytes` and then `more` as one text (a message and the lines that continue it).
+    package func append(_ bytes: UnsafeRawBufferPointer, then more: UnsafeRawBufferPointer) -> TextRange {
+        let start = buffer.count
+        buffer.append(bytes)
+        buffer.append(more)
+        return TextRange(start: start, count: bytes.count + more.count)
+    }
+
     /// The bytes of `range`, for the duration of `body`; nil when `range` is.
     package func withBytes<Result>(_ range: TextRange?, _ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
         guard let range else { return try body(nil) }

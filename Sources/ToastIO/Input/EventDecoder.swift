@@ -117,9 +117,11 @@ package struct EventDecoder {
     }
 
     /// A plain-text line as a show kept in `batch` (see `decodeJSON`); a level it names gives
-    /// the toast its field `level` and its role (`TextLevel`).
-    package mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int,
-                             batch: ShowBatch) -> Result<DecodedEvent, InputRejection> {
+    /// the toast its field `level` and its role (`TextLevel`). `continuation`: the lines that
+    /// continue it (`--multiline`), each after a `\n`, which join its message.
+    package mutating func decodeText(_ line: UnsafeBufferPointer<UInt8>, number: Int, batch: ShowBatch,
+                                     continuation: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0))
+        -> Result<DecodedEvent, InputRejection> {
         guard isValidUTF8(line) else { return .failure(InputRejection(line: number, reason: "not valid UTF-8")) }
         showCount += 1
         var end = line.count
@@ -131,7 +133,7 @@ package struct EventDecoder {
             // A line that is nothing but its `<PRI>` keeps it as its message.
             if found.prefixLength < end { start = found.prefixLength }
         }
-        let message = batch.text.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[start..<end]))
+        let message = batch.text.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[start..<end]), then: continuation)
         let fields = Toast.showFields(id: Self.implicitID(showCount), message: .stored(message), role: level?.role,
                                       extra: .members(level?.field ?? []),
                                       duration: defaultDuration, policy: defaultPolicy, inputLine: number)

@@ -51,6 +51,9 @@ package struct LineDecoding {
     }
     private var syslog = SyslogFormat(clock: LogClock(zone: .local))
     private var logfmt = LogfmtFormat(clock: LogClock(zone: .local))
+    /// Whether a line may hold several, joined by `\n` (`--multiline`): the first is read by
+    /// the format, the rest continue its message.
+    package var joinsLines = false
     /// Where the line being read keeps its parts (reused line after line).
     private let logLine = LogLine()
     /// Whether a logfmt time that could not be read was warned about (once a run).
@@ -114,11 +117,17 @@ package struct LineDecoding {
                                       number: Int, isFirstLine: Bool) -> DecodedLine {
         if let parser { return decode(bytes, through: parser, original: line, number: number, isFirstLine: isFirstLine) }
         if batch.text.count > Self.batchTextLimit || batch.count >= Self.batchShowLimit { startNewBatch() }
+        var head = bytes
+        var rest = UnsafeRawBufferPointer(start: nil, count: 0)
+        if joinsLines, let newline = bytes.firstIndex(of: 0x0A) {
+            head = UnsafeBufferPointer(rebasing: bytes[..<newline])
+            rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[newline...])
+        }
         let result: Result<DecodedEvent, InputRejection>
         switch input {
         case .json: result = decoder.decodeJSON(bytes, number: number, batch: batch)
-        case .text: result = decoder.decodeText(bytes, number: number, batch: batch)
-        case .syslog, .logfmt: result = decodeLog(Self.droppingCarriageReturn(bytes), number: number)
+        case .text: result = decoder.decodeText(head, number: number, batch: batch, continuation: rest)
+        case .syslog, .logfmt: result = decodeLog(Self.droppingCarriageReturn(head), number: number, continuation: rest)
         }
         switch result {
         case .success(.event(let event)):
@@ -132,13 +141,14 @@ package struct LineDecoding {
     }
 
     /// A line of a native log format; a line that is not syslog is read as text, and counted.
-    private mutating func decodeLog(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> Result<DecodedEvent, InputRejection> {
+    private mutating func decodeLog(_ line: UnsafeBufferPointer<UInt8>, number: Int,
+                                    continuation: UnsafeRawBufferPointer) -> Result<DecodedEvent, InputRejection> {
         if input == .syslog {
             guard syslog.read(line, into: logLine) else {
                 notSyslogLines.count += 1
-                return decoder.decodeText(line, number: number, batch: batch)
+                return decoder.decodeText(line, number: number, batch: batch, continuation: continuation)
             }
-            return .success(decoder.decodeLog(line, parts: logLine, number: number, batch: batch))
+            return .success(decoder.decodeLog(line, parts: logLine, number: number, batch: batch, continuation: continuation))
         }
         switch logfmt.read(line, into: logLine) {
         case .failure(let failure):
@@ -150,7 +160,7 @@ package struct LineDecoding {
                 decoder.note("input line \(number): logfmt time \(quoted(unread)) is neither RFC 3339 nor epoch seconds; "
                              + "lines with such a time have no \"at\" (said once)")
             }
-            return .success(decoder.decodeLog(line, parts: logLine, number: number, batch: batch))
+            return .success(decoder.decodeLog(line, parts: logLine, number: number, batch: batch, continuation: continuation))
         }
     }
 

@@ -2,15 +2,16 @@ import ToastCore
 
 extension EventDecoder {
     /// A show from a line a native format read into `parts` (`line` is the line they point
-    /// into): the message (the whole line when the format found none), its level's role, its
+    /// into): the message (the whole line when the format found none) and `continuation` (the
+    /// lines that continue it with `--multiline`, each after a `\n`), its level's role, its
     /// `source` and `subtitle`, its time, and the other parts as extra fields (`level` first),
     /// written as one JSON object in the batch, as a record writes them.
     mutating func decodeLog(_ line: UnsafeBufferPointer<UInt8>, parts: LogLine, number: Int,
-                            batch: ShowBatch) -> DecodedEvent {
+                            batch: ShowBatch, continuation: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) -> DecodedEvent {
         showCount += 1
         var messagePlace = parts.message ?? .line(0..<line.count)
         if parts.withBytes(of: messagePlace, in: line, { $0.isEmpty }) { messagePlace = .line(0..<line.count) }
-        let message = parts.withBytes(of: messagePlace, in: line) { batch.text.append($0) }
+        let message = parts.withBytes(of: messagePlace, in: line) { batch.text.append($0, then: continuation) }
         let subtitle = parts.subtitle.map { place in parts.withBytes(of: place, in: line) { batch.text.append($0) } }
         let source = parts.source.map { place in
             parts.withBytes(of: place, in: line) { interner.string($0.assumingMemoryBound(to: UInt8.self)) }

@@ -36,9 +36,14 @@ package final class LineReader {
     private var atEnd = false
     /// Bytes of an over-long line skipped so far; nil when not skipping.
     private var skipping: Int?
-    package private(set) var lineNumber = 0
+    /// The number of the last physical line read.
+    private var physicalLineNumber = 0
+    /// Where the last physical line read starts in the input.
+    private var lastLineStart: Int64 = 0
     /// The byte offset in the input where reading began (a restart reads on from a saved one).
     private let startOffset: Int64
+    /// With `--multiline`: the event being joined, held until a line starts the next.
+    private var joiner: MultilineJoiner?
     static let blockSize = 1 << 18
 
     package init(source: any ByteSource, maxLineBytes: Int = 1 << 20,
@@ -46,7 +51,7 @@ package final class LineReader {
                 rejectsBinary: Bool = false, startingAt start: (offset: Int64, line: Int) = (0, 0)) {
         self.source = source
         startOffset = start.offset
-        lineNumber = start.line
+        physicalLineNumber = start.line
         self.wakeDescriptors = wakeDescriptors.filter { $0 >= 0 }
         openingChecked = !rejectsBinary
         self.maxLineBytes = maxLineBytes
@@ -54,12 +59,69 @@ package final class LineReader {
         buffer = LineBuffer(capacity: max(maxLineBytes, 1) + LineReader.blockSize)
     }
 
-    /// The byte offset of the next line not yet handed out: what a restart reads on from.
-    package var offset: Int64 { startOffset + buffer.taken }
+    /// The byte offset of the next line not yet handed out: what a restart reads on from (a
+    /// held multi-line event's first line).
+    package var offset: Int64 {
+        if let joiner, joiner.hasHeld { return joiner.heldOffset }
+        return startOffset + buffer.taken
+    }
 
-    /// The next line or what stopped it. `beforeBlocking` runs when a read would have to wait
-    /// (flush output there); `waitLimit` bounds that wait in milliseconds (nil: none).
+    /// The number of the last line handed out (before a held multi-line event's first).
+    package var lineNumber: Int {
+        if let joiner, joiner.hasHeld { return joiner.heldNumber - 1 }
+        return physicalLineNumber
+    }
+
+    /// Hands out each event of several lines as one line (`--multiline`): its lines joined by
+    /// `\n`, numbered as its first (`MultilineRules` says which lines continue an event).
+    package func joinContinuations(of format: InputFormat, clock: LogClock) {
+        joiner = MultilineJoiner(rules: MultilineRules(format: format, clock: clock))
+    }
+
+    /// The next line (with `--multiline`, the next event) or what stopped it. `beforeBlocking`
+    /// runs when a read would have to wait (flush output there); `waitLimit` bounds that wait in
+    /// milliseconds (nil: none).
     package func next(waitLimit: Int32? = nil, beforeBlocking: () -> Void = {}) -> Item {
+        guard let joiner else { return nextLine(waitLimit: waitLimit, beforeBlocking: beforeBlocking) }
+        if let pending = joiner.pending {
+            joiner.pending = nil
+            return pending
+        }
+        while true {
+            // While an event is held, a live input's quiet ends it.
+            let quiet = joiner.hasHeld ? joiner.quietLeft : nil
+            let limit = quiet.map { min($0, waitLimit ?? .max) } ?? waitLimit
+            let item = nextLine(waitLimit: limit, beforeBlocking: beforeBlocking)
+            switch item {
+            case .line(let bytes, let number):
+                guard joiner.hasHeld else {
+                    if !bytes.isEmpty { joiner.hold(bytes, number: number, offset: lastLineStart) }
+                    continue
+                }
+                if let piece = joiner.rules.continuation(bytes), joiner.fits(piece.count, limit: maxLineBytes) {
+                    joiner.append(UnsafeBufferPointer(rebasing: bytes[piece]))
+                    continue
+                }
+                if bytes.isEmpty { continue }
+                let event = joiner.release()
+                joiner.hold(bytes, number: number, offset: lastLineStart)
+                return event
+            case .timedOut:
+                if joiner.hasHeld && joiner.quietIsOver { return joiner.release() }
+                if waitLimit == nil || (quiet ?? .max) < (waitLimit ?? .max) { continue }
+                return item
+            case .interrupted:
+                return item
+            case .tooLong, .looksBinary, .failed, .end:
+                guard joiner.hasHeld else { return item }
+                joiner.pending = item
+                return joiner.release()
+            }
+        }
+    }
+
+    /// The next physical line or what stopped it.
+    private func nextLine(waitLimit: Int32?, beforeBlocking: () -> Void) -> Item {
         while true {
             if !openingChecked, let verdict = checkOpening() { return verdict }
             if openingChecked, let item = bufferedItem() { return item }
@@ -97,10 +159,11 @@ package final class LineReader {
     /// A complete line already in the buffer, or the end of an over-long one.
     private func bufferedItem() -> Item? {
         if let length = buffer.distanceToNewline() {
-            lineNumber += 1
+            physicalLineNumber += 1
+            lastLineStart = offset(afterTaking: 0) - Int64(skipping ?? 0)
             let bytes = buffer.takeLine(length: length)
             if skipping != nil || length > maxLineBytes { return skip(bytes) }
-            return .line(bytes, number: lineNumber)
+            return .line(bytes, number: physicalLineNumber)
         }
         // No newline: past the limit, drop what is buffered and keep skipping.
         if buffer.count > maxLineBytes {
@@ -111,20 +174,26 @@ package final class LineReader {
         return nil
     }
 
+    /// The input offset of the buffer's next byte, `count` bytes on.
+    private func offset(afterTaking count: Int) -> Int64 {
+        startOffset + buffer.taken + Int64(count)
+    }
+
     /// Ends an over-long line with its last `bytes`: hands them on and reports the line.
     private func skip(_ bytes: UnsafeBufferPointer<UInt8>) -> Item {
         skippedBytes?(UnsafeRawBufferPointer(bytes))
         let length = (skipping ?? 0) + bytes.count
         skipping = nil
-        return .tooLong(number: lineNumber, length: length)
+        return .tooLong(number: physicalLineNumber, length: length)
     }
 
     /// What remains at the end of input: a last line without a newline, or nothing.
     private func finalItem() -> Item {
         guard buffer.count > 0 || skipping != nil else { return .end }
-        lineNumber += 1
+        physicalLineNumber += 1
+        lastLineStart = offset(afterTaking: 0)
         let bytes = buffer.takeAll()
         if skipping != nil || bytes.count > maxLineBytes { return skip(bytes) }
-        return .line(bytes, number: lineNumber)
+        return .line(bytes, number: physicalLineNumber)
     }
 }
