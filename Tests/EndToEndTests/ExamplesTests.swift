@@ -48,6 +48,11 @@ import Testing
                 environment: ["TZ": "UTC"]),
         Example(name: "journal", arguments: ["--format", "json", "examples/journal.lua"], input: "journal.jsonl"),
         Example(name: "syslog", arguments: ["--input", "text", "--format", "json", "examples/syslog.lua"], input: "syslog.log"),
+        // Logs without code: syslog and logfmt read natively, stack traces joined, rules as tables.
+        Example(name: "syslog-rules", arguments: ["--input", "syslog", "--format", "json", "examples/syslog-rules.lua"], input: "syslog.log"),
+        Example(name: "api-logfmt", arguments: ["--input", "logfmt", "--format", "json", "examples/api-logfmt.lua"], input: "api-logfmt.log"),
+        Example(name: "app-traces", arguments: ["--input", "text", "--multiline", "--format", "json", "examples/app-traces.lua"],
+                input: "app-traces.log"),
         // Seeing why: every decision, one toast's story, and what a new rule set would change.
         Example(name: "flaky-sync-trace", arguments: ["--trace", "--format", "json", "examples/flaky-sync.lua"], input: "flaky-sync.jsonl"),
         Example(name: "app-session-trace-text", arguments: ["--trace", "examples/app-session.lua"], input: "app-session.jsonl"),
