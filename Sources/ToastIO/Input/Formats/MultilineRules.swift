@@ -15,8 +15,17 @@ struct MultilineRules {
     let format: InputFormat
     private var syslog: SyslogFormat
     private let parts = LogLine()
-    /// After `Traceback (most recent call last):`, until its closing line.
-    private var inTraceback = false
+    /// Where a Python traceback stands.
+    private var traceback = Traceback.none
+
+    private enum Traceback {
+        case none
+        /// After `Traceback (most recent call last):`, until its closing line.
+        case open
+        /// After the closing line: blank lines and the words that chain another traceback
+        /// still belong to the event.
+        case closed
+    }
 
     init(format: InputFormat, clock: LogClock) {
         self.format = format
@@ -25,7 +34,7 @@ struct MultilineRules {
 
     /// Forgets the traceback state: a new event starts.
     mutating func eventStarts() {
-        inTraceback = false
+        traceback = .none
     }
 
     /// The part of `line` that continues the event held before it (the whole line, or a syslog
@@ -37,22 +46,23 @@ struct MultilineRules {
     }
 
     private mutating func continues(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let first = line.first else { return inTraceback }   // a blank line between chained tracebacks
+        guard let first = line.first else { return traceback != .none }   // blank lines between chained tracebacks
         if first == 0x20 || first == 0x09 { return true }
         if Self.starts(line, with: "Caused by:") { return true }
         if Self.starts(line, with: "Traceback (most recent call last):") {
-            inTraceback = true
+            traceback = .open
             return true
         }
-        if inTraceback {
+        switch traceback {
+        case .open:
+            traceback = Self.isExceptionLine(line, qualified: false) ? .closed : .none
+            return traceback == .closed
+        case .closed:
             if Self.starts(line, with: "During handling of the above exception")
                 || Self.starts(line, with: "The above exception was the direct cause") { return true }
-            if Self.isExceptionLine(line, qualified: false) {
-                inTraceback = false
-                return true
-            }
-            inTraceback = false
-            return false
+            traceback = .none
+        case .none:
+            break
         }
         if Self.starts(line, with: "... "), Self.ends(line, with: " more") { return true }
         return Self.isExceptionLine(line, qualified: true) && Self.endsInThrowableName(line)

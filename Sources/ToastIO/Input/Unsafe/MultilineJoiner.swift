@@ -54,8 +54,10 @@ final class MultilineJoiner {
         lastArrival = Self.now()
     }
 
-    /// The held event, handed out; nothing is held after it.
+    /// The held event, handed out (without the blank lines that ended it); nothing is held
+    /// after it.
     func release() -> LineReader.Item {
+        while held.count > 0, held.withBytes({ $0.last }) == 0x0A { held.count -= 1 }
         released.removeAll()
         held.withBytes { released.append($0) }
         held.removeAll()

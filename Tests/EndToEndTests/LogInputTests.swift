@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// The built binary on logs read without code (docs/logs.md): syslog and logfmt with bad lines
+/// among good ones, stack traces joined, live and from a file, and the options that cannot go
+/// together.
+@Suite struct LogInputTests {
+    private func temporaryDirectory() throws -> String {
+        let directory = NSTemporaryDirectory() + "ts-logs-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    private func messages(_ stdout: String) -> [String] {
+        stdout.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix(#"{"event":"present""#) || line.hasPrefix(#"{"event":"drop""#),
+                  let start = line.range(of: #""message":""#)?.upperBound,
+                  let end = line[start...].range(of: #"","role""#)?.lowerBound else { return nil }
+            return String(line[start..<end])
+        }
+    }
+
+    @Test func badLinesAreRejectedAndNothingElseIsLost() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = directory + "/app.log"
+        let dead = directory + "/dead.log"
+        var bytes: [UInt8] = Array(#"time=2026-12-06T10:00:00Z level=info msg="first""#.utf8) + [0x0A]
+        bytes += Array(#"time=2026-12-06T10:00:01Z level=error msg="never closed"#.utf8) + [0x0A]
+        bytes += Array("time=2026-12-06T10:00:02Z msg=".utf8) + Array(repeating: UInt8(ascii: "x"), count: 2_000) + [0x0A]
+        bytes += Array("time=2026-12-06T10:00:03Z msg=latin1 name=".utf8) + [0x4A, 0xF6, 0x72, 0x67] + [0x0A]
+        bytes += Array(#"time=2026-12-06T10:00:04Z level=warn msg="last""#.utf8) + [0x0A]
+        _ = FileManager.default.createFile(atPath: log, contents: Data(bytes))
+        let result = try runBinary(["--input", "logfmt", "--format", "json", "--max-line-bytes", "1000", "--events", log,
+                                    "--dead-letter", dead, "--tz", "utc"])
+        #expect(result.status == 65)
+        #expect(result.stderr.split(separator: "\n").map(String.init) == [
+            #"toastscript: input line 2: logfmt: the quoted value of "msg" has no closing quote"#,
+            "toastscript: input line 3: line of 2030 bytes is longer than --max-line-bytes (1000)",
+            "toastscript: warning: 1 text line was not valid UTF-8; its bad bytes are shown as U+FFFD (\u{FFFD})",
+            "toastscript: 2 input lines rejected (--dead-letter has every rejected line; --stats counts them)",
+        ])
+        #expect(messages(result.stdout) == ["first", "latin1", "last"])
+        #expect(result.stdout.contains(#""extra":{"name":"J\#u{FFFD}rg"}"#))
+        let kept = try String(contentsOfFile: dead, encoding: .utf8).split(separator: "\n")
+        #expect(kept.count == 2 && kept[0].hasSuffix("never closed") && kept[1].hasSuffix(String(repeating: "x", count: 2_000)))
+    }
+
+    @Test func binaryInputIsRefusedAsForText() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = directory + "/binary.log"
+        _ = FileManager.default.createFile(atPath: log, contents: Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 * 7) }))
+        let result = try runBinary(["--input", "syslog", "--events", log])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("looks binary"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func syslogTracesJoinByTheirMessage() throws {
+        let log = """
+            2026-12-06T10:00:04.902+01:00 shop-1 shop[812]: ERROR could not place order 812
+            2026-12-06T10:00:04.903+01:00 shop-1 shop[812]: java.lang.IllegalStateException: could not save order 812
+            2026-12-06T10:00:04.903+01:00 shop-1 shop[812]: \tat com.example.shop.OrderService.save(OrderService.java:42)
+            2026-12-06T10:00:04.903+01:00 shop-1 shop[812]: Caused by: java.io.IOException: No space left on device
+            2026-12-06T10:00:05.020+01:00 shop-1 shop[812]: INFO order 813 placed
+            not syslog at all
+              an indented line after it
+
+            """
+        let result = try runBinary(["--input", "syslog", "--multiline", "--format", "json"], stdin: log)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(messages(result.stdout).sorted() == [
+            #"ERROR could not place order 812\njava.lang.IllegalStateException: could not save order 812\n\tat com.example.shop.OrderService.save(OrderService.java:42)\nCaused by: java.io.IOException: No space left on device"#,
+            "INFO order 813 placed",
+            #"not syslog at all\n  an indented line after it"#,
+        ].sorted())
+        #expect(result.stdout.contains(#""id":"t1","message":"ERROR could not"#) && result.stdout.contains(#""role":"error""#))
+        #expect(result.stderr == "toastscript: 1 line was not syslog and was read as text\n")
+    }
+
+    @Test func aHeldEventGoesOnAfterHalfASecondOfQuietWhenLive() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let run = try runShell("""
+            fifo='\(directory)/in'; out='\(directory)/out'
+            mkfifo "$fifo"
+            '\(binary)' --input logfmt --multiline --format json --output "$out" < "$fifo" 2> "$out.err" & pid=$!
+            exec 3> "$fifo"
+            printf 'level=error msg="boom"\\n\\tat a.b(C.java:1)\\n' >&3
+            sleep 1.5
+            echo "quiet:"; cat "$out"
+            printf 'msg=next\\n' >&3
+            exec 3>&-
+            wait $pid; echo "status $?"
+            """)
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let quiet = try #require(lines.firstIndex(of: "quiet:"))
+        #expect(lines.count > quiet + 1 && lines[quiet + 1].contains(#""message":"boom\n\tat a.b(C.java:1)""#), "\(run.stdout)")
+        #expect(lines.last == "status 0")
+    }
+
+    @Test(arguments: [
+        (["--multiline"], "--multiline joins lines of a log; JSON lines are whole events (give --input text, syslog or logfmt)"),
+        (["--multiline", "--input", "json"], "--multiline joins lines of a log; JSON lines are whole events (give --input text, syslog or logfmt)"),
+        (["--input", "sylog"], "--input must be one of json, text, syslog, logfmt, not 'sylog'; did you mean 'syslog'?"),
+    ])
+    func optionsThatCannotGoTogetherAreRefused(arguments: [String], message: String) throws {
+        let result = try runBinary(arguments, stdin: "")
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("toastscript: " + message), "\(result.stderr)")
+    }
+
+    @Test func multilineWithTheJournalIsRefused() throws {
+        let result = try runBinary(["--multiline", "--journal", "--once"], stdin: "")
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("toastscript: --multiline joins lines of a log; the journal's entries are whole events"),
+                "\(result.stderr)")
+    }
+}
