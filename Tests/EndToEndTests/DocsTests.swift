@@ -23,7 +23,8 @@ import Testing
     static let documents = ["README.md"] + ((try? FileManager.default.contentsOfDirectory(atPath: root + "/docs")) ?? [])
         .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
 
-    /// The `lua` blocks of a Markdown file, each with the `jsonl`, `text` and `output` blocks
+    /// The `lua` blocks of a Markdown file (their fence's words: `text`, `syslog` or `logfmt`
+    /// for the input format, `multiline`, `fragment`), each with the `jsonl`, `text` and `output` blocks
     /// that follow it (with nothing but blank lines between).
     static func blocks(in file: String) -> [Block] {
         guard let text = try? String(contentsOfFile: root + "/" + file, encoding: .utf8) else { return [] }
@@ -95,13 +96,16 @@ import Testing
         } else {
             try block.code.write(toFile: script, atomically: true, encoding: .utf8)
         }
-        let textInput = block.words.contains("text")
+        // The input format a block reads its `text` lines as: its fence's word, or JSON.
+        let format = ["text", "syslog", "logfmt"].first(where: block.words.contains)
+        let textInput = format != nil
         let input = textInput ? (block.text ?? Self.someLines) : (block.events ?? Self.someEvents)
         // The plugin guide's blocks place the example plugin's stages: they run on its binary.
         let program = block.file == "docs/plugins.md" ? Self.customBinary : binary
         #expect(FileManager.default.isExecutableFile(atPath: program), "build examples/custom-stage (Scripts/test does)")
-        let run = try runBinary(["--clock", "stream", "--format", "json"] + (textInput ? ["--input", "text"] : []) + [script],
-                                stdin: input, environment: ["TZ": "UTC"], program: program)
+        let run = try runBinary(["--clock", "stream", "--format", "json"] + (format.map { ["--input", $0] } ?? [])
+                                + (block.words.contains("multiline") ? ["--multiline"] : []) + [script],
+                                stdin: input, environment: ["TZ": "UTC", "TOASTSCRIPT_NOW": "1796558400"], program: program)
         #expect(run.status == 0, "\(block.file):\(block.line): \(run.stderr)")
         if let output = block.output {
             #expect(run.stdout == output, "\(block.file):\(block.line)")

@@ -29,12 +29,12 @@ package enum NearNames {
         return warnings
     }
 
-    /// The warnings a declared rule's `when` gives (as a stage's `when` does).
-    package static func warnings(in rule: DeclaredRule, screenField: String?) -> [String] {
+    /// The warnings the `when` of the rule `rule` (stated as a table) gives, as a stage's does.
+    package static func warnings(rule: String, when: MatchTable, screenField: String?) -> [String] {
         let fields = knownFields(screenField: screenField)
-        return rule.when.fieldNames.compactMap { name in
+        return when.fieldNames.compactMap { name in
             guard !fields.contains(name), let question = NameSuggestion.question(for: name, among: fields) else { return nil }
-            return "rule \(quoted(rule.name)): when: no field \(quoted(name)) (\(question)); an extra field of that name matches as written"
+            return "rule \(quoted(rule)): when: no field \(quoted(name)) (\(question)); an extra field of that name matches as written"
         }
     }
 

@@ -6,7 +6,7 @@
 package struct DeclaredRule: ToastRule {
     package let name: String
     /// Which toasts the rule acts on; every other toast goes on unchanged.
-    let when: MatchTable
+    package let when: MatchTable
     let action: Action
 
     package enum Action: Equatable {

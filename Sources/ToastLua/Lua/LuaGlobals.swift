@@ -152,7 +152,7 @@ extension LuaRuntime {
             let value = try state.configValue(at: 2, path: "rule \(quoted(name))", function: { scriptFunction(at: $0) })
             guard case .table(let table) = value else { return 0 }
             let rule = try DeclaredRule(name: name, table: table, roles: settings.roles, screenField: settings.screens?.by)
-            for warning in NearNames.warnings(in: rule, screenField: settings.screens?.by) where !nearNameWarnings.contains(warning) {
+            for warning in NearNames.warnings(rule: name, when: rule.when, screenField: settings.screens?.by) where !nearNameWarnings.contains(warning) {
                 nearNameWarnings.append(warning)
                 warn(warning)
             }
