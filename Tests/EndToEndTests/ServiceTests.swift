@@ -94,7 +94,7 @@ import Testing
         let folder = try Folder()
         let run = try runShell("""
             cd '\(folder.path)'
-            printf '%s\\n' '{"message":"a"}' 'not json' '{"message":"b","pid":1}' > in.jsonl
+            printf '%s\\n' '{"message":"a"}' 'not json' '{"message":"b","sorce":1}' > in.jsonl
             : > err
             JOURNAL_STREAM="$(stat -c '%d:%i' err)" '\(binary)' --stats --events in.jsonl --format json \\
                 -e 'rule(function(t) log("seen", t.message) end)' > /dev/null 2>> err
@@ -104,7 +104,7 @@ import Testing
         #expect(lines.prefix(4) == [
             "<5>seen\ta",
             "<3>toastscript: input line 2: invalid JSON at column 1: unexpected 'n', expected a value",
-            "<4>toastscript: input line 3: unknown field \"pid\"; did you mean \"id\"? (kept as an extra field)",
+            "<4>toastscript: input line 3: unknown field \"sorce\"; did you mean \"source\"? (kept as an extra field)",
             "<5>seen\tb",
         ], "\(run.stdout)")
         #expect(lines.contains("<5>toastscript: stats"))

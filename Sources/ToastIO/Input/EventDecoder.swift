@@ -32,7 +32,11 @@ package struct EventDecoder {
     /// Extra field names already looked at for typos (each is warned about once at most). A
     /// short list, not a set: a stream has few extra names, and hashing one on every line cost
     /// more than comparing a few small strings.
-    var namesChecked: [String] = []
+    var namesChecked: [String] = EventDecoder.commonLogFields
+    /// Fields logs commonly carry whose names happen to be near a show field's (`pid` is one
+    /// edit from `id`): the fields `--input syslog` gives, which a log's JSON twin has too.
+    /// They are taken as meant, never asked about.
+    static let commonLogFields = ["pid", "tid", "uid", "gid", "host", "msgid"]
     /// The text of the line's extra fields as one JSON object, for the toast to keep: a buffer
     /// reused from line to line (an array's `removeAll` and `append` go through generic
     /// code). A decoder's copies share it, which is harmless:
