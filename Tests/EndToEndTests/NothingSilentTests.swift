@@ -41,7 +41,7 @@ import Testing
         (["--stat"], "toastscript: unknown option '--stat'; did you mean '--state' or '--stats'?"),
         (["--fo", "json"], "toastscript: unknown option '--fo'; did you mean '--follow' or '--format'?"),
         (["--nope"], "toastscript: unknown option '--nope'"),
-        (["--input", "txt"], "toastscript: --input must be one of json, text, not 'txt'; did you mean 'text'?"),
+        (["--input", "txt"], "toastscript: --input must be one of json, text, syslog, logfmt, not 'txt'; did you mean 'text'?"),
         (["--format", "jsn"], "toastscript: --format must be one of text, json, speech, html, not 'jsn'; did you mean 'json'?"),
     ])
     func optionsAndTheirValuesSuggestTheNameMeant(arguments: [String], message: String) throws {
