@@ -118,3 +118,69 @@ import Testing
                 "\(result.stderr)")
     }
 }
+
+/// Stack traces that real programs print, kept whole by `--multiline`: a Java program (compiled
+/// with Debian's JDK) and a Python one log a line, then fail with a chained exception.
+@Suite struct RealStackTraceTests {
+    @Test func javaAndPythonTracesAreOneToastEach() throws {
+        let directory = NSTemporaryDirectory() + "ts-traces-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+            public class Shop {
+                static void save(int order) throws java.io.IOException { throw new java.io.IOException("No space left on device"); }
+                static void place(int order) {
+                    try { save(order); } catch (java.io.IOException e) { throw new IllegalStateException("could not save order " + order, e); }
+                }
+                public static void main(String[] args) {
+                    System.err.println("2026-12-06 10:00:00 INFO  [main] Shop - started");
+                    try { place(812); } catch (IllegalStateException e) {
+                        System.err.println("2026-12-06 10:00:04 ERROR [main] Shop - could not place order 812");
+                        e.printStackTrace();
+                    }
+                }
+            }
+            """.write(toFile: directory + "/Shop.java", atomically: true, encoding: .utf8)
+        try """
+            import logging, sys
+            logging.basicConfig(stream=sys.stderr, format="%(levelname)s:%(name)s:%(message)s")
+            def charge():
+                try:
+                    {}["card"]
+                except KeyError as error:
+                    raise ValueError("card declined") from error
+            try:
+                charge()
+            except ValueError:
+                logging.exception("payment failed")
+            logging.warning("retry queued")
+            """.write(toFile: directory + "/pay.py", atomically: true, encoding: .utf8)
+        let made = try runShell("""
+            cd '\(directory)' && javac Shop.java && java -cp . Shop 2> app.log && python3 pay.py 2>> app.log && cat app.log
+            """)
+        #expect(made.status == 0, "\(made.stderr)")
+        let log = made.stdout
+        // The log as the programs wrote it: a trace's lines under the line that logged it.
+        let lines = log.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        #expect(lines.contains("Caused by: java.io.IOException: No space left on device"))
+        #expect(lines.contains("The above exception was the direct cause of the following exception:"))
+        let starts = lines.indices.filter { lines[$0].hasPrefix("2026-") || lines[$0].hasPrefix("INFO:") || lines[$0].hasPrefix("ERROR:")
+                                            || lines[$0].hasPrefix("WARNING:") }
+        let expected = starts.enumerated().map { position, start in
+            let end = position + 1 < starts.count ? starts[position + 1] : lines.count
+            var event = lines[start..<end].joined(separator: "\n")
+            while event.hasSuffix("\n") { event.removeLast() }
+            return event
+        }
+        #expect(expected.count == 4)
+
+        let run = try runBinary(["--input", "text", "--multiline", "--format", "json", "-e",
+                                 #"rule(function(t) log(t.role, t.message) return false end)"#], stdin: log)
+        #expect(run.status == 0)
+        let seen = run.stderr.split(separator: "\n").map(String.init)
+        // `log` shows a newline as \n: one line each toast.
+        #expect(seen == zip(["info", "error", "error", "warning"], expected).map { role, message in
+            role + "\t" + message.replacingOccurrences(of: "\n", with: "\\n")
+        }, "\(run.stderr)")
+    }
+}
