@@ -32,7 +32,7 @@ package struct EventDecoder {
     /// Extra field names already looked at for typos (each is warned about once at most). A
     /// short list, not a set: a stream has few extra names, and hashing one on every line cost
     /// more than comparing a few small strings.
-    var namesChecked: [String] = EventDecoder.commonLogFields
+    var namesChecked: [String] = []
     /// Fields logs commonly carry whose names happen to be near a show field's (`pid` is one
     /// edit from `id`): the fields `--input syslog` gives, which a log's JSON twin has too.
     /// They are taken as meant, never asked about.
@@ -137,7 +137,8 @@ package struct EventDecoder {
             // A line that is nothing but its `<PRI>` keeps it as its message.
             if found.prefixLength < end { start = found.prefixLength }
         }
-        let message = batch.text.append(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[start..<end]), then: continuation)
+        let text = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[start..<end])
+        let message = continuation.isEmpty ? batch.text.append(text) : batch.text.append(text, then: continuation)
         let fields = Toast.showFields(id: Self.implicitID(showCount), message: .stored(message), role: level?.role,
                                       extra: .members(level?.field ?? []),
                                       duration: defaultDuration, policy: defaultPolicy, inputLine: number)
@@ -245,7 +246,7 @@ package struct EventDecoder {
     private mutating func lookForTypos(in names: [String], line: Int) {
         for name in names where !namesChecked.contains(name) && namesChecked.count < Self.maximumNamesChecked {
             namesChecked.append(name)
-            guard let question = NameSuggestion.question(for: name, among: EventFieldName.showFieldNames) else { continue }
+            guard !Self.commonLogFields.contains(name), let question = NameSuggestion.question(for: name, among: EventFieldName.showFieldNames) else { continue }
             notes.append("input line \(line): unknown field \(quoted(name)); \(question) (kept as an extra field)")
         }
     }

@@ -113,21 +113,20 @@ package struct LineDecoding {
     }
 
     /// A non-blank line, valid UTF-8 when it is text; `original` is what the dead-letter file gets.
+    @inline(__always)
     private mutating func decodeValid(_ bytes: UnsafeBufferPointer<UInt8>, original line: UnsafeBufferPointer<UInt8>,
                                       number: Int, isFirstLine: Bool) -> DecodedLine {
         if let parser { return decode(bytes, through: parser, original: line, number: number, isFirstLine: isFirstLine) }
         if batch.text.count > Self.batchTextLimit || batch.count >= Self.batchShowLimit { startNewBatch() }
-        var head = bytes
-        var rest = UnsafeRawBufferPointer(start: nil, count: 0)
-        if joinsLines, let newline = bytes.firstIndex(of: 0x0A) {
-            head = UnsafeBufferPointer(rebasing: bytes[..<newline])
-            rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[newline...])
-        }
         let result: Result<DecodedEvent, InputRejection>
-        switch input {
-        case .json: result = decoder.decodeJSON(bytes, number: number, batch: batch)
-        case .text: result = decoder.decodeText(head, number: number, batch: batch, continuation: rest)
-        case .syslog, .logfmt: result = decodeLog(Self.droppingCarriageReturn(head), number: number, continuation: rest)
+        if joinsLines, let newline = bytes.firstIndex(of: 0x0A) {
+            result = decodeJoined(bytes, at: newline, number: number)
+        } else {
+            switch input {
+            case .json: result = decoder.decodeJSON(bytes, number: number, batch: batch)
+            case .text: result = decoder.decodeText(bytes, number: number, batch: batch)
+            case .syslog, .logfmt: result = decodeLog(Self.droppingCarriageReturn(bytes), number: number)
+            }
         }
         switch result {
         case .success(.event(let event)):
@@ -140,9 +139,22 @@ package struct LineDecoding {
         }
     }
 
+    /// An event of several lines (`--multiline`), `newline` ending its first: the first is read
+    /// by the format, the rest continue its message.
+    @inline(never)
+    private mutating func decodeJoined(_ bytes: UnsafeBufferPointer<UInt8>, at newline: Int, number: Int)
+        -> Result<DecodedEvent, InputRejection> {
+        let head = UnsafeBufferPointer(rebasing: bytes[..<newline])
+        let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[newline...])
+        return input == .text ? decoder.decodeText(head, number: number, batch: batch, continuation: rest)
+            : decodeLog(Self.droppingCarriageReturn(head), number: number, continuation: rest)
+    }
+
     /// A line of a native log format; a line that is not syslog is read as text, and counted.
+    @inline(never)
     private mutating func decodeLog(_ line: UnsafeBufferPointer<UInt8>, number: Int,
-                                    continuation: UnsafeRawBufferPointer) -> Result<DecodedEvent, InputRejection> {
+                                    continuation: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0))
+        -> Result<DecodedEvent, InputRejection> {
         if input == .syslog {
             guard syslog.read(line, into: logLine) else {
                 notSyslogLines.count += 1

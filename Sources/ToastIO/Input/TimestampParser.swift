@@ -81,19 +81,8 @@ package struct TimestampParser: Sendable {
         if let wrong = Self.outOfRange(month: month, day: day, hour: hour, minute: minute, second: second) {
             return .failure(TimestampError(wrong))
         }
-        var parts = tm()
-        parts.tm_year = Int32(year - 1900)
-        parts.tm_mon = Int32(month - 1)
-        parts.tm_mday = Int32(day)
-        parts.tm_hour = Int32(hour)
-        parts.tm_min = Int32(minute)
-        parts.tm_sec = Int32(second)
-        let whole: Int
-        if let offset {
-            whole = Int(timegm(&parts)) - offset
-        } else {
-            whole = epochSeconds(&parts)
-        }
+        var clock = LogClock(zone: zone, wallNow: wallNow)
+        let whole = clock.seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
         return .success(Double(whole) + fraction)
     }
 

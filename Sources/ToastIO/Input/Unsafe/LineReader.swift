@@ -82,6 +82,15 @@ package final class LineReader {
     /// runs when a read would have to wait (flush output there); `waitLimit` bounds that wait in
     /// milliseconds (nil: none).
     package func next(waitLimit: Int32? = nil, beforeBlocking: () -> Void = {}) -> Item {
+        // (Compared with nil, not bound: reading line by line takes no reference.)
+        guard joiner != nil else { return nextLine(waitLimit: waitLimit, beforeBlocking: beforeBlocking) }
+        return nextEvent(waitLimit: waitLimit, beforeBlocking: beforeBlocking)
+    }
+
+    /// The next event of `--multiline`: lines joined by `joiner`. (Apart from `next`, so that
+    /// reading line by line stays as short as it was.)
+    @inline(never)
+    private func nextEvent(waitLimit: Int32?, beforeBlocking: () -> Void) -> Item {
         guard let joiner else { return nextLine(waitLimit: waitLimit, beforeBlocking: beforeBlocking) }
         if let pending = joiner.pending {
             joiner.pending = nil
@@ -121,6 +130,7 @@ package final class LineReader {
     }
 
     /// The next physical line or what stopped it.
+    @inline(__always)
     private func nextLine(waitLimit: Int32?, beforeBlocking: () -> Void) -> Item {
         while true {
             if !openingChecked, let verdict = checkOpening() { return verdict }
@@ -157,6 +167,7 @@ package final class LineReader {
     }
 
     /// A complete line already in the buffer, or the end of an over-long one.
+    @inline(__always)
     private func bufferedItem() -> Item? {
         if let length = buffer.distanceToNewline() {
             physicalLineNumber += 1
