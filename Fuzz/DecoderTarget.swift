@@ -58,7 +58,57 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             preconditionFailure("memory input cannot wait or fail, and this reader does not look for binary input")
         }
     }
+    fuzzLogFormats(bytes)
     return 0
+}
+
+/// The native log formats on the same bytes, line by line and joined by `--multiline`: every
+/// line is a show or a rejection of its own line, every show has a message and encodes to a
+/// valid JSON record, and extra text marked canonical is canonical.
+private func fuzzLogFormats(_ bytes: [UInt8]) {
+    let clock = LogClock(zone: .utc, wallNow: { 1_796_558_400 })
+    for format in [InputFormat.syslog, .logfmt] {
+        for joins in [false, true] {
+            let reader = LineReader(source: MemorySource(bytes), maxLineBytes: 4096)
+            if joins { reader.joinContinuations(of: format, clock: clock) }
+            var decoding = LineDecoding(decoder: EventDecoder(), input: format, deadLetter: nil)
+            decoding.logClock = clock
+            decoding.joinsLines = joins
+            var lastNumber = 0
+            loop: while true {
+                switch reader.next() {
+                case .line(let line, let number):
+                    precondition(number > lastNumber, "events come in the order of their first lines")
+                    lastNumber = number
+                    checkLogLine(decoding.decode(line, number: number), number: number)
+                case .tooLong(let number, _):
+                    precondition(number > lastNumber, "events come in the order of their first lines")
+                    lastNumber = number
+                case .end:
+                    break loop
+                case .timedOut, .interrupted, .failed, .looksBinary:
+                    preconditionFailure("memory input cannot wait or fail, and this reader does not look for binary input")
+                }
+            }
+        }
+    }
+}
+
+private func checkLogLine(_ line: DecodedLine, number: Int) {
+    switch line {
+    case .show(let show):
+        let toast = show.makeToast()
+        precondition(!toast.message.isEmpty, "a log line's show has a message")
+        precondition(!toast.extraTextIsKnownCanonical || toast.withExtraText(JSONText.isCanonicalObject) == true,
+                     "extra text marked canonical is canonical")
+        var output = ByteBuffer()
+        _ = JSONRecordEncoder().encode(.present(toast, at: 0, waited: 0), into: &output)
+        checkJSONLine(output.bytes)
+    case .rejected(let rejection):
+        precondition(rejection.line == number, "a rejection names its own line")
+    case .blank, .event, .skipped, .several:
+        break
+    }
 }
 
 /// A decoded line as bytes to compare: the event with every field of its toast, or the rejection.

@@ -166,4 +166,66 @@ import Testing
                             "rejected: logfmt: a value without a key at column 1", "show d"])
         #expect(decoding.takeNotes() == [#"input line 2: logfmt time "yesterday" is neither RFC 3339 nor epoch seconds; lines with such a time have no "at" (said once)"#])
     }
+
+    /// Found by the decoder fuzz target on examples/app-traces.log read as logfmt: a line of
+    /// many bare keys. Its extra text is canonical as far as a record checks one, and no further.
+    @Test func manyFieldsAreNotMarkedCanonicalBeyondWhatARecordChecks() {
+        var decoding = LineDecoding(decoder: EventDecoder(), input: .logfmt, deadLetter: nil)
+        for (number, line) in ["a b c d e f g", "a b c d e f g h i j k"].enumerated() {
+            var bytes = Array(line.utf8)
+            guard case .show(let show) = bytes.withUnsafeMutableBufferPointer({ decoding.decode(UnsafeBufferPointer($0), number: number + 1) }) else {
+                Issue.record("not a show")
+                continue
+            }
+            let toast = show.makeToast()
+            #expect(toast.extraTextIsKnownCanonical == (number == 0))
+            #expect(!toast.extraTextIsKnownCanonical || toast.withExtraText(JSONText.isCanonicalObject) == true)
+            #expect(toast.extra.count == line.split(separator: " ").count)
+        }
+    }
+
+    /// What the decoder fuzz target holds the native formats to, on every example input read as
+    /// syslog and as logfmt, line by line and joined: a show or a rejection of its own line, a
+    /// message, canonical text only where it is, a record that is one JSON object. (The fuzz
+    /// target's finding is kept beside them: dpkg's log with control bytes in a line, whose
+    /// escaped names were marked canonical.)
+    @Test(arguments: ["../Fuzz/findings/decoder-1.log", "app-traces.log", "dpkg.log", "syslog.log", "ci-log.txt", "ci-failures.log", "api-logfmt.log", "app-session.jsonl"])
+    func everyExampleInputReadsAsEitherFormat(file: String) throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: "examples/" + file)))
+        let clock = LogClock(zone: .utc, wallNow: { Self.now })
+        for format in [InputFormat.syslog, .logfmt] {
+            for joins in [false, true] {
+                let reader = LineReader(source: MemorySource(bytes), maxLineBytes: 4096)
+                if joins { reader.joinContinuations(of: format, clock: clock) }
+                var decoding = LineDecoding(decoder: EventDecoder(), input: format, deadLetter: nil)
+                decoding.logClock = clock
+                decoding.joinsLines = joins
+                var lastNumber = 0
+                while case .line(let line, let number) = reader.next() {
+                    #expect(number > lastNumber)
+                    lastNumber = number
+                    switch decoding.decode(line, number: number) {
+                    case .show(let show):
+                        let toast = show.makeToast()
+                        #expect(!toast.message.isEmpty, "\(format) \(joins) line \(number)")
+                        #expect(!toast.extraTextIsKnownCanonical || toast.withExtraText(JSONText.isCanonicalObject) == true,
+                                "\(format) \(joins) line \(number)")
+                        var output = ByteBuffer()
+                        _ = JSONRecordEncoder().encode(.present(toast, at: 0, waited: 0), into: &output)
+                        let record = output.bytes.last == 0x0A ? Array(output.bytes.dropLast()) : output.bytes
+                        let isObject = record.withUnsafeBufferPointer { body in
+                            var scanner = JSONScanner(body)
+                            guard case .some(.object) = try? scanner.parseValue() else { return false }
+                            return scanner.isAtEnd
+                        }
+                        #expect(isObject, "\(format) \(joins) line \(number)")
+                    case .rejected(let rejection):
+                        #expect(rejection.line == number)
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+    }
 }

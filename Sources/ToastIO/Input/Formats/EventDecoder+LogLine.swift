@@ -31,7 +31,12 @@ extension EventDecoder {
             }
         }
         extraText.close()
-        let extra: Toast.ExtraFields = extraText.isEmpty ? .members([]) : .canonical(extraText.withBytes { batch.text.append($0) })
+        // Written as a record writes members, each name once: canonical, as far as a record
+        // would check one (`JSONText.canonicalMembersChecked` members, no escapes).
+        let knownCanonical = parts.fields.count + 1 <= JSONText.canonicalMembersChecked
+            && extraText.withBytes { !$0.contains(UInt8(ascii: "\\")) }
+        let extra: Toast.ExtraFields = extraText.isEmpty ? .members([])
+            : .text(extraText.withBytes { batch.text.append($0) }, knownCanonical: knownCanonical)
         let fields = Toast.showFields(id: Self.implicitID(showCount), message: .stored(message), subtitle: subtitle.map(Toast.ToastText.stored),
                                       role: readsLevels ? parts.level?.role : nil, source: source, extra: extra,
                                       duration: defaultDuration, policy: defaultPolicy, inputLine: number)
