@@ -253,7 +253,11 @@ extension StateTests {
             Thread.sleep(forTimeInterval: delay)
             kill(first.processIdentifier, SIGTERM)
             first.waitUntilExit()
-            #expect([0, 143].contains(first.terminationStatus))
+            // 143: stopped by the signal and saved; a signal that comes before the run has set up
+            // its handlers (a loaded machine, the shortest delay) ends it as it ends any process,
+            // and the restart must still give the whole output.
+            let killedAtStart = first.terminationReason == .uncaughtSignal && first.terminationStatus == SIGTERM
+            #expect([0, 143].contains(first.terminationStatus) && first.terminationReason == .exit || killedAtStart)
             if first.terminationStatus == 143 { stopped += 1 }
             let again = try Self.start(Self.command(folder, checkpoint: "1"), input: input, folder: folder)
             again.waitUntilExit()
