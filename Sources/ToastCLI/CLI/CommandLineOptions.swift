@@ -497,6 +497,7 @@ extension CommandLineOptions {
             "  \(name) rules.lua < events.jsonl                  what users would see, as text",
             "  \(name) --format json --stats rules.lua --events events.jsonl",
             "  tail -f app.log | \(name) --input text rules.lua  a live log (wall clock)",
+            "  \(name) --follow /var/log/syslog --input syslog --multiline rules.lua",
             "  \(name) --desktop --clock replay --speed 10 rules.lua < session.jsonl",
             "  \(name) --verbose --dead-letter bad.jsonl < events.jsonl",
             "  \(name) --explain t42 rules.lua < events.jsonl    why t42 was shown or dropped",
