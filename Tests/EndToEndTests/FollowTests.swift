@@ -171,4 +171,36 @@ import Testing
         #expect(run.out == reference, "\(run.err)")
         #expect(run.err.contains("toastscript: note: --follow log was rotated while toastscript was down: reading "), "\(run.err)")
     }
+
+    /// `--multiline` keeps the law: a run killed while it holds an event whose trace has not
+    /// all come yet saved the position of that event's first line, so the run started again
+    /// reads the whole event and writes what one run that never stopped writes.
+    @Test func aRunKilledWhileItHoldsATraceGoesOnFromTheTracesFirstLine() throws {
+        let run = try inFolder("""
+            first() { printf 'time=%d level=error msg="fail %d" duration=4\\n' $(( $1 * 10 )) $1 >> "$2"; }
+            frames() { printf '\\tat a.B.c(B.java:%d)\\n\\tat a.D.e(D.java:%d)\\n' $1 $1 >> "$2"; }
+            follow() { "$bin" --follow "$1" --input logfmt --multiline --state "$1.state" --checkpoint 0.1 --format json --output "$2" 2>> err & pid=$!; }
+            for n in $(seq 1 5); do first $n all; frames $n all; done
+            follow all reference
+            waitfor 'fail 5' reference
+            kill -TERM $pid; wait $pid
+            # The same lines: killed after fail 2's first line came, before its frames.
+            first 1 log; frames 1 log; first 2 log
+            follow log out
+            waitfor 'fail 1' out; sleep 0.2; kill -KILL $pid; wait $pid
+            grep -q 'fail 2' out && echo "fail 2 was handed on before the kill"
+            frames 2 log
+            for n in 3 4 5; do first $n log; frames $n log; done
+            follow log out
+            waitfor 'fail 5' out; sleep 0.2
+            kill -TERM $pid; wait $pid; echo "status $?"
+            cat reference
+            """)
+        // (Held for half a second of quiet: killed within it, the run still held fail 2.)
+        #expect(run.stdout.hasPrefix("status 143\n"), "\(run.stdout) \(run.err)")
+        let reference = String(run.stdout.dropFirst("status 143\n".count))
+        #expect(presented(reference) == (1...5).map { "fail \($0)\\n\\tat a.B.c(B.java:\($0))\\n\\tat a.D.e(D.java:\($0))" },
+                "\(reference)")
+        #expect(run.out == reference, "\(run.err)")
+    }
 }
