@@ -16,11 +16,7 @@ package enum NearNames {
         var warnings: [String] = []
         func look(at scope: StageScope?, stage: String, setting: String) {
             guard case .match(let table)? = scope else { return }
-            for name in table.fieldNames where !fields.contains(name) {
-                guard let question = NameSuggestion.question(for: name, among: fields) else { continue }
-                warnings.append("stage \(quoted(stage)): \(setting): no field \(quoted(name)) (\(question)); "
-                                + "an extra field of that name matches as written")
-            }
+            warnings += fieldWarnings(in: table, fields: fields, place: "stage \(quoted(stage)): \(setting)")
         }
         for stage in Set(settings.scopes.keys).union(settings.spares.keys).sorted() {
             look(at: settings.scopes[stage], stage: stage, setting: "when")
@@ -31,10 +27,15 @@ package enum NearNames {
 
     /// The warnings the `when` of the rule `rule` (stated as a table) gives, as a stage's does.
     package static func warnings(rule: String, when: MatchTable, screenField: String?) -> [String] {
-        let fields = knownFields(screenField: screenField)
-        return when.fieldNames.compactMap { name in
+        fieldWarnings(in: when, fields: knownFields(screenField: screenField), place: "rule \(quoted(rule)): when")
+    }
+
+    /// A warning for each field `table` names that is not one of `fields` but two edits or
+    /// fewer from one; `place` says whose match it is.
+    private static func fieldWarnings(in table: MatchTable, fields: [String], place: String) -> [String] {
+        table.fieldNames.compactMap { name in
             guard !fields.contains(name), let question = NameSuggestion.question(for: name, among: fields) else { return nil }
-            return "rule \(quoted(rule)): when: no field \(quoted(name)) (\(question)); an extra field of that name matches as written"
+            return "\(place): no field \(quoted(name)) (\(question)); an extra field of that name matches as written"
         }
     }
 

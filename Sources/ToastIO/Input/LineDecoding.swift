@@ -43,14 +43,9 @@ package struct LineDecoding {
     package let notSyslogLines = LineCount()
     /// Reads the times of syslog and logfmt lines (`--tz`, and the wall clock for dates
     /// without a year).
-    package var logClock = LogClock(zone: .local) {
-        didSet {
-            syslog.clock = logClock
-            logfmt.clock = logClock
-        }
-    }
-    private var syslog = SyslogFormat(clock: LogClock(zone: .local))
-    private var logfmt = LogfmtFormat(clock: LogClock(zone: .local))
+    package var logClock = LogClock(zone: .local)
+    private let syslog = SyslogFormat()
+    private let logfmt = LogfmtFormat()
     /// Whether a line may hold several, joined by `\n` (`--multiline`): the first is read by
     /// the format, the rest continue its message.
     package var joinsLines = false
@@ -156,13 +151,13 @@ package struct LineDecoding {
                                     continuation: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0))
         -> Result<DecodedEvent, InputRejection> {
         if input == .syslog {
-            guard syslog.read(line, into: logLine) else {
+            guard syslog.read(line, into: logLine, clock: &logClock) else {
                 notSyslogLines.count += 1
                 return decoder.decodeText(line, number: number, batch: batch, continuation: continuation)
             }
             return .success(decoder.decodeLog(line, parts: logLine, number: number, batch: batch, continuation: continuation))
         }
-        switch logfmt.read(line, into: logLine) {
+        switch logfmt.read(line, into: logLine, clock: &logClock) {
         case .failure(let failure):
             decoder.showCount += 1
             return .failure(InputRejection(line: number, reason: failure.reason))

@@ -107,7 +107,7 @@ package struct TimestampParser: Sendable {
     }
 
     /// Which part of a date and time is out of its range, if one is.
-    private static func outOfRange(month: Int, day: Int, hour: Int, minute: Int, second: Int) -> String? {
+    static func outOfRange(month: Int, day: Int, hour: Int, minute: Int, second: Int) -> String? {
         if !(1...12).contains(month) { return "the month is out of range (\(month))" }
         if !(1...31).contains(day) { return "the day is out of range (\(day))" }
         if hour >= 24 { return "the hour is out of range (\(hour))" }

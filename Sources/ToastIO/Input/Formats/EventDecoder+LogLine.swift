@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ToastCore
 
 extension EventDecoder {
@@ -34,7 +39,7 @@ extension EventDecoder {
         // Written as a record writes members, each name once: canonical, as far as a record
         // would check one (`JSONText.canonicalMembersChecked` members, no escapes).
         let knownCanonical = parts.fields.count + 1 <= JSONText.canonicalMembersChecked
-            && extraText.withBytes { !$0.contains(UInt8(ascii: "\\")) }
+            && extraText.withBytes { text in text.baseAddress.map { memchr($0, 0x5C, text.count) == nil } ?? true }
         let extra: Toast.ExtraFields = extraText.isEmpty ? .members([])
             : .text(extraText.withBytes { batch.text.append($0) }, knownCanonical: knownCanonical)
         let fields = Toast.showFields(id: Self.implicitID(showCount), message: .stored(message), subtitle: subtitle.map(Toast.ToastText.stored),

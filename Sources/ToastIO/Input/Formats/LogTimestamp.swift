@@ -23,7 +23,7 @@ struct LogTimestamp {
     }
 
     private var isInRange: Bool {
-        (1...12).contains(month) && (1...31).contains(day) && hour < 24 && minute < 60 && second <= 60
+        TimestampParser.outOfRange(month: month, day: day, hour: hour, minute: minute, second: second) == nil
     }
 
     /// RFC 3339 at `index`, up to a space or the end; `index` moves past it. Nil (and `index`

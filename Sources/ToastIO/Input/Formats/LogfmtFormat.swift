@@ -13,8 +13,6 @@ import ToastCore
 ///
 /// Every index is checked against the line's count before it is read.
 struct LogfmtFormat {
-    var clock: LogClock
-
     /// Why a line is not logfmt.
     struct Failure: Error {
         var reason: String
@@ -25,8 +23,8 @@ struct LogfmtFormat {
         var unreadTime: String?
     }
 
-    /// Reads `line` (valid UTF-8, without its line end) into `parts`.
-    mutating func read(_ line: UnsafeBufferPointer<UInt8>, into parts: LogLine) -> Result<Findings, Failure> {
+    /// Reads `line` (valid UTF-8, without its line end) into `parts`, its time placed by `clock`.
+    func read(_ line: UnsafeBufferPointer<UInt8>, into parts: LogLine, clock: inout LogClock) -> Result<Findings, Failure> {
         parts.reset()
         var findings = Findings()
         var index = 0
@@ -40,7 +38,7 @@ struct LogfmtFormat {
             }
             let key = keyStart..<index
             guard index < line.count, line[index] == UInt8(ascii: "=") else {
-                take(key: key, value: .flag(true), line: line, parts: parts, findings: &findings)
+                take(key: key, value: .flag(true), line: line, parts: parts, clock: &clock, findings: &findings)
                 continue
             }
             index += 1
@@ -56,7 +54,7 @@ struct LogfmtFormat {
                 while index < line.count, line[index] != UInt8(ascii: " "), line[index] != UInt8(ascii: "\t") { index += 1 }
                 value = .line(start..<index)
             }
-            take(key: key, value: .text(value), line: line, parts: parts, findings: &findings)
+            take(key: key, value: .text(value), line: line, parts: parts, clock: &clock, findings: &findings)
         }
         return .success(findings)
     }
@@ -71,8 +69,8 @@ struct LogfmtFormat {
         + ["made_by"]
 
     /// Puts one pair where it belongs.
-    private mutating func take(key: Range<Int>, value: LogLine.Value, line: UnsafeBufferPointer<UInt8>, parts: LogLine,
-                               findings: inout Findings) {
+    private func take(key: Range<Int>, value: LogLine.Value, line: UnsafeBufferPointer<UInt8>, parts: LogLine,
+                      clock: inout LogClock, findings: inout Findings) {
         let keyBytes = UnsafeBufferPointer(rebasing: line[key])
         func named(_ word: StaticString) -> Bool {
             keyBytes.count == word.utf8CodeUnitCount

@@ -13,7 +13,9 @@ import ToastCore
 /// It reads one line at a time and keeps one piece of state: whether a Python traceback is open.
 struct MultilineRules {
     let format: InputFormat
-    private var syslog: SyslogFormat
+    private let syslog = SyslogFormat()
+    /// Places a syslog line's time as it is read (this reading looks only for its MSG).
+    private var clock: LogClock
     private let parts = LogLine()
     /// Where a Python traceback stands.
     private var traceback = Traceback.none
@@ -29,7 +31,7 @@ struct MultilineRules {
 
     init(format: InputFormat, clock: LogClock) {
         self.format = format
-        syslog = SyslogFormat(clock: clock)
+        self.clock = clock
     }
 
     /// Forgets the traceback state: a new event starts.
@@ -41,7 +43,7 @@ struct MultilineRules {
     /// line's MSG), or nil when the line starts an event of its own.
     mutating func continuation(_ line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         if continues(line) { return 0..<line.count }
-        guard format == .syslog, syslog.read(line, into: parts), case .line(let message)? = parts.message else { return nil }
+        guard format == .syslog, syslog.read(line, into: parts, clock: &clock), case .line(let message)? = parts.message else { return nil }
         return continues(UnsafeBufferPointer(rebasing: line[message])) ? message : nil
     }
 

@@ -11,13 +11,12 @@ import ToastCore
 /// The level comes from PRI (severity = PRI mod 8), else from MSG as a text line's does.
 /// Every index is checked against the line's count before it is read.
 struct SyslogFormat {
-    var clock: LogClock
     /// A tag longer than this is no tag (RFC 3164 allows 32 characters; programs write more).
     static let longestTag = 64
 
-    /// Reads `line` (valid UTF-8, without its line end) into `parts`; false when it is not
-    /// syslog, and then `parts` says nothing.
-    mutating func read(_ line: UnsafeBufferPointer<UInt8>, into parts: LogLine) -> Bool {
+    /// Reads `line` (valid UTF-8, without its line end) into `parts`, its time placed by
+    /// `clock`; false when it is not syslog, and then `parts` says nothing.
+    func read(_ line: UnsafeBufferPointer<UInt8>, into parts: LogLine, clock: inout LogClock) -> Bool {
         parts.reset()
         var index = 0
         var severity: Int?
@@ -37,12 +36,12 @@ struct SyslogFormat {
             var version = ByteDigits(line: line, index: index)
             if index < line.count, line[index] != UInt8(ascii: "0"),
                version.digits(1) != nil || version.digits(2) != nil, version.skip(UInt8(ascii: " ")) {
-                guard read5424(line, from: version.index, into: parts) else { return false }
+                guard read5424(line, from: version.index, into: parts, clock: &clock) else { return false }
                 setLevel(severity: severity, line: line, parts: parts)
                 return true
             }
         }
-        guard read3164(line, from: index, into: parts) else { return false }
+        guard read3164(line, from: index, into: parts, clock: &clock) else { return false }
         setLevel(severity: severity, line: line, parts: parts)
         return true
     }
@@ -58,7 +57,7 @@ struct SyslogFormat {
 
     // MARK: RFC 3164
 
-    private mutating func read3164(_ line: UnsafeBufferPointer<UInt8>, from start: Int, into parts: LogLine) -> Bool {
+    private func read3164(_ line: UnsafeBufferPointer<UInt8>, from start: Int, into parts: LogLine, clock: inout LogClock) -> Bool {
         var index = start
         guard let time = LogTimestamp.syslog(line, at: &index) ?? LogTimestamp.rfc3339(line, at: &index) else { return false }
         parts.at = time.microseconds(on: &clock)
@@ -106,7 +105,7 @@ struct SyslogFormat {
 
     // MARK: RFC 5424
 
-    private mutating func read5424(_ line: UnsafeBufferPointer<UInt8>, from start: Int, into parts: LogLine) -> Bool {
+    private func read5424(_ line: UnsafeBufferPointer<UInt8>, from start: Int, into parts: LogLine, clock: inout LogClock) -> Bool {
         var index = start
         if isNil(line, index) {
             index += 1

@@ -171,7 +171,7 @@ package final class LineReader {
     private func bufferedItem() -> Item? {
         if let length = buffer.distanceToNewline() {
             physicalLineNumber += 1
-            lastLineStart = offset(afterTaking: 0) - Int64(skipping ?? 0)
+            lastLineStart = startOffset + buffer.taken
             let bytes = buffer.takeLine(length: length)
             if skipping != nil || length > maxLineBytes { return skip(bytes) }
             return .line(bytes, number: physicalLineNumber)
@@ -183,11 +183,6 @@ package final class LineReader {
             skipping = (skipping ?? 0) + bytes.count
         }
         return nil
-    }
-
-    /// The input offset of the buffer's next byte, `count` bytes on.
-    private func offset(afterTaking count: Int) -> Int64 {
-        startOffset + buffer.taken + Int64(count)
     }
 
     /// Ends an over-long line with its last `bytes`: hands them on and reports the line.
@@ -202,7 +197,7 @@ package final class LineReader {
     private func finalItem() -> Item {
         guard buffer.count > 0 || skipping != nil else { return .end }
         physicalLineNumber += 1
-        lastLineStart = offset(afterTaking: 0)
+        lastLineStart = startOffset + buffer.taken
         let bytes = buffer.takeAll()
         if skipping != nil || bytes.count > maxLineBytes { return skip(bytes) }
         return .line(bytes, number: physicalLineNumber)

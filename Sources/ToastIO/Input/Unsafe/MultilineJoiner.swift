@@ -10,13 +10,15 @@ import ToastCore
 /// that starts a new event, the end of input, or `quietMicroseconds` without a line while live.
 /// `LineReader` hands the joined event out as one line numbered as its first.
 ///
-/// Safe to use: the held text is a copy; the view handed out is of `released`, which stays as
-/// it is until the next call to `release` (the reader's contract: a line is valid until the
-/// next `next()`).
+/// Safe to use: the held text is a copy. Two buffers take turns: the one released is handed out
+/// as a view and left alone while the other holds the next event, until the next release (the
+/// reader's contract: a line is valid until the next `next()`).
 final class MultilineJoiner {
     var rules: MultilineRules
-    private var held = ByteBuffer(capacity: 4096)
-    private var released = ByteBuffer(capacity: 4096)
+    private var first = ByteBuffer(capacity: 4096)
+    private var second = ByteBuffer(capacity: 4096)
+    /// Which of the two holds the event being joined.
+    private var holdsInFirst = true
     /// The held event's first line: its number and where it starts in the input.
     private(set) var heldNumber = 0
     private(set) var heldOffset: Int64 = 0
@@ -31,10 +33,17 @@ final class MultilineJoiner {
         self.rules = rules
     }
 
+    /// Calls `body` with the buffer that holds the event being joined.
+    private func withHeld<Result>(_ body: (inout ByteBuffer) -> Result) -> Result {
+        holdsInFirst ? body(&first) : body(&second)
+    }
+
     /// Starts holding a new event with its first line.
     func hold(_ line: UnsafeBufferPointer<UInt8>, number: Int, offset: Int64) {
-        held.removeAll()
-        held.append(UnsafeRawBufferPointer(Self.droppingCarriageReturn(line)))
+        withHeld { held in
+            held.removeAll()
+            held.append(UnsafeRawBufferPointer(Self.droppingCarriageReturn(line)))
+        }
         heldNumber = number
         heldOffset = offset
         hasHeld = true
@@ -44,25 +53,27 @@ final class MultilineJoiner {
 
     /// Whether `count` more bytes (and a `\n`) keep the held event within `limit`.
     func fits(_ count: Int, limit: Int) -> Bool {
-        held.count + 1 + count <= limit
+        withHeld { $0.count } + 1 + count <= limit
     }
 
     /// Adds a continuation to the held event.
     func append(_ piece: UnsafeBufferPointer<UInt8>) {
-        held.append(UInt8(ascii: "\n"))
-        held.append(UnsafeRawBufferPointer(Self.droppingCarriageReturn(piece)))
+        withHeld { held in
+            held.append(UInt8(ascii: "\n"))
+            held.append(UnsafeRawBufferPointer(Self.droppingCarriageReturn(piece)))
+        }
         lastArrival = Self.now()
     }
 
     /// The held event, handed out (without the blank lines that ended it); nothing is held
     /// after it.
     func release() -> LineReader.Item {
-        while held.count > 0, held.withBytes({ $0.last }) == 0x0A { held.count -= 1 }
-        released.removeAll()
-        held.withBytes { released.append($0) }
-        held.removeAll()
+        let bytes = withHeld { held in
+            while held.count > 0, held.withBytes({ $0.last }) == 0x0A { held.count -= 1 }
+            return held.withBytes { UnsafeBufferPointer(start: $0.baseAddress?.assumingMemoryBound(to: UInt8.self), count: $0.count) }
+        }
+        holdsInFirst.toggle()
         hasHeld = false
-        let bytes = released.withBytes { UnsafeBufferPointer(start: $0.baseAddress?.assumingMemoryBound(to: UInt8.self), count: $0.count) }
         return .line(bytes, number: heldNumber)
     }
 
