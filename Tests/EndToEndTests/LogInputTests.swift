@@ -184,3 +184,41 @@ import Testing
         }, "\(run.stderr)")
     }
 }
+
+/// One step off the path with the new input options: a restart that would read the rest of the
+/// input otherwise, and a wall clock fixed to no time, are said, never taken in silence.
+@Suite struct LogInputRestartTests {
+    @Test func aRestartThatWouldReadTheInputOtherwiseIsRefused() throws {
+        let directory = NSTemporaryDirectory() + "ts-reading-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = directory + "/app.log", state = directory + "/state", out = directory + "/out"
+        try "<13>1 2026-12-06T10:00:00Z h app - - - one\n".write(toFile: log, atomically: true, encoding: .utf8)
+        func run(_ options: [String]) throws -> BinaryResult {
+            try runBinary(options + ["--state", state, "--format", "json", "--events", log, "--output", out])
+        }
+        #expect(try run(["--input", "syslog"]).status == 0)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        handle.seekToEndOfFile()
+        handle.write(Data("<13>1 2026-12-06T10:00:05Z h app - - - two\n".utf8))
+        try handle.close()
+        let written = try String(contentsOfFile: out, encoding: .utf8)
+        for (options, asked) in [(["--input", "logfmt"], "--input logfmt"), (["--input", "syslog", "--multiline"], "--input syslog --multiline")] {
+            let refused = try run(options)
+            #expect(refused.status == 1)
+            #expect(refused.stderr == "toastscript: --state \(state): its input was read with --input syslog; this run asks for \(asked); "
+                    + "it was left as it is, and --state-reset starts afresh\n")
+            #expect(try String(contentsOfFile: out, encoding: .utf8) == written)
+        }
+        let again = try run(["--input", "syslog"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8).contains(#""message":"two""#))
+    }
+
+    @Test func aWallClockFixedToNoTimeIsSaid() throws {
+        let result = try runBinary(["--input", "syslog", "--format", "json"], stdin: "Dec  6 10:00:00 h app: x\n",
+                                   environment: ["TOASTSCRIPT_NOW": "yesterday"])
+        #expect(result.status == 0)
+        #expect(result.stderr == #"toastscript: warning: TOASTSCRIPT_NOW must be whole seconds since the epoch, not "yesterday"; the wall clock is read"# + "\n")
+    }
+}

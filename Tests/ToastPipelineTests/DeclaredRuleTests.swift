@@ -142,4 +142,12 @@ import ToastPipelineTesting
         #expect(result.stderr == [#"toastscript: rule "r": when: no field "sorce" (did you mean "source"?); an extra field of that name matches as written"#])
         #expect(result.lines.first?.hasPrefix(#"{"event":"present""#) == true)
     }
+
+    @Test func aSetFieldCloseToAKnownOneIsWarnedAbout() {
+        let result = runCLI(["--format", "json"], input: lines(#"{"message":"a"}"#),
+                            scripts: [#"rule("r", { when = {}, set = { rol = "error", team = "db" } })"#])
+        #expect(result.status == 0)
+        #expect(result.stderr == [#"toastscript: rule "r": set: no field "rol" (did you mean "role"?); an extra field of that name is set"#])
+        #expect(result.lines.first?.contains(#""extra":{"rol":"error","team":"db"}"#) == true)
+    }
 }

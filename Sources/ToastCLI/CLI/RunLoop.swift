@@ -64,7 +64,7 @@ struct RunLoop {
                                 parser: setup.parser)
         decoding.resume(from: setup.startPosition)
         decoding.logClock = LogClock(zone: setup.options.lua.timeZone,
-                                     wallNow: LogClock.wallNow(fixedAt: setup.environment.variables[LogClock.fixedNowVariable]))
+                                     wallNow: LogClock.wallNow(fixedAt: setup.options.lua.fixedNow))
         // A journal entry's line is made here, its message cut at --max-line-bytes: room for
         // its escapes and other fields.
         let lineLimit = setup.input is JournalSource ? setup.options.maxLineBytes * 6 + 65_536 : setup.options.maxLineBytes
@@ -178,6 +178,7 @@ struct RunLoop {
         // The journal's place is the cursor of the last entry taken.
         state.inputCursor = (setup.input as? JournalSource)?.cursor(at: position.offset)
         state.inputLength = inputLength
+        state.inputReading = setup.inputReading
         do {
             if let group = setup.consumerGroup {
                 commit(state, rows: try pipeline.savedRows(), to: group)

@@ -54,6 +54,8 @@ struct RunSetup {
     let startPosition: InputPosition
     /// The shape of the records this run writes, which its state keeps.
     let outputShape: OutputShape
+    /// How the input's lines are read, as a state keeps it (`SavedRun.inputReading`).
+    let inputReading: String?
 
     /// `recordsTo`: where the records go instead of the output (`toastscript diff`).
     init(options: CommandLineOptions, environment: CommandEnvironment, registry: StageRegistry,
@@ -68,7 +70,14 @@ struct RunSetup {
         let exchange = options.metrics == nil ? nil : MetricsExchange(clock: CommandEnvironment.monotonicMicroseconds)
         let commitDurations = options.metrics == nil || options.redis.from == nil ? nil : DurationHistogram()
         redisCommitDurations = commitDurations
-        options.lua.fixedNow = environment.variables[LogClock.fixedNowVariable].flatMap { Int64($0) }
+        if let fixed = environment.variables[LogClock.fixedNowVariable] {
+            // A value that is no time is said, not taken as the real clock in silence.
+            options.lua.fixedNow = Int64(fixed)
+            if options.lua.fixedNow == nil {
+                reports.warning("warning: \(LogClock.fixedNowVariable) must be whole seconds since the epoch, not "
+                                + "\(quoted(TerminalText.escaped(fixed))); the wall clock is read")
+            }
+        }
         if let problem = options.lua.takeFastPath(from: environment.variables[LuaOptions.fastPathVariable]) {
             reports.warning("warning: " + TerminalText.escaped(problem))
         }
@@ -168,6 +177,13 @@ struct RunSetup {
         if let savedShape = saved?.output, let difference = savedShape.difference(from: outputShape) {
             throw SetupError(message: SavedRun.ReadError.refusal(difference, place: statePlace))
         }
+        // ... and so does one that would read the rest of the input otherwise (a syslog read as
+        // logfmt, a trace's lines no longer joined).
+        inputReading = options.journal != nil ? nil : "--input \(options.input.rawValue)" + (options.multiline ? " --multiline" : "")
+        if let savedReading = saved?.inputReading, let inputReading, savedReading != inputReading {
+            throw SetupError(message: SavedRun.ReadError.refusal("its input was read with \(savedReading); this run asks for \(inputReading)",
+                                                                 place: statePlace))
+        }
         if options.input == .text && !options.clockGiven && !input.isRegularFile && !scripts.hasParseFunction {
             // Live text has no times of its own: on the stream clock every line would sit at 0.
             options.clock = .wall
@@ -201,9 +217,10 @@ struct RunSetup {
         if stateFile != nil && saved == nil {
             // A new run says where its output began before it writes anything, so that a run
             // killed before its first checkpoint starts again from there, not after its own records.
-            let begun = SavedRun(writtenBy: Toastscript.versionText(environment), stages: settings.stages,
+            var begun = SavedRun(writtenBy: Toastscript.versionText(environment), stages: settings.stages,
                                  screensBy: settings.screens?.by, output: outputShape, input: InputPosition(), inputSeekable: false,
                                  outputLength: outputFile?.length, ended: false, store: .table([]), pipeline: nil)
+            begun.inputReading = inputReading
             if let reason = stateFile?.write(begun, rows: nil) {
                 throw SetupError(message: reason)
             }

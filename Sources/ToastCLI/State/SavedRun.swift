@@ -30,6 +30,9 @@ struct SavedRun: Equatable, Sendable {
     /// `--follow`: how far the file the input stood in had been read (a file gone by the
     /// restart took that much unread with it, at least).
     var inputLength: Int64?
+    /// How the input's lines were read (`--input syslog --multiline`): a restart that would read
+    /// the rest otherwise is refused (nil: a journal's entries, or a state saved before it was kept).
+    var inputReading: String?
     /// The output's length once the records up to the input's position were synced (nil: the
     /// output is not a regular file).
     var outputLength: Int64?
@@ -114,11 +117,13 @@ extension SavedRun {
             + optionalRows
     }
 
-    /// The rows only some inputs have: the journal's cursor, how far a followed file was read.
+    /// The rows only some inputs have: the journal's cursor, how far a followed file was read,
+    /// how lines were read.
     private var optionalRows: [(name: String, value: JSONValue)] {
         var rows: [(name: String, value: JSONValue)] = []
         if let inputCursor { rows.append(("input_cursor", .string(inputCursor))) }
         if let inputLength { rows.append(("input_length", .integer(inputLength))) }
+        if let inputReading { rows.append(("input_reading", .string(inputReading))) }
         return rows
     }
 
@@ -148,6 +153,7 @@ extension SavedRun {
             pipelineRowIDs = Array(rows.keys)
             inputCursor = try String?(savedState: run["input_cursor"] ?? .null, path: "run input_cursor")
             inputLength = try Int64?(savedState: run["input_length"] ?? .null, path: "run input_length")
+            inputReading = try String?(savedState: run["input_reading"] ?? .null, path: "run input_reading")
         } catch {
             throw .damaged("\(error)")
         }

@@ -25,9 +25,16 @@ package enum NearNames {
         return warnings
     }
 
-    /// The warnings the `when` of the rule `rule` (stated as a table) gives, as a stage's does.
-    package static func warnings(rule: String, when: MatchTable, screenField: String?) -> [String] {
-        fieldWarnings(in: when, fields: knownFields(screenField: screenField), place: "rule \(quoted(rule)): when")
+    /// The warnings a rule stated as a table gives: its `when` as a stage's does, and each
+    /// field its `set` writes that is no field of a toast but near one (it then sets an extra
+    /// field of that name).
+    package static func warnings(rule: String, when: MatchTable, setting fields: [String], screenField: String?) -> [String] {
+        let known = knownFields(screenField: screenField)
+        return fieldWarnings(in: when, fields: known, place: "rule \(quoted(rule)): when")
+            + fields.compactMap { name in
+                guard !known.contains(name), let question = NameSuggestion.question(for: name, among: known) else { return nil }
+                return "rule \(quoted(rule)): set: no field \(quoted(name)) (\(question)); an extra field of that name is set"
+            }
     }
 
     /// A warning for each field `table` names that is not one of `fields` but two edits or

@@ -9,6 +9,12 @@ package struct DeclaredRule: ToastRule {
     package let when: MatchTable
     let action: Action
 
+    /// The fields a `set` writes, by name (none for a `drop`).
+    package var setFieldNames: [String] {
+        guard case .set(let assignments) = action else { return [] }
+        return assignments.map(\.name)
+    }
+
     package enum Action: Equatable {
         /// Drops the toasts `when` matches, with this note (nil: none).
         case drop(note: String?)

@@ -152,7 +152,8 @@ extension LuaRuntime {
             let value = try state.configValue(at: 2, path: "rule \(quoted(name))", function: { scriptFunction(at: $0) })
             guard case .table(let table) = value else { return 0 }
             let rule = try DeclaredRule(name: name, table: table, roles: settings.roles, screenField: settings.screens?.by)
-            for warning in NearNames.warnings(rule: name, when: rule.when, screenField: settings.screens?.by) where !nearNameWarnings.contains(warning) {
+            for warning in NearNames.warnings(rule: name, when: rule.when, setting: rule.setFieldNames,
+                                                   screenField: settings.screens?.by) where !nearNameWarnings.contains(warning) {
                 nearNameWarnings.append(warning)
                 warn(warning)
             }
@@ -242,8 +243,7 @@ extension LuaRuntime {
         case .string: format = state.string(at: 2)
         default: return raise("parse_time's format must be a string, not \(state.typeName(at: 2))")
         }
-        let wallNow = options.fixedNow.map { fixed in { @Sendable in fixed } } ?? LogClock.systemNow
-        switch TimestampParser(zone: options.timeZone, wallNow: wallNow).seconds(from: text, format: format) {
+        switch TimestampParser(zone: options.timeZone, wallNow: LogClock.wallNow(fixedAt: options.fixedNow)).seconds(from: text, format: format) {
         case .success(let seconds):
             state.push(seconds)
             return 1

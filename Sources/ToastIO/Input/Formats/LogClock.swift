@@ -33,9 +33,9 @@ package struct LogClock {
     /// The variable that fixes the wall clock these rules read (epoch seconds), for tests.
     package static let fixedNowVariable = "TOASTSCRIPT_NOW"
 
-    /// A wall clock fixed by `TOASTSCRIPT_NOW` (epoch seconds), else the system's.
-    package static func wallNow(fixedAt value: String?) -> @Sendable () -> Int64 {
-        guard let value, let fixed = Int64(value) else { return systemNow }
+    /// A wall clock fixed at `fixed` (`TOASTSCRIPT_NOW`) (epoch seconds), else the system's.
+    package static func wallNow(fixedAt fixed: Int64?) -> @Sendable () -> Int64 {
+        guard let fixed else { return systemNow }
         return { fixed }
     }
 
