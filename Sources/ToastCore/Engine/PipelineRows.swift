@@ -22,9 +22,10 @@ extension Pipeline {
             JSONMember("emitted", .integer(Int64(generatedIDs.count))),
             JSONMember("hold_serial", .integer(Int64(nextHoldSerial))),
         ])))
-        var hostText = JSONWriter()
-        host.writeSavedState(to: &hostText)
-        changes.written.append(SavedRow(id: .part("host"), text: hostText.bytes))
+        // One writer for every row: its memory grows once, not for each row.
+        var writer = JSONWriter(reservingCapacity: 4096)
+        host.writeSavedState(to: &writer)
+        changes.written.append(SavedRow(id: .part("host"), text: writer.takeText()))
 
         var stagesNow = Set<String>()
         for (index, stage) in stages.enumerated() {
@@ -57,9 +58,8 @@ extension Pipeline {
         for (serial, entry) in held {
             heldNow.insert(serial)
             guard !tracker.held.contains(serial) || tracker.heldChanged.contains(serial) else { continue }
-            var writer = JSONWriter()
             writeSavedHeld(serial, entry, to: &writer)
-            changes.written.append(SavedRow(id: SavedRowID(kind: .held, number: Int64(serial)), text: writer.bytes,
+            changes.written.append(SavedRow(id: SavedRowID(kind: .held, number: Int64(serial)), text: writer.takeText(),
                                             columns: .held(screen: Int64(entry.screen), stage: stageNames[entry.stage])))
         }
         for gone in tracker.held.subtracting(heldNow) { changes.deleted.append(SavedRowID(kind: .held, number: Int64(gone))) }
@@ -81,13 +81,13 @@ extension Pipeline {
             tracker.windows = windowsNow
 
             var screensNow = Set<Int>()
+            let keyedParts = keyedStages(of: table)
             try table.forEachScreen { screen in
                 screensNow.insert(screen.serial)
                 let changed = screen.isChangedSinceSave || !tracker.screens.contains(screen.serial)
                 guard changed || verifying else { return }
-                var writer = JSONWriter(reservingCapacity: 1024)
-                try writeSavedScreen(screen, in: table, withKeyedParts: true, to: &writer)
-                let row = SavedRow(id: SavedRowID(kind: .screen, number: Int64(screen.serial)), text: writer.bytes,
+                try writeSavedScreen(screen, in: table, keyedParts: keyedParts, to: &writer)
+                let row = SavedRow(id: SavedRowID(kind: .screen, number: Int64(screen.serial)), text: writer.takeText(),
                                    columns: .screen(key: screen.key))
                 if changed {
                     changes.written.append(row)

@@ -199,14 +199,25 @@ extension Pipeline {
     /// host and own stages.
     func savedScreen(_ screen: Screen, in table: ScreenTable) throws -> JSONValue {
         var writer = JSONWriter()
-        try writeSavedScreen(screen, in: table, withKeyedParts: false, to: &writer)
+        try writeSavedScreen(screen, in: table, keyedParts: [], to: &writer)
         return writer.value ?? .null
     }
 
-    /// `savedScreen`'s text, written straight into `writer`; `withKeyedParts`: with what the
-    /// stages that key their state by screen keep for it (`keyed`, by stage name), for a state
-    /// of rows.
-    func writeSavedScreen(_ screen: Screen, in table: ScreenTable, withKeyedParts: Bool, to writer: inout JSONWriter) throws {
+    /// A stage that keeps its state by screen, with its name: what a screen's row holds of it
+    /// (`keyed`).
+    typealias KeyedStage = (name: String, stage: any ScreenKeyedStage)
+
+    /// The stages whose parts a screen's row holds, found once for a checkpoint's screens.
+    func keyedStages(of table: ScreenTable) -> [KeyedStage] {
+        stages.indices.compactMap { index in
+            guard table.keyedByScreen[index], let stage = stages[index] as? any ScreenKeyedStage else { return nil }
+            return (stageNames[index], stage)
+        }
+    }
+
+    /// `savedScreen`'s text, written straight into `writer`, with what `keyedParts` keep for
+    /// it (`keyed`, by stage name), for a state of rows.
+    func writeSavedScreen(_ screen: Screen, in table: ScreenTable, keyedParts: [KeyedStage], to writer: inout JSONWriter) throws {
         writer.beginObject()
         switch screen.key {
         case .text(let text): writer.member("key", text)
@@ -226,20 +237,17 @@ extension Pipeline {
             }
         }
         writer.endArray()
-        if withKeyedParts {
-            var wroteAny = false
-            for index in stages.indices where table.keyedByScreen[index] {
-                guard let stage = stages[index] as? any ScreenKeyedStage, stage.hasSavedPart(of: screen) else { continue }
-                if !wroteAny {
-                    writer.key("keyed")
-                    writer.beginObject()
-                    wroteAny = true
-                }
-                writer.key(stageNames[index])
-                stage.writeSavedPart(of: screen, to: &writer)
+        var wroteAny = false
+        for keyed in keyedParts where keyed.stage.hasSavedPart(of: screen) {
+            if !wroteAny {
+                writer.key("keyed")
+                writer.beginObject()
+                wroteAny = true
             }
-            if wroteAny { writer.endObject() }
+            writer.key(keyed.name)
+            keyed.stage.writeSavedPart(of: screen, to: &writer)
         }
+        if wroteAny { writer.endObject() }
         writer.endObject()
     }
 

@@ -124,7 +124,7 @@ extension DedupStage {
         cache.forEachOldestFirst(of: keys.keys) { key, passed in
             writer.beginObject()
             writer.key("key")
-            writer.hexString(key.dropFirst(ScreenSerialPrefix.count))
+            writer.hexString(UnsafeRawBufferPointer(rebasing: key[ScreenSerialPrefix.count...]))
             writer.member("time", passed.time)
             writer.member("id", passed.id)
             writer.endObject()

@@ -5,13 +5,29 @@
 /// The writer places the commas: a value, an object or an array written after another in the
 /// same container gets one; a key is written with its colon, and the value that follows it
 /// gets none.
-package struct JSONWriter {
-    package private(set) var bytes: [UInt8] = []
+///
+/// It writes into a `ByteBuffer` (an append is a capacity check and a copy), and one writer
+/// can make many texts in turn (`takeText`), so that a checkpoint that writes thousands of
+/// rows grows its memory once.
+package struct JSONWriter: ~Copyable {
+    private var bytes: ByteBuffer
     /// Whether a value ended last, so that the next one is written after a comma.
     private var afterValue = false
 
-    package init(reservingCapacity capacity: Int = 0) {
-        bytes.reserveCapacity(capacity)
+    package init(reservingCapacity capacity: Int = 256) {
+        bytes = ByteBuffer(capacity: capacity)
+    }
+
+    /// The text written so far, as an array.
+    package var text: [UInt8] { bytes.bytes }
+
+    /// The text written so far, and the writer emptied for the next one.
+    package mutating func takeText() -> [UInt8] {
+        defer {
+            bytes.removeAll()
+            afterValue = false
+        }
+        return bytes.bytes
     }
 
     package mutating func beginObject() {
@@ -82,14 +98,9 @@ package struct JSONWriter {
     }
 
     /// Bytes as a string of lowercase hexadecimal digits (`SavedBytes`).
-    package mutating func hexString(_ data: some Sequence<UInt8>) {
+    package mutating func hexString(_ data: UnsafeRawBufferPointer) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        for byte in data {
-            bytes.append(JSONText.hexDigits[Int(byte >> 4)])
-            bytes.append(JSONText.hexDigits[Int(byte & 0xF)])
-        }
-        bytes.append(UInt8(ascii: "\""))
+        bytes.appendHexString(data)
         afterValue = true
     }
 
@@ -144,7 +155,7 @@ package struct JSONWriter {
     /// The value the text is, read back: for the callers that want a tree (the whole saved
     /// state, tests). Text this writer wrote is always JSON; nil would be a bug of a caller
     /// that left a container open.
-    package var value: JSONValue? { try? JSONScanner.value(of: bytes) }
+    package var value: JSONValue? { try? JSONScanner.value(of: bytes.bytes) }
 
     private mutating func separate() {
         if afterValue {

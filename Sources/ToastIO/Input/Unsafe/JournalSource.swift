@@ -226,7 +226,7 @@ package final class JournalSource: ByteSource {
             line.string(String(decoding: value, as: UTF8.self))
         }
         line.endObject()
-        pending += line.bytes
+        pending += line.text
         pending.append(UInt8(ascii: "\n"))
     }
 
