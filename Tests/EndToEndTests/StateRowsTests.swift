@@ -124,4 +124,28 @@ import Testing
         let row = try StateTests.sqlite(state, "SELECT json_extract(value, '$.host.visible[0].toast.extra.user') FROM screens WHERE key = '\(user)'")
         #expect(row == "\(user)\n", "\(row)")
     }
+
+    /// A stage's keys read as what they are made of, and the WAL after a run: every checkpoint
+    /// but the last copied into the database, the last one left in the WAL (synced), which
+    /// `sqlite3` reads with the database and the next run goes on from.
+    @Test func keysReadAsTheirValuesAndTheLastCheckpointStaysInTheWAL() throws {
+        let folder = try Folder()
+        _ = try Self.prepare(folder, events: 3_000)
+        let run = try runBinary(Self.command(folder))
+        #expect(run.status == 0, "\(run.stderr)")
+        let state = folder.file("state")
+        // The database alone (a copy without its WAL, made before `sqlite3`, which copies the WAL
+        // in when it closes) holds a checkpoint before the last.
+        let copy = folder.file("copy")
+        try FileManager.default.copyItem(atPath: state, toPath: copy)
+        let position = "SELECT json_extract(value, '$.line') FROM run WHERE name = 'input'"
+        let ended = "SELECT value FROM run WHERE name = 'ended'"
+        #expect(try StateTests.sqlite(copy, ended) == "false\n")
+        #expect((Int(try StateTests.sqlite(copy, position).dropLast()) ?? 0) > 1_000)
+        #expect(try StateTests.sqlite(state, position) == "3000\n")
+        #expect(try StateTests.sqlite(state, ended) == "true\n")
+        let keys = try StateTests.sqlite(state, "SELECT DISTINCT json_extract(key.value, '$.key') FROM screens, "
+                                                + "json_each(screens.value, '$.keyed.dedup.keys') AS key ORDER BY 1 LIMIT 2")
+        #expect(keys == "[\"disk 0\",null,\"error\"]\n[\"disk 1\",null,\"error\"]\n")
+    }
 }

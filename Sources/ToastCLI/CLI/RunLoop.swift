@@ -152,7 +152,8 @@ struct RunLoop {
     /// Takes a checkpoint: the whole run as it stands, saved once the records so far are written
     /// and synced (`CheckpointThread`), so that the output's length it counts holds them all. A
     /// checkpoint that could not be saved stops the run (exit 1), the last saved state kept.
-    mutating func checkpoint(ended: Bool) {
+    /// `last`: the run's last checkpoint (its end, or a signal's).
+    mutating func checkpoint(ended: Bool, last: Bool = false) {
         guard keepsState else { return }
         // Records that could not be written are not counted by a state.
         checkOutput()
@@ -188,7 +189,7 @@ struct RunLoop {
                 assert({ verifying = true; return true }())
                 let rows = try pipeline.savedRows(verifying: verifying)
                 let run = state
-                setup.writer.commit { checkpoints.submit(.init(state: run, rows: rows, outputLength: checkpoints.outputLength)) }
+                setup.writer.commit { checkpoints.submit(.init(state: run, rows: rows, outputLength: checkpoints.outputLength, isLast: last)) }
             }
         } catch {
             stopReason = .stateFailed("\(error)")
@@ -565,7 +566,7 @@ struct RunLoop {
                 pipeline.runFinished(rejectedLines: setup.reports.rejectedLines)
             }
         }
-        if stopReason == nil || savesWhatItHolds { checkpoint(ended: stopReason == nil) }
+        if stopReason == nil || savesWhatItHolds { checkpoint(ended: stopReason == nil, last: true) }
         setup.writer.finish()
         if let group = setup.consumerGroup {
             // The last commits are made before the run ends.

@@ -172,9 +172,11 @@ final class StateDatabase {
     /// Writes a checkpoint in one transaction: the run's rows, and the pipeline's that changed
     /// (`rows` nil: the state of a run that has not begun, whose pipeline has no rows yet).
     /// `beforeCommit` runs last before the commit (the output's sync, which so goes on while the
-    /// rows are written); a reason it returns rolls the checkpoint back. Returns the reason
-    /// when it cannot (the last checkpoint stays).
-    func write(_ run: SavedRun, rows: SavedRowChanges?, beforeCommit: () -> String? = { nil }) -> String? {
+    /// rows are written); a reason it returns rolls the checkpoint back. Unless it is the run's
+    /// `last`, the WAL is then copied into the database (the last one's stays in the WAL, for the
+    /// next run to read, and the run ends sooner). Returns the reason when it cannot (the last
+    /// checkpoint stays).
+    func write(_ run: SavedRun, rows: SavedRowChanges?, last: Bool = false, beforeCommit: () -> String? = { nil }) -> String? {
         checkpoints += 1
         do {
             let database = try opened()
@@ -210,6 +212,7 @@ final class StateDatabase {
             return "cannot write --state \(path): \(error)"
         }
         killIfAsked(at: "after-commit")
+        if !last { database?.copyWAL() }
         return nil
     }
 

@@ -205,38 +205,6 @@ extension Toast: StateRepresentable {
     }
 }
 
-/// Bytes in a saved state (a dedup key, a rate-limit group), as lowercase hexadecimal text.
-package enum SavedBytes {
-    package static func text(_ bytes: some Collection<UInt8>) -> String {
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(hexDigit(byte >> 4))
-            text.append(hexDigit(byte & 0xF))
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-    }
-
-    package static func bytes(_ value: JSONValue, path: String) throws -> [UInt8] {
-        guard case .string(let text) = value, text.utf8.count % 2 == 0 else {
-            throw SavedStateError("\(path) is not hexadecimal bytes")
-        }
-        func nibble(_ digit: UInt8) throws -> UInt8 {
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-            default: throw SavedStateError("\(path) is not hexadecimal bytes")
-            }
-        }
-        let digits = Array(text.utf8)
-        return try stride(from: 0, to: digits.count, by: 2).map { try nibble(digits[$0]) << 4 | nibble(digits[$0 + 1]) }
-    }
-}
-
 /// A saved JSON object read by member name, with errors that name the path.
 package struct SavedObject {
     private let members: [JSONMember]

@@ -77,16 +77,16 @@ package final class DebounceStage: ToastStage, CalledUnretained {
 }
 
 extension DebounceStage {
-    /// Each burst's key (hexadecimal bytes) with its held toast, its start and its timer; the
+    /// Each burst's key (`SavedKey`) with its held toast, its start and its timer; the
     /// timers' keys by token, and the token counter.
     package func saveState() -> JSONValue? {
         .object([
             JSONMember("bursts", .array(bursts.sorted { $0.value.timer < $1.value.timer }.map { key, burst in
-                .object([JSONMember("key", .string(SavedBytes.text(key))), JSONMember("held", burst.held.savedState),
+                .object([JSONMember("key", SavedKey.value(key)), JSONMember("held", burst.held.savedState),
                          JSONMember("first", .integer(burst.first)), JSONMember("timer", .integer(Int64(burst.timer)))])
             })),
             JSONMember("timers", .array(timerKeys.sorted { $0.key < $1.key }.map { token, key in
-                .object([JSONMember("token", .integer(Int64(token))), JSONMember("key", .string(SavedBytes.text(key)))])
+                .object([JSONMember("token", .integer(Int64(token))), JSONMember("key", SavedKey.value(key))])
             })),
             JSONMember("next_token", .integer(Int64(nextToken))),
         ])
@@ -101,7 +101,7 @@ extension DebounceStage {
         for (index, item) in savedBursts.enumerated() {
             let itemPath = "\(path).bursts[\(index)]"
             let burst = try SavedObject(item, path: itemPath)
-            let key = try SavedBytes.bytes(try burst.required("key"), path: "\(itemPath).key")
+            let key = try SavedKey.bytes(try burst.required("key"), path: "\(itemPath).key")
             let timer = Int(try burst.integer("timer"))
             // Each burst has a key and a timer of its own: a timer releases one burst.
             guard restoredBursts[key] == nil else { throw SavedStateError("\(itemPath).key is another burst's too") }
@@ -115,7 +115,7 @@ extension DebounceStage {
             let timer = try SavedObject(item, path: "\(path).timers[\(index)]")
             let token = Int(try timer.integer("token"))
             guard restoredTimers[token] == nil else { throw SavedStateError("\(path).timers[\(index)].token is another timer's too") }
-            restoredTimers[token] = try SavedBytes.bytes(try timer.required("key"), path: "\(path).timers[\(index)].key")
+            restoredTimers[token] = try SavedKey.bytes(try timer.required("key"), path: "\(path).timers[\(index)].key")
         }
         let token = Int(try object.integer("next_token"))
         (bursts, timerKeys, nextToken) = (restoredBursts, restoredTimers, token)

@@ -124,7 +124,7 @@ extension DedupStage {
         cache.forEachOldestFirst(of: keys.keys) { key, passed in
             writer.beginObject()
             writer.key("key")
-            writer.hexString(UnsafeRawBufferPointer(rebasing: key[ScreenSerialPrefix.count...]))
+            SavedKey.write(UnsafeRawBufferPointer(rebasing: key[ScreenSerialPrefix.count...]), to: &writer)
             writer.member("time", passed.time)
             writer.member("id", passed.id)
             writer.endObject()
@@ -138,7 +138,7 @@ extension DedupStage {
     /// The keys with screens off.
     private func saved(_ keys: ScreenStageSlot) -> [JSONMember] {
         [JSONMember("keys", .array(cache.entriesOldestFirst(of: keys.keys).map { entry in
-            .object([JSONMember("key", .string(SavedBytes.text(entry.key))),
+            .object([JSONMember("key", SavedKey.value(entry.key)),
                      JSONMember("time", .integer(entry.value.time)), JSONMember("id", .string(entry.value.id))])
         }))]
     }
@@ -166,7 +166,7 @@ extension DedupStage {
             let entry = try SavedObject(item, path: "\(path).keys[\(index)]")
             var key = ByteBuffer(capacity: 64)
             if let screen { key.appendSerial(screen) }
-            try SavedBytes.bytes(try entry.required("key"), path: "\(path).keys[\(index)].key").withUnsafeBytes { key.append($0) }
+            try SavedKey.bytes(try entry.required("key"), path: "\(path).keys[\(index)].key").withUnsafeBytes { key.append($0) }
             let passed = PassedToast(time: try entry.integer("time"), id: try entry.string("id"))
             key.withBytes { restored.insert($0, hash: RecencyCache<PassedToast>.hash($0), passed, in: &keys.keys) }
         }

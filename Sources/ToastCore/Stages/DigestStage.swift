@@ -142,12 +142,12 @@ package final class DigestStage: ToastStage, CalledUnretained {
 }
 
 extension DigestStage {
-    /// Each open window's group key (hexadecimal bytes) with its value, its timer and the
+    /// Each open window's group key (`SavedKey`) with its value, its timer and the
     /// toasts held in it in arrival order; the token counter.
     package func saveState() -> JSONValue? {
         .object([
             JSONMember("windows", .array(windows.sorted { $0.value.timer < $1.value.timer }.map { key, window in
-                .object([JSONMember("key", .string(SavedBytes.text(key))), JSONMember("value", window.value ?? .null),
+                .object([JSONMember("key", SavedKey.value(key)), JSONMember("value", window.value ?? .null),
                          JSONMember("has_value", .bool(window.value != nil)),
                          JSONMember("timer", .integer(Int64(window.timer))),
                          JSONMember("held", .array(window.held.map(\.savedState)))])
@@ -165,7 +165,7 @@ extension DigestStage {
         for (index, item) in savedWindows.enumerated() {
             let itemPath = "\(path).windows[\(index)]"
             let window = try SavedObject(item, path: itemPath)
-            let key = try SavedBytes.bytes(try window.required("key"), path: "\(itemPath).key")
+            let key = try SavedKey.bytes(try window.required("key"), path: "\(itemPath).key")
             let held = try window.list("held")
             let timer = Int(try window.integer("timer"))
             // Each window has a key and a timer of its own: a timer fires one window.

@@ -230,7 +230,7 @@ struct TimeWindow {
 }
 
 extension RateLimitStage {
-    /// Each group's key (hexadecimal bytes) with the times of its passes in the window and the
+    /// Each group's key (`SavedKey`) with the times of its passes in the window and the
     /// drops its pending summary stands for; the summaries' timers by token, and the counters.
     /// With screens on, a group and a summary name their screen's serial (`screen`, the key
     /// without it), and each screen's last pass and pending summaries are listed (`screens`).
@@ -296,14 +296,14 @@ extension RateLimitStage {
 
     /// A group's key as saved: with screens on, its screen's serial and the rest of the key.
     private func screenAndKey(_ key: [UInt8]) -> [JSONMember] {
-        guard screens != nil, let serial = ScreenSerialPrefix.serial(of: key) else { return [JSONMember("key", .string(SavedBytes.text(key)))] }
+        guard screens != nil, let serial = ScreenSerialPrefix.serial(of: key) else { return [JSONMember("key", SavedKey.value(key))] }
         return [JSONMember("screen", .integer(Int64(serial))),
-                JSONMember("key", .string(SavedBytes.text(key.dropFirst(ScreenSerialPrefix.count))))]
+                JSONMember("key", SavedKey.value(key.dropFirst(ScreenSerialPrefix.count)))]
     }
 
     /// The key `screenAndKey` saved.
     private func key(from object: SavedObject, path: String) throws -> [UInt8] {
-        let key = try SavedBytes.bytes(try object.required("key"), path: "\(path).key")
+        let key = try SavedKey.bytes(try object.required("key"), path: "\(path).key")
         guard screens != nil else { return key }
         var serial = Int(try object.integer("screen"))
         return withUnsafeBytes(of: &serial) { Array($0) } + key

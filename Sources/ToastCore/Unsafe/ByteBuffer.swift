@@ -83,7 +83,7 @@
     }
 
     /// Appends `bytes` as a JSON string of lowercase hexadecimal digits, quotes included
-    /// (`SavedBytes`), with one check for room.
+    /// (a saved key that has no readable form, `SavedKey`), with one check for room.
     mutating func appendHexString(_ bytes: UnsafeRawBufferPointer) {
         reserve(2 * bytes.count + 2)
         var out = base + count

@@ -16,11 +16,13 @@ import ToastIO
 /// started (and the caller's again after `finish()`).
 final class CheckpointThread: @unchecked Sendable {
     /// A checkpoint whose records are written: the run (its pipeline aside), the pipeline's
-    /// rows that changed (nil: none yet, a run not begun), and the output's length after them.
+    /// rows that changed (nil: none yet, a run not begun), the output's length after them, and
+    /// whether it is the run's last.
     struct Job: Sendable {
         var state: SavedRun
         var rows: SavedRowChanges?
         var outputLength: Int64?
+        var isLast = false
     }
 
     private let file: StateDatabase
@@ -90,7 +92,7 @@ final class CheckpointThread: @unchecked Sendable {
         state.outputLength = job.outputLength
         checkMovesForward(state)
         file.killIfAsked(at: "after-records", checkpoint: file.checkpoints + 1)
-        let reason = file.write(state, rows: job.rows) { [output] in
+        let reason = file.write(state, rows: job.rows, last: job.isLast) { [output] in
             guard let output, let reason = output.sync() else { return nil }
             return "cannot sync \(output.path): \(reason)"
         }

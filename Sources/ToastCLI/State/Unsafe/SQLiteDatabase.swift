@@ -24,8 +24,10 @@ final class SQLiteDatabase {
         // A busy database (a reader's transaction on the WAL's checkpoint) is waited for a while.
         sqlite3_busy_timeout(handle, 5_000)
         // The WAL, synced at every commit, stays at close for the next open to read: copying
-        // it into the database there would only delay the end of the run.
+        // it into the database there would only delay the end of the run. For the same reason
+        // it is copied when the state says (`copyWAL`), not after any commit that makes it long.
         csqlite_keep_wal_on_close(handle)
+        sqlite3_wal_autocheckpoint(handle, 0)
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -45,6 +47,12 @@ final class SQLiteDatabase {
         guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
               let statement else { throw SQLiteError(message: lastError) }
         return SQLiteStatement(database: self, statement: statement)
+    }
+
+    /// Copies what the WAL holds into the database, as far as no reader needs it (a passive
+    /// checkpoint), so that the WAL starts again from its beginning at the next write.
+    func copyWAL() {
+        sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
     }
 
     /// The first value of the first row of `sql` as text (a pragma's answer); nil for none.

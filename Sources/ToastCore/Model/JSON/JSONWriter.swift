@@ -21,6 +21,21 @@ package struct JSONWriter: ~Copyable {
     /// The text written so far, as an array.
     package var text: [UInt8] { bytes.bytes }
 
+    /// Where the writer stands, to go back to (`rollBack(to:)`).
+    package struct Mark {
+        fileprivate let count: Int
+        fileprivate let afterValue: Bool
+    }
+
+    package var mark: Mark { Mark(count: bytes.count, afterValue: afterValue) }
+
+    /// Forgets what was written since `mark` (a value that turned out to need another form).
+    package mutating func rollBack(to mark: Mark) {
+        precondition(mark.count <= bytes.count, "a mark of this writer's text")
+        bytes.count = mark.count
+        afterValue = mark.afterValue
+    }
+
     /// The text written so far, and the writer emptied for the next one.
     package mutating func takeText() -> [UInt8] {
         defer {
@@ -97,7 +112,7 @@ package struct JSONWriter: ~Copyable {
         afterValue = true
     }
 
-    /// Bytes as a string of lowercase hexadecimal digits (`SavedBytes`).
+    /// Bytes as a string of lowercase hexadecimal digits (`SavedKey`).
     package mutating func hexString(_ data: UnsafeRawBufferPointer) {
         separate()
         bytes.appendHexString(data)
