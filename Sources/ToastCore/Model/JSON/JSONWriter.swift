@@ -45,29 +45,29 @@ package struct JSONWriter: ~Copyable {
         return bytes.bytes
     }
 
-    package mutating func beginObject() {
+    @inline(__always) package mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
     }
 
-    package mutating func endObject() {
+    @inline(__always) package mutating func endObject() {
         bytes.append(UInt8(ascii: "}"))
         afterValue = true
     }
 
-    package mutating func beginArray() {
+    @inline(__always) package mutating func beginArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
     }
 
-    package mutating func endArray() {
+    @inline(__always) package mutating func endArray() {
         bytes.append(UInt8(ascii: "]"))
         afterValue = true
     }
 
     /// A member's name and its colon; `name` needs no escapes (the saved forms' names are
     /// plain ASCII words).
-    package mutating func key(_ name: StaticString) {
+    @inline(__always) package mutating func key(_ name: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
         bytes.appendLiteral(name)
@@ -81,7 +81,7 @@ package struct JSONWriter: ~Copyable {
         bytes.append(UInt8(ascii: ":"))
     }
 
-    package mutating func integer(_ number: Int64) {
+    @inline(__always) package mutating func integer(_ number: Int64) {
         separate()
         if number < 0 { bytes.append(UInt8(ascii: "-")) }
         StreamTime.appendDecimal(number.magnitude, to: &bytes)
@@ -90,14 +90,14 @@ package struct JSONWriter: ~Copyable {
 
     package mutating func integer(_ number: Int) { integer(Int64(number)) }
 
-    package mutating func string(_ text: String) {
+    @inline(__always) package mutating func string(_ text: String) {
         separate()
         JSONText.appendString(text, to: &bytes)
         afterValue = true
     }
 
     /// A string from its UTF-8 bytes (a toast's message as it holds it), escaped.
-    package mutating func string(utf8 text: UnsafeRawBufferPointer) {
+    @inline(__always) package mutating func string(utf8 text: UnsafeRawBufferPointer) {
         separate()
         bytes.append(UInt8(ascii: "\""))
         JSONText.appendEscaped(text, to: &bytes)
@@ -125,7 +125,7 @@ package struct JSONWriter: ~Copyable {
         afterValue = true
     }
 
-    package mutating func null() {
+    @inline(__always) package mutating func null() {
         separate()
         bytes.appendLiteral("null")
         afterValue = true
@@ -139,17 +139,17 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// A member with its value: `key(name)` then the value.
-    package mutating func member(_ name: StaticString, _ number: Int64) {
+    @inline(__always) package mutating func member(_ name: StaticString, _ number: Int64) {
         key(name)
         integer(number)
     }
 
-    package mutating func member(_ name: StaticString, _ number: Int) {
+    @inline(__always) package mutating func member(_ name: StaticString, _ number: Int) {
         key(name)
         integer(Int64(number))
     }
 
-    package mutating func member(_ name: StaticString, _ text: String) {
+    @inline(__always) package mutating func member(_ name: StaticString, _ text: String) {
         key(name)
         string(text)
     }
@@ -172,7 +172,7 @@ package struct JSONWriter: ~Copyable {
     /// that left a container open.
     package var value: JSONValue? { try? JSONScanner.value(of: bytes.bytes) }
 
-    private mutating func separate() {
+    @inline(__always) private mutating func separate() {
         if afterValue {
             bytes.append(UInt8(ascii: ","))
             afterValue = false
