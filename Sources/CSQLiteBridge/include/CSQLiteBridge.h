@@ -10,4 +10,9 @@
 /// close only delays the end of a run. SQLite's result code.
 int csqlite_keep_wal_on_close(sqlite3 *db);
 
+/// After each commit of `db`, `*pages` is the number of pages the WAL holds. This takes the
+/// place of SQLite's own copy of a long WAL into the database at a commit (its hook), so that
+/// the caller chooses when to copy (`sqlite3_wal_checkpoint_v2`). `pages` must outlive `db`.
+void csqlite_count_wal_pages(sqlite3 *db, int *pages);
+
 #endif

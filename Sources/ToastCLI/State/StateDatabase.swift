@@ -173,8 +173,8 @@ final class StateDatabase {
     /// (`rows` nil: the state of a run that has not begun, whose pipeline has no rows yet).
     /// `beforeCommit` runs last before the commit (the output's sync, which so goes on while the
     /// rows are written); a reason it returns rolls the checkpoint back. Unless it is the run's
-    /// `last`, the WAL is then copied into the database (the last one's stays in the WAL, for the
-    /// next run to read, and the run ends sooner). Returns the reason when it cannot (the last
+    /// `last`, a long WAL is then copied into the database (the last one's stays in the WAL, for
+    /// the next run to read, and the run ends sooner). Returns the reason when it cannot (the last
     /// checkpoint stays).
     func write(_ run: SavedRun, rows: SavedRowChanges?, last: Bool = false, beforeCommit: () -> String? = { nil }) -> String? {
         checkpoints += 1
@@ -212,7 +212,7 @@ final class StateDatabase {
             return "cannot write --state \(path): \(error)"
         }
         killIfAsked(at: "after-commit")
-        if !last { database?.copyWAL() }
+        if !last { database?.copyWALIfLong() }
         return nil
     }
 

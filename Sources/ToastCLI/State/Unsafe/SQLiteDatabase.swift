@@ -10,6 +10,9 @@ import CSQLiteBridge
 /// alive); a column's bytes are copied out before the next step.
 final class SQLiteDatabase {
     fileprivate let handle: OpaquePointer
+    /// The pages the WAL holds after the last commit (set by SQLite, `csqlite_count_wal_pages`);
+    /// freed after the connection is closed.
+    private let walPageCount = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
 
     /// Opens (or creates) the database at `path`.
     init(path: String) throws(SQLiteError) {
@@ -25,12 +28,16 @@ final class SQLiteDatabase {
         sqlite3_busy_timeout(handle, 5_000)
         // The WAL, synced at every commit, stays at close for the next open to read: copying
         // it into the database there would only delay the end of the run. For the same reason
-        // it is copied when the state says (`copyWAL`), not after any commit that makes it long.
+        // it is copied when the state says (`copyWALIfLong`), not after any commit that makes it long.
         csqlite_keep_wal_on_close(handle)
-        sqlite3_wal_autocheckpoint(handle, 0)
+        walPageCount.initialize(to: 0)
+        csqlite_count_wal_pages(handle, walPageCount)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        sqlite3_close_v2(handle)
+        walPageCount.deallocate()
+    }
 
     /// Runs statements that return no rows (a schema, a pragma).
     func execute(_ sql: String) throws(SQLiteError) {
@@ -49,10 +56,14 @@ final class SQLiteDatabase {
         return SQLiteStatement(database: self, statement: statement)
     }
 
-    /// Copies what the WAL holds into the database, as far as no reader needs it (a passive
-    /// checkpoint), so that the WAL starts again from its beginning at the next write.
-    func copyWAL() {
+    /// Copies what the WAL holds into the database once it holds SQLite's usual measure of
+    /// pages (1,000) or more, as far as no reader needs them (a passive checkpoint), so that the
+    /// WAL starts again from its beginning at the next write: a long WAL is copied once, not a
+    /// short one at every commit.
+    func copyWALIfLong() {
+        guard walPageCount.pointee >= 1_000 else { return }
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        walPageCount.pointee = 0
     }
 
     /// The first value of the first row of `sql` as text (a pragma's answer); nil for none.
