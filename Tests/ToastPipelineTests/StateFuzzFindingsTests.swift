@@ -59,4 +59,26 @@ import Testing
             #expect(after == expected, "screens: \(screens): they part at character \(same)")
         }
     }
+
+    /// The fuzz seeds of states whose keys are hexadecimal (as earlier builds wrote them) and
+    /// their twins with the same keys readable (Fuzz/state-seeds/*-readable.state): both restore
+    /// into the same run, which saves its keys readable.
+    @Test(arguments: ["screens", "service"])
+    func aStateOfHexadecimalKeysRestoresAsItsReadableTwin(_ seed: String) throws {
+        func restored(_ file: String, screens: Bool) throws -> String {
+            let text = try String(contentsOfFile: Self.root + "/Fuzz/state-seeds/" + file, encoding: .utf8)
+            let fields = text.split(separator: "\n").map { line -> (name: String, value: String) in
+                let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+                return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+            }
+            let state = try #require(try RedisStateHash.savedRun(fields: fields)?.run.pipeline)
+            let pipeline = makePipeline(screens: screens)
+            try pipeline.restore(from: state)
+            return JSONText.encode(try pipeline.savedState())
+        }
+        let screens = seed == "screens"
+        let fromHexadecimal = try restored(seed + ".state", screens: screens)
+        #expect(fromHexadecimal == (try restored(seed + "-readable.state", screens: screens)))
+        #expect(fromHexadecimal.contains(#""key":["#))
+    }
 }
