@@ -81,4 +81,24 @@ import Testing
         second.finish(drain: true)
         #expect(firstLog.jsonLines + secondLog.jsonLines == wholeLog.jsonLines)
     }
+
+    /// Screens are ordered by their stamps of recency: two screens with the same stamp (which
+    /// a run never gives twice) make rows that do not go together, whatever order they come in
+    /// (a fuzz finding, Fuzz/findings/state-2.tsv).
+    @Test func twoScreensWithOneStampOfRecencyAreRefused() throws {
+        let pipeline = makePipeline(RecordLog())
+        for (index, user) in ["u1", "u2"].enumerated() { pipeline.handle(show("m", user: user, at: Int64(index), sticky: true)) }
+        var rows: [SavedRowID: JSONValue] = [:]
+        apply(try pipeline.savedRows(), to: &rows)
+        let screens = rows.keys.filter { $0.kind == .screen }.sorted { $0.number < $1.number }
+        #expect(screens.count == 2)
+        guard screens.count == 2, case .object(var members)? = rows[screens[1]],
+              let named = members.firstIndex(where: { $0.name == "named" }), case .object(let first)? = rows[screens[0]],
+              let stamp = first.first(where: { $0.name == "named" })?.value else { return }
+        members[named].value = stamp
+        rows[screens[1]] = .object(members)
+        #expect(throws: SavedStateError("screens \(screens[0].number) and \(screens[1].number) have the same stamp of recency (named \(JSONText.encode(stamp)))")) {
+            try Pipeline.savedState(fromRows: rows, stages: pipeline.stageNames)
+        }
+    }
 }

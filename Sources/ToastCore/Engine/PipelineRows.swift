@@ -145,9 +145,13 @@ extension Pipeline {
         var screens = JSONValue.null
         if let counters = rows[.part("screens")], case .object(let members) = counters {
             let list = try numbered(.screen).map { row in
-                (try SavedObject(row.value, path: "screen \(row.number)").integer("named"), row.value)
+                (named: try SavedObject(row.value, path: "screen \(row.number)").integer("named"), serial: row.number, value: row.value)
+            }.sorted { ($0.named, $0.serial) < ($1.named, $1.serial) }
+            // The stamps order the screens by recency: each is given once, so two alike are damage.
+            for (earlier, later) in zip(list, list.dropFirst()) where earlier.named == later.named {
+                throw SavedStateError("screens \(earlier.serial) and \(later.serial) have the same stamp of recency (named \(later.named))")
             }
-            screens = .object([JSONMember("list", .array(list.sorted { $0.0 < $1.0 }.map(\.1))),
+            screens = .object([JSONMember("list", .array(list.map(\.value))),
                                JSONMember("windows", try inOrderOfFiring(.window))] + members)
         }
         return .object([
