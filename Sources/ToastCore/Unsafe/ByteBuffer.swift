@@ -112,6 +112,12 @@
         count += range.count
     }
 
+    /// Forgets what was written after the first `count` bytes, keeping the memory.
+    mutating func truncate(to count: Int) {
+        precondition(count >= 0 && count <= self.count, "a length of the bytes written")
+        self.count = count
+    }
+
     /// Forgets what is written, keeping the memory.
     @inlinable package mutating func removeAll() {
         count = 0

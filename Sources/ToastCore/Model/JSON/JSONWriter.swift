@@ -31,8 +31,7 @@ package struct JSONWriter: ~Copyable {
 
     /// Forgets what was written since `mark` (a value that turned out to need another form).
     package mutating func rollBack(to mark: Mark) {
-        precondition(mark.count <= bytes.count, "a mark of this writer's text")
-        bytes.count = mark.count
+        bytes.truncate(to: mark.count)
         afterValue = mark.afterValue
     }
 
