@@ -82,26 +82,6 @@
         text.withUTF8Bytes { appendKeyPart(tag, $0) }
     }
 
-    /// Appends `bytes` as a JSON string of lowercase hexadecimal digits, quotes included
-    /// (a saved key that has no readable form, `SavedKey`), with one check for room.
-    mutating func appendHexString(_ bytes: UnsafeRawBufferPointer) {
-        reserve(2 * bytes.count + 2)
-        var out = base + count
-        out.pointee = UInt8(ascii: "\"")
-        out += 1
-        for byte in bytes {
-            out[0] = Self.hexDigit(byte >> 4)
-            out[1] = Self.hexDigit(byte & 0xF)
-            out += 2
-        }
-        out.pointee = UInt8(ascii: "\"")
-        count += 2 * bytes.count + 2
-    }
-
-    @inline(__always) private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
-    }
-
     /// Appends a copy of the bytes written at `range` (a record that repeats a text it wrote
     /// copies it instead of escaping it again).
     @inlinable package mutating func appendCopy(of range: Range<Int>) {

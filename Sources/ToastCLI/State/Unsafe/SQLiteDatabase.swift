@@ -56,12 +56,14 @@ final class SQLiteDatabase {
         return SQLiteStatement(database: self, statement: statement)
     }
 
-    /// Copies what the WAL holds into the database once it holds SQLite's usual measure of
-    /// pages (1,000) or more, as far as no reader needs them (a passive checkpoint), so that the
-    /// WAL starts again from its beginning at the next write: a long WAL is copied once, not a
-    /// short one at every commit.
+    /// The WAL's length, in pages, from which it is copied: the one SQLite copies at by itself.
+    private static let longWAL: Int32 = 1_000
+
+    /// Copies what the WAL holds into the database once it is `longWAL` or longer, as far as no
+    /// reader needs it (a passive checkpoint), so that the WAL starts again from its beginning
+    /// at the next write: a long WAL is copied once, not a short one at every commit.
     func copyWALIfLong() {
-        guard walPageCount.pointee >= 1_000 else { return }
+        guard walPageCount.pointee >= Self.longWAL else { return }
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         walPageCount.pointee = 0
     }

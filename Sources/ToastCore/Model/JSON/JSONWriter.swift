@@ -111,10 +111,16 @@ package struct JSONWriter: ~Copyable {
         afterValue = true
     }
 
-    /// Bytes as a string of lowercase hexadecimal digits (`SavedKey`).
+    /// Bytes as a string of lowercase hexadecimal digits (a key `SavedKey` has no readable
+    /// form for).
     package mutating func hexString(_ data: UnsafeRawBufferPointer) {
         separate()
-        bytes.appendHexString(data)
+        bytes.append(UInt8(ascii: "\""))
+        for byte in data {
+            bytes.append(JSONText.hexDigits[Int(byte >> 4)])
+            bytes.append(JSONText.hexDigits[Int(byte & 0xF)])
+        }
+        bytes.append(UInt8(ascii: "\""))
         afterValue = true
     }
 
