@@ -55,13 +55,17 @@ public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         guard (try? pipeline.restore(from: state)) != nil else { continue }
         // The same run as rows (a --state file's), put together again: it restores alike.
         if let rows = try? pipeline.savedRows(), let before = try? pipeline.savedState() {
+            // The screens' rows as text, read one at a time by the restore, as from a state file.
             var kept: [SavedRowID: JSONValue] = [:]
-            for row in rows.written { kept[row.id] = row.value }
-            guard let tree = try? Pipeline.savedState(fromRows: kept, stages: pipeline.stageNames) else {
+            var screenRows = SavedScreenRows()
+            for row in rows.written {
+                if row.id.kind == .screen { screenRows.append(serial: row.id.number, text: row.text) } else { kept[row.id] = row.value }
+            }
+            guard let saved = try? Pipeline.savedPipeline(fromRows: kept, screenRows: screenRows, stages: pipeline.stageNames) else {
                 preconditionFailure("rows a pipeline wrote do not go together")
             }
             let again = makePipeline(screens: screens)
-            guard (try? again.restore(from: tree)) != nil else { preconditionFailure("rows a pipeline wrote do not restore") }
+            guard (try? again.restore(from: saved)) != nil else { preconditionFailure("rows a pipeline wrote do not restore") }
             // Compared as written: a float that is not a number equals no value, itself included.
             var written: [UInt8] = [], rewritten: [UInt8] = []
             JSONText.appendValue(before, to: &written)

@@ -244,6 +244,38 @@ import Testing
         }
     }
 
+    /// A value's integers are read by a short path (`scanSmallInteger`): a value reads as the
+    /// number `parseNumber` makes of the same text, or is refused alike.
+    @Test func valuesReadNumbersAsParseNumberDoes() {
+        var generator = SystemRandomNumberGenerator()
+        var texts = ["0", "-0", "1", "-1", "10", "01", "-01", "0.5", "1e3", "1E3", "123456789012345678", "999999999999999999",
+                     "1234567890123456789", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-", "1.", "2x"]
+        let digits = Array("0123456789")
+        for _ in 0..<3_000 {
+            var text = Bool.random(using: &generator) ? "-" : ""
+            text += String((0..<Int.random(in: 0...21, using: &generator)).map { _ in digits.randomElement(using: &generator)! })
+            text += ["", "", ".5", "e2"].randomElement(using: &generator)!
+            texts.append(text)
+        }
+        for text in texts {
+            let fromValue = try? JSONScanner.value(of: Array("{\"n\":\(text)}".utf8))
+            var bytes = Array(text.utf8)
+            let number = bytes.withUnsafeMutableBufferPointer { buffer -> JSONNumber? in
+                var scanner = JSONScanner(UnsafeBufferPointer(buffer))
+                guard let number = try? scanner.parseNumber(), scanner.isAtEnd else { return nil }
+                return number
+            }
+            #expect(fromValue == number.map { .object([JSONMember("n", $0.jsonValue)]) }, "\(text)")
+        }
+    }
+
+    /// A member named twice keeps its last value, in the first one's place, whatever names of
+    /// the same length stand between.
+    @Test func aMemberNamedTwiceKeepsItsLastValue() throws {
+        let value = try JSONScanner.value(of: Array(#"{"ab":1,"cd":2,"abc":3,"ab":4,"cd":5}"#.utf8))
+        #expect(value == .object([JSONMember("ab", .integer(4)), JSONMember("cd", .integer(5)), JSONMember("abc", .integer(3))]))
+    }
+
     @Test func timesPrintAsTheShortestDecimal() {
         #expect(StreamTime.format(3_000_000) == "3")
         #expect(StreamTime.format(3_500_000) == "3.5")

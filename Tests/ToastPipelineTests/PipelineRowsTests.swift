@@ -52,6 +52,85 @@ import Testing
         #expect(one.deleted.isEmpty)
     }
 
+    /// A rate limit's groups are kept with their screens: a screen's row holds them, and the
+    /// stage's own row stays small however many screens there are.
+    @Test func aScreensRateLimitGroupsAreInItsRow() throws {
+        let pipeline = makePipeline(RecordLog())
+        for user in 0..<600 { pipeline.handle(show("hello", user: "u\(user)", at: 1)) }
+        let rows = try pipeline.savedRows()
+        let part = try #require(rows.written.first { $0.id == .part("stage rate_limit") }?.value)
+        #expect(try SavedObject(part, path: "").list("groups") == [])
+        let row = try #require(rows.written.first { row in
+            row.id.kind == .screen && row.value.flatMap { try? SavedObject($0, path: "").string("key") } == "u7"
+        })
+        let screen = try SavedObject(try #require(row.value), path: "screen")
+        let keyed = try SavedObject(try screen.required("keyed"), path: "keyed")
+        let rateLimit = try SavedObject(try keyed.required("rate_limit"), path: "rate_limit")
+        #expect(try rateLimit.list("groups") == [.object([JSONMember("key", .object([JSONMember("value", .string("u7"))])),
+                                                          JSONMember("passes", .array([.integer(1_000_000)]))])])
+    }
+
+    /// A state saved before each screen's row held its rate-limit groups has them in the stage's
+    /// row, each naming its screen: it restores into the same run.
+    @Test func rateLimitGroupsKeptInTheStagesRowStillRestore() throws {
+        let events = (0..<40).map { show("m\($0 % 3)", user: "u\($0 % 5)", at: Int64($0 / 8)) }
+        let pipeline = makePipeline(RecordLog())
+        for event in events { pipeline.handle(event) }
+        var rows: [SavedRowID: JSONValue] = [:]
+        apply(try pipeline.savedRows(), to: &rows)
+        // The earlier form: the groups out of each screen's part, into the stage's row.
+        var groups: [JSONValue] = []
+        for (id, value) in rows where id.kind == .screen {
+            guard case .object(var members) = value, let keyedIndex = members.firstIndex(where: { $0.name == "keyed" }),
+                  case .object(var keyed) = members[keyedIndex].value, let partIndex = keyed.firstIndex(where: { $0.name == "rate_limit" }),
+                  case .object(var part) = keyed[partIndex].value, let groupsIndex = part.firstIndex(where: { $0.name == "groups" }),
+                  case .array(let own) = part[groupsIndex].value else { continue }
+            for case .object(let group) in own { groups.append(.object([JSONMember("screen", .integer(id.number))] + group)) }
+            part.remove(at: groupsIndex)
+            keyed[partIndex].value = .object(part)
+            members[keyedIndex].value = .object(keyed)
+            rows[id] = .object(members)
+        }
+        #expect(groups.count == 5)
+        guard case .object(var stage)? = rows[.part("stage rate_limit")], let index = stage.firstIndex(where: { $0.name == "groups" }) else {
+            Issue.record("no rate_limit part")
+            return
+        }
+        stage[index].value = .array(groups)
+        rows[.part("stage rate_limit")] = .object(stage)
+        let again = makePipeline(RecordLog())
+        try again.restore(from: try Pipeline.savedState(fromRows: rows, stages: pipeline.stageNames))
+        #expect(JSONText.encode(try again.savedState()) == JSONText.encode(try pipeline.savedState()))
+    }
+
+    /// Screens' rows as text, as a state file gives them, are read one at a time (by threads
+    /// of their own when there are many): they restore the run their values restore, and a row
+    /// that is not JSON is named.
+    @Test func screensRowsAsTextRestoreAsTheirValuesDo() throws {
+        let pipeline = makePipeline(RecordLog())
+        for user in 0..<1_500 { pipeline.handle(show("hello \(user % 11)", user: "u\(user % 1_300)", at: Int64(user / 100))) }
+        let written = try pipeline.savedRows().written
+        var rows: [SavedRowID: JSONValue] = [:]
+        var screenRows = SavedScreenRows()
+        // In an order other than the serials': the restore orders the screens by their stamps.
+        for row in written.reversed() {
+            if row.id.kind == .screen { screenRows.append(serial: row.id.number, text: row.text) } else { rows[row.id] = row.value }
+        }
+        #expect(screenRows.serials.count == 1_300)
+        let again = makePipeline(RecordLog())
+        try again.restore(from: try Pipeline.savedPipeline(fromRows: rows, screenRows: screenRows, stages: pipeline.stageNames))
+        #expect(JSONText.encode(try again.savedState()) == JSONText.encode(try pipeline.savedState()))
+
+        var damaged = SavedScreenRows()
+        for row in written where row.id.kind == .screen {
+            damaged.append(serial: row.id.number, text: row.id.number == 700 ? Array(row.text.dropLast()) : row.text)
+        }
+        #expect(throws: SavedStateError("screen 700: invalid JSON: unexpected end of line, expected ',' or '}'")) {
+            try makePipeline(RecordLog()).restore(from: try Pipeline.savedPipeline(fromRows: rows, screenRows: damaged,
+                                                                                  stages: pipeline.stageNames))
+        }
+    }
+
     @Test func rowsPutTogetherRestoreTheRunThatNeverStopped() throws {
         let events = (0..<120).map { index in
             show("m\(index % 7)", user: "u\(index % 9)", at: Int64(index), sticky: index % 4 == 0)
@@ -83,7 +162,7 @@ import Testing
     }
 
     /// Screens are ordered by their stamps of recency: two screens with the same stamp (which
-    /// a run never gives twice) make rows that do not go together, whatever order they come in
+    /// a run never gives twice) make rows that do not restore, whatever order they come in
     /// (a fuzz finding, Fuzz/findings/state-2.tsv).
     @Test func twoScreensWithOneStampOfRecencyAreRefused() throws {
         let pipeline = makePipeline(RecordLog())
@@ -97,8 +176,9 @@ import Testing
               let stamp = first.first(where: { $0.name == "named" })?.value else { return }
         members[named].value = stamp
         rows[screens[1]] = .object(members)
+        let saved = try Pipeline.savedState(fromRows: rows, stages: pipeline.stageNames)
         #expect(throws: SavedStateError("screens \(screens[0].number) and \(screens[1].number) have the same stamp of recency (named \(JSONText.encode(stamp)))")) {
-            try Pipeline.savedState(fromRows: rows, stages: pipeline.stageNames)
+            try makePipeline(RecordLog()).restore(from: saved)
         }
     }
 }

@@ -64,11 +64,15 @@ import Testing
             guard (try? pipeline.restore(from: state)) != nil else { continue }
             let rows = try pipeline.savedRows()
             let before = try pipeline.savedState()
+            // The screens' rows as text, read one at a time by the restore, as from a state file.
             var kept: [SavedRowID: JSONValue] = [:]
-            for row in rows.written { kept[row.id] = row.value }
-            let tree = try Pipeline.savedState(fromRows: kept, stages: pipeline.stageNames)
+            var screenRows = SavedScreenRows()
+            for row in rows.written {
+                if row.id.kind == .screen { screenRows.append(serial: row.id.number, text: row.text) } else { kept[row.id] = row.value }
+            }
+            let saved = try Pipeline.savedPipeline(fromRows: kept, screenRows: screenRows, stages: pipeline.stageNames)
             let again = makePipeline(screens: screens)
-            try again.restore(from: tree)
+            try again.restore(from: saved)
             let after = JSONText.encode(try again.savedState()), expected = JSONText.encode(before)
             let same = after.commonPrefix(with: expected).count
             #expect(after == expected, "screens: \(screens): they part at character \(same)")

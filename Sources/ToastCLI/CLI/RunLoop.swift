@@ -122,7 +122,7 @@ struct RunLoop {
     private mutating func begin() {
         if let resumed = setup.resumed {
             pipeline.stateRestored(timersWhileLoading: scripts.timersWhileLoading)
-            let timers = resumed.pipeline.flatMap { try? SavedObject($0, path: "pipeline").integer("script_timers") } ?? 0
+            let timers = resumed.pipeline.flatMap { try? SavedObject($0.tree, path: "pipeline").integer("script_timers") } ?? 0
             var note: String
             if let group = setup.consumerGroup {
                 note = "note: went on from the state at \(group.stateDescription)"

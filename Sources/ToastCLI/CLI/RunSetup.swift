@@ -131,7 +131,7 @@ struct RunSetup {
         // The scripts see the saved `store` when they run, as after a reload.
         scripts = try Self.loadScripts(options: options, environment: environment, registry: registry, reports: reports,
                                        generatedIDs: GeneratedIDs(), store: saved?.pipeline == nil ? nil : saved?.store,
-                                       clockAtLoad: saved?.pipeline.flatMap { try? SavedObject($0, path: "pipeline").integer("now") } ?? 0)
+                                       clockAtLoad: saved?.pipeline.flatMap { try? SavedObject($0.tree, path: "pipeline").integer("now") } ?? 0)
         let settings = scripts.settings
 
         let sink: any ByteSink
@@ -308,7 +308,7 @@ struct RunSetup {
         } else {
             startPosition = InputPosition()
         }
-        resumed = saved?.pipeline == nil ? nil : saved
+        resumed = saved?.pipeline == nil ? nil : saved?.restored
         // A state file and a consumer's hash alike: the next checkpoint writes what changes from
         // here, and deletes the restored rows of what is then gone.
         if let saved, saved.pipeline != nil { pipeline.rowsWereRestored(saved.pipelineRowIDs) }

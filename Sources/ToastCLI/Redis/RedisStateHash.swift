@@ -60,11 +60,17 @@ struct RedisStateHash {
         guard !fields.isEmpty else { return nil }
         var run: [String: JSONValue] = [:]
         var rows: [SavedRowID: JSONValue] = [:]
+        // The screens stay text until the restore reads each (`SavedScreenRows`).
+        var screenRows = SavedScreenRows()
         var commit: Int64 = 0
         for (name, text) in fields {
             if name == RedisHashChanges.commitField {
                 guard let number = Int64(text) else { throw .damaged("its field commit is not a number") }
                 commit = number
+                continue
+            }
+            if let id = row(ofField: name), id.kind == .screen {
+                screenRows.append(serial: id.number, text: Array(text.utf8))
                 continue
             }
             let value: JSONValue
@@ -81,7 +87,7 @@ struct RedisStateHash {
                 throw .damaged("it has a field \(TerminalText.escaped(name)), which no toastscript writes")
             }
         }
-        return (try SavedRun(runRows: run, pipelineRows: rows), commit)
+        return (try SavedRun(runRows: run, pipelineRows: rows, screenRows: screenRows), commit)
     }
 
     /// Remembers the parts a restored state holds, so that the first commit leaves out those

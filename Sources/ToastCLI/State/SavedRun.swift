@@ -39,8 +39,9 @@ struct SavedRun: Equatable, Sendable {
     /// Whether the run had come to the end of its input (and drained).
     var ended: Bool
     var store: StoredValue
-    /// `Pipeline.savedState()`; nil before the first toast.
-    var pipeline: JSONValue?
+    /// The pipeline as its rows give it (`Pipeline.savedPipeline(fromRows:)`); nil before the
+    /// first toast.
+    var pipeline: SavedPipeline?
     /// The pipeline's rows it was put together from (a state file's), for the pipeline to
     /// write only what changes after the restore.
     var pipelineRowIDs: [SavedRowID] = []
@@ -64,7 +65,7 @@ struct SavedRun: Equatable, Sendable {
     }
 
     init(writtenBy: String, stages: [String], screensBy: String?, output: OutputShape?, input: InputPosition, inputSeekable: Bool,
-         inputFile: FileIdentity? = nil, outputLength: Int64?, ended: Bool, store: StoredValue, pipeline: JSONValue?) {
+         inputFile: FileIdentity? = nil, outputLength: Int64?, ended: Bool, store: StoredValue, pipeline: SavedPipeline?) {
         self.writtenBy = writtenBy
         self.stages = stages
         self.screensBy = screensBy
@@ -80,6 +81,14 @@ struct SavedRun: Equatable, Sendable {
 }
 
 extension SavedRun {
+    /// The run once its pipeline is restored, as a resumed run keeps it: without its screens'
+    /// rows, the most of its memory, which the pipeline now holds.
+    var restored: SavedRun {
+        var run = self
+        run.pipeline?.screenRows = SavedScreenRows()
+        return run
+    }
+
     /// An input file's identity as line 2 keeps it; the numbers that may not fit a JSON integer
     /// (an inode, a checksum) as hexadecimal text.
     static func saved(_ identity: FileIdentity) -> JSONValue {
@@ -127,9 +136,10 @@ extension SavedRun {
         return rows
     }
 
-    /// A state file's run as its rows hold it; the pipeline is put together from its rows
-    /// (none: a run that had not begun).
-    init(runRows run: [String: JSONValue], pipelineRows rows: [SavedRowID: JSONValue]) throws(ReadError) {
+    /// A state file's run as its rows hold it; the pipeline is put together from its rows and
+    /// its screens' rows (none: a run that had not begun).
+    init(runRows run: [String: JSONValue], pipelineRows rows: [SavedRowID: JSONValue],
+         screenRows: SavedScreenRows = SavedScreenRows()) throws(ReadError) {
         func row(_ name: String) throws -> JSONValue {
             guard let value = run[name] else { throw SavedStateError("the run has no \(name)") }
             return value
@@ -149,8 +159,8 @@ extension SavedRun {
                       outputLength: try Int64?(savedState: try row("output_length"), path: "run output_length"),
                       ended: try SavedObject(.object([JSONMember("v", try row("ended"))]), path: "run").bool("v"),
                       store: try StoredValue(savedState: try row("store"), path: "run store"),
-                      pipeline: rows.isEmpty ? nil : try Pipeline.savedState(fromRows: rows, stages: stages))
-            pipelineRowIDs = Array(rows.keys)
+                      pipeline: rows.isEmpty ? nil : try Pipeline.savedPipeline(fromRows: rows, screenRows: screenRows, stages: stages))
+            pipelineRowIDs = Array(rows.keys) + screenRows.serials.map { SavedRowID(kind: .screen, number: $0) }
             inputCursor = try String?(savedState: run["input_cursor"] ?? .null, path: "run input_cursor")
             inputLength = try Int64?(savedState: run["input_length"] ?? .null, path: "run input_length")
             inputReading = try String?(savedState: run["input_reading"] ?? .null, path: "run input_reading")

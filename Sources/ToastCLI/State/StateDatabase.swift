@@ -126,6 +126,8 @@ final class StateDatabase {
     func read() throws(SavedRun.ReadError) -> SavedRun? {
         var run: [String: JSONValue] = [:]
         var rows: [SavedRowID: JSONValue] = [:]
+        // The screens stay text until the restore reads each (`SavedScreenRows`).
+        var screenRows = SavedScreenRows()
         guard let database else { return nil }
         do {
             // The tables are made in one transaction: a database without any is one a run made
@@ -149,7 +151,11 @@ final class StateDatabase {
                 while try statement.step() {
                     let id = kind == .part ? SavedRowID.part(statement.text(0) ?? "") : SavedRowID(kind: kind, number: statement.integer(0))
                     let bytes = statement.bytes(1)
-                    rows[id] = try Self.value(bytes, row: "\(Self.table(of: kind)) \(kind == .part ? id.name : String(id.number))")
+                    if kind == .screen {
+                        screenRows.append(serial: id.number, text: bytes)
+                    } else {
+                        rows[id] = try Self.value(bytes, row: "\(Self.table(of: kind)) \(kind == .part ? id.name : String(id.number))")
+                    }
                     if kind == .part || Self.checksAllRows { written[id] = Self.checksum(bytes) }
                 }
             }
@@ -158,7 +164,7 @@ final class StateDatabase {
         } catch {
             throw .damaged("\(error)")
         }
-        return try SavedRun(runRows: run, pipelineRows: rows)
+        return try SavedRun(runRows: run, pipelineRows: rows, screenRows: screenRows)
     }
 
     private static func value(_ bytes: [UInt8], row: String) throws(SavedRun.ReadError) -> JSONValue {

@@ -82,6 +82,7 @@ extension Pipeline {
 
             var screensNow = Set<Int>()
             let keyedParts = keyedStages(of: table)
+            for keyed in keyedParts { keyed.stage.willWriteSavedParts() }
             try table.forEachScreen { screen in
                 screensNow.insert(screen.serial)
                 let changed = screen.isChangedSinceSave || !tracker.screens.contains(screen.serial)
@@ -113,58 +114,47 @@ extension Pipeline {
     /// The saved form `restore(from:)` reads, put together from a saved run's rows; `stages`
     /// is the order of the run's stages. Throws `SavedStateError` for rows that do not fit.
     package static func savedState(fromRows rows: [SavedRowID: JSONValue], stages: [String]) throws -> JSONValue {
+        try savedPipeline(fromRows: rows, stages: stages).tree
+    }
+
+    /// `savedState(fromRows:stages:)` with the screens of `screenRows` besides those of `rows`,
+    /// left as text for the restore to read one at a time.
+    package static func savedPipeline(fromRows rows: [SavedRowID: JSONValue], screenRows: SavedScreenRows = SavedScreenRows(),
+                                      stages: [String]) throws -> SavedPipeline {
         guard let clock = rows[.part("clock")], let host = rows[.part("host")] else {
             throw SavedStateError("the rows have no clock or no host")
         }
         let clockObject = try SavedObject(clock, path: "clock")
         func numbered(_ kind: SavedRowID.Kind) -> [(number: Int64, value: JSONValue)] {
-            rows.filter { $0.key.kind == kind }.map { ($0.key.number, $0.value) }
+            rows.filter { $0.key.kind == kind }.map { ($0.key.number, $0.value) }.sorted { $0.number < $1.number }
         }
         func inOrderOfFiring(_ kind: SavedRowID.Kind) throws -> JSONValue {
             let timers = try numbered(kind).map { row in (try SavedObject(row.value, path: "\(kind.rawValue) \(row.number)").integer("due"), row) }
             return .array(timers.sorted { ($0.0, $0.1.number) < ($1.0, $1.1.number) }.map(\.1.value))
         }
-        // What a stage keyed by screen keeps for each screen is in the screen's row (`keyed`): back
-        // into the stage's list of screens, by serial, as `saveState` lists them.
-        var keyedParts: [String: [(serial: Int64, part: JSONValue)]] = [:]
-        for (id, value) in rows where id.kind == .screen {
-            guard case .object(let parts)? = try SavedObject(value, path: "screen \(id.number)").optional("keyed") else { continue }
-            for part in parts { keyedParts[part.name, default: []].append((id.number, part.value)) }
-        }
+        // A stage keyed by screen has each screen's part in the screen's row (`keyed`), which
+        // the restore gives it with the screen.
         let stageStates: [JSONValue] = stages.compactMap { name in
-            rows[.part(stagePartPrefix + name)].map { state in
-                var state = state
-                if case .object(var members) = state, let screens = members.firstIndex(where: { $0.name == "screens" }),
-                   let parts = keyedParts[name] {
-                    members[screens].value = .array(parts.sorted { $0.serial < $1.serial }.map(\.part))
-                    state = .object(members)
-                }
-                return .object([JSONMember("name", .string(name)), JSONMember("state", state)])
-            }
+            rows[.part(stagePartPrefix + name)].map { .object([JSONMember("name", .string(name)), JSONMember("state", $0)]) }
         }
         var screens = JSONValue.null
         if let counters = rows[.part("screens")], case .object(let members) = counters {
-            let list = try numbered(.screen).map { row in
-                (named: try SavedObject(row.value, path: "screen \(row.number)").integer("named"), serial: row.number, value: row.value)
-            }.sorted { ($0.named, $0.serial) < ($1.named, $1.serial) }
-            // The stamps order the screens by recency: each is given once, so two alike are damage.
-            for (earlier, later) in zip(list, list.dropFirst()) where earlier.named == later.named {
-                throw SavedStateError("screens \(earlier.serial) and \(later.serial) have the same stamp of recency (named \(later.named))")
-            }
-            screens = .object([JSONMember("list", .array(list.map(\.value))),
+            screens = .object([JSONMember("list", .array(numbered(.screen).map(\.value))),
                                JSONMember("windows", try inOrderOfFiring(.window))] + members)
+        } else if !screenRows.isEmpty || !numbered(.screen).isEmpty {
+            throw SavedStateError("the rows have screens and no part screens")
         }
-        return .object([
+        return SavedPipeline(tree: .object([
             JSONMember("now", try clockObject.required("now")),
             JSONMember("script_timers", try clockObject.required("script_timers")),
             JSONMember("emitted", try clockObject.required("emitted")),
             JSONMember("timers", try inOrderOfFiring(.timer)),
             JSONMember("host", host),
-            JSONMember("held", .array(numbered(.held).sorted { $0.number < $1.number }.map(\.value))),
+            JSONMember("held", .array(numbered(.held).map(\.value))),
             JSONMember("hold_serial", try clockObject.required("hold_serial")),
             JSONMember("screens", screens),
             JSONMember("stages", .array(stageStates)),
-        ])
+        ]), screenRows: screenRows)
     }
 
     /// After a restore from `rows`: the next checkpoint writes only what changes from here.

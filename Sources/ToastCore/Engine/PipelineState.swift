@@ -46,7 +46,13 @@ extension Pipeline {
     /// names), before any event; throws `SavedStateError` naming the part that is wrong, and a
     /// pipeline whose restore threw is not to be run (the run stops before any input).
     package func restore(from saved: JSONValue) throws {
-        let object = try SavedObject(saved, path: "pipeline")
+        try restore(from: SavedPipeline(tree: saved))
+    }
+
+    /// `restore(from:)` for a pipeline put together from rows: its screens are read one row
+    /// at a time, each after the last is restored.
+    package func restore(from saved: SavedPipeline) throws {
+        let object = try SavedObject(saved.tree, path: "pipeline")
         let savedStages = try object.list("stages")
         var restores: [(stage: any ToastStage, state: JSONValue, name: String)] = []
         for (index, item) in savedStages.enumerated() {
@@ -74,7 +80,18 @@ extension Pipeline {
         let savedNow = try object.integer("now")
         let emitted = Int(try object.integer("emitted"))
         try host.restore(from: try object.required("host"))
-        try restoreScreens(from: try object.required("screens"))
+        // The stages before the screens, which restore their parts of those that key their state
+        // by screen (the parts a whole saved pipeline lists in the stage's state are set aside
+        // for their screens).
+        var keyedParts: [String: [Int64: JSONValue]] = [:]
+        for restore in restores {
+            var state = restore.state
+            if screenTable != nil, restore.stage is any ScreenKeyedStage {
+                keyedParts[restore.name] = try Self.takeScreensParts(from: &state, path: "pipeline.stages \(restore.name)")
+            }
+            try Self.restore(restore.stage, named: restore.name, from: state)
+        }
+        try restoreScreens(from: try object.required("screens"), rows: saved.screenRows, keyedParts: keyedParts)
         // After the screens: a timer with a value is restored by the instance that set it.
         var timerValues: [Int: (value: any Sendable, screen: Int)] = [:]
         let restoredTimers = try TimerQueue<PipelineTimer>(savedState: try object.required("timers"), path: "pipeline.timers") {
@@ -82,7 +99,6 @@ extension Pipeline {
         }
         stageTimerValues = timerValues
         nextStageTimer = timerValues.keys.max() ?? 0
-        for restore in restores { try Self.restore(restore.stage, named: restore.name, from: restore.state) }
         timers = restoredTimers
         held = restoredHeld
         nextHoldSerial = holdSerial
@@ -260,43 +276,35 @@ extension Pipeline {
          JSONMember("most_at_once", .integer(Int64(table.mostAtOnce)))]
     }
 
-    private func restoreScreens(from saved: JSONValue) throws {
+    /// The screens of a whole saved pipeline (`list`) and those of `rows`, each with its part
+    /// of each stage that keys its state by screen (in its row's `keyed`, or set aside from
+    /// the stage's state in `keyedParts`); then the screen table's lists and counters.
+    private func restoreScreens(from saved: JSONValue, rows: SavedScreenRows, keyedParts: [String: [Int64: JSONValue]]) throws {
         guard let table = screenTable else {
-            guard saved == .null else { throw SavedStateError("pipeline.screens: the saved run had screens, this one has none") }
+            guard saved == .null, rows.isEmpty else { throw SavedStateError("pipeline.screens: the saved run had screens, this one has none") }
             return
         }
         let object = try SavedObject(saved, path: "pipeline.screens")
-        let list = try object.list("list")
-        var bySerial: [Int: Screen] = [:]
-        for (index, item) in list.enumerated() {
-            let path = "pipeline.screens.list[\(index)]"
-            let entry = try SavedObject(item, path: path)
-            let key: ScreenKey
-            switch try entry.required("key") {
-            case .string(let text): key = .text(text)
-            case .integer(let integer): key = .integer(integer)
-            default: throw SavedStateError("\(path).key is neither a string nor an integer")
-            }
-            let serial = Int(try entry.integer("serial"))
-            let screen = addNewScreen(key, serial: serial, in: table)
-            if let stamp = entry.optional("named") {
-                guard case .integer(let named) = stamp else { throw SavedStateError("\(path).named is not an integer") }
-                table.restoreStamp(Int(named), of: screen)
-            }
-            screen.held = Int32(clamping: try entry.integer("held"))
-            screen.heldErrors = Int32(clamping: try entry.integer("held_errors"))
-            try screen.host.restore(from: try entry.required("host"))
-            let stages = try entry.list("stages")
-            for (stageIndex, stageItem) in stages.enumerated() {
-                let stageEntry = try SavedObject(stageItem, path: "\(path).stages[\(stageIndex)]")
-                let name = try stageEntry.string("name")
-                guard let position = stageNames.firstIndex(of: name), table.perScreen[position] else {
-                    throw SavedStateError("\(path).stages[\(stageIndex)] is for a stage \(name) this run does not have per screen")
-                }
-                try Self.restore(screen.stages[position], named: "\(name) of screen \(serial)", from: try stageEntry.required("state"))
-            }
-            bySerial[serial] = screen
+        let keyed = keyedStages(of: table)
+        var restored: [Screen] = []
+        for (index, item) in try object.list("list").enumerated() {
+            restored.append(try restoreScreen(item, path: "pipeline.screens.list[\(index)]", in: table, keyed: keyed, keyedParts: keyedParts))
         }
+        try rows.forEach { serial, item in
+            restored.append(try restoreScreen(item, path: "screen \(serial)", in: table, keyed: keyed, keyedParts: keyedParts))
+        }
+        // The stamps order the screens by recency: each is given once, so two alike are damage.
+        restored.sort { ($0.namedStamp, $0.serial) < ($1.namedStamp, $1.serial) }
+        for (earlier, later) in zip(restored, restored.dropFirst()) where earlier.namedStamp == later.namedStamp {
+            throw SavedStateError("screens \(earlier.serial) and \(later.serial) have the same stamp of recency (named \(later.namedStamp))")
+        }
+        for (name, parts) in keyedParts {
+            if let serial = parts.keys.sorted().first(where: { table.bySerial[Int($0)] == nil }) {
+                throw SavedStateError("pipeline.stages \(name): its part of screen \(serial) is for a screen that is not saved")
+            }
+        }
+        table.orderByRecency(restored)
+        let bySerial = table.bySerial
         let touched = try object.list("touched")
         let touchedScreens = try touched.map { item -> Screen in
             guard case .integer(let serial) = item, let screen = bySerial[Int(serial)] else {
@@ -311,6 +319,75 @@ extension Pipeline {
         table.restore(touched: touchedScreens, windows: windows, lastSerial: Int(try object.integer("last_serial")),
                       seen: Int(try object.integer("seen")), endedByLimit: Int(try object.integer("ended_by_limit")),
                       mostAtOnce: Int(try object.integer("most_at_once")))
+    }
+
+    /// One saved screen, added to `table`: its key, serial, stamp, held counts, host, own
+    /// stages, and its parts of the stages `keyed`.
+    private func restoreScreen(_ item: JSONValue, path: String, in table: ScreenTable, keyed: [KeyedStage],
+                               keyedParts: [String: [Int64: JSONValue]]) throws -> Screen {
+        let entry = try SavedObject(item, path: path)
+        let key: ScreenKey
+        switch try entry.required("key") {
+        case .string(let text): key = .text(text)
+        case .integer(let integer): key = .integer(integer)
+        default: throw SavedStateError("\(path).key is neither a string nor an integer")
+        }
+        let serial = Int(try entry.integer("serial"))
+        guard serial > 0, table.bySerial[serial] == nil, table.screen(key) == nil else {
+            throw SavedStateError("\(path) has the serial or the key of another saved screen")
+        }
+        let screen = addNewScreen(key, serial: serial, in: table)
+        if let stamp = entry.optional("named") {
+            guard case .integer(let named) = stamp else { throw SavedStateError("\(path).named is not an integer") }
+            table.restoreStamp(Int(named), of: screen)
+        }
+        screen.held = Int32(clamping: try entry.integer("held"))
+        screen.heldErrors = Int32(clamping: try entry.integer("held_errors"))
+        try screen.host.restore(from: try entry.required("host"))
+        let stages = try entry.list("stages")
+        for (stageIndex, stageItem) in stages.enumerated() {
+            let stageEntry = try SavedObject(stageItem, path: "\(path).stages[\(stageIndex)]")
+            let name = try stageEntry.string("name")
+            guard let position = stageNames.firstIndex(of: name), table.perScreen[position] else {
+                throw SavedStateError("\(path).stages[\(stageIndex)] is for a stage \(name) this run does not have per screen")
+            }
+            try Self.restore(screen.stages[position], named: "\(name) of screen \(serial)", from: try stageEntry.required("state"))
+        }
+        var parts: [JSONMember] = []
+        if let saved = entry.optional("keyed") {
+            guard case .object(let members) = saved else { throw SavedStateError("\(path).keyed is not an object") }
+            parts = members
+        }
+        for (name, stageParts) in keyedParts {
+            if let part = stageParts[Int64(serial)] { parts.append(JSONMember(name, part)) }
+        }
+        for part in parts {
+            let partPath = "\(path).keyed.\(part.name)"
+            guard let stage = keyed.first(where: { $0.name == part.name })?.stage else {
+                throw SavedStateError("\(partPath) is for a stage this run does not key by screen")
+            }
+            do {
+                try stage.restoreSavedPart(of: screen, from: try SavedObject(part.value, path: partPath), path: partPath)
+            } catch { throw SavedStateError("stage \(part.name): \(error)") }
+        }
+        return screen
+    }
+
+    /// Takes the list of screens' parts out of a whole saved pipeline's state of a stage that
+    /// keys its state by screen (`screens` left an empty list), by serial.
+    private static func takeScreensParts(from state: inout JSONValue, path: String) throws -> [Int64: JSONValue] {
+        guard case .object(var members) = state, let index = members.firstIndex(where: { $0.name == "screens" }),
+              case .array(let list) = members[index].value, !list.isEmpty else { return [:] }
+        var parts: [Int64: JSONValue] = [:]
+        for (position, item) in list.enumerated() {
+            let serial = try SavedObject(item, path: "\(path).screens[\(position)]").integer("screen")
+            guard parts.updateValue(item, forKey: serial) == nil else {
+                throw SavedStateError("\(path).screens[\(position)] is a second part for the screen \(serial)")
+            }
+        }
+        members[index].value = .array([])
+        state = .object(members)
+        return parts
     }
 
     /// The saved states of the stages that keep one, by name.

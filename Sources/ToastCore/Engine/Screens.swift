@@ -375,6 +375,16 @@ final class ScreenTable {
         state.recency.remove(screen)
     }
 
+    /// After a restore, which adds the screens in the order of their rows: `screens`, every
+    /// screen the table holds, become the recency list in their order (that of their stamps).
+    func orderByRecency(_ screens: [Screen]) {
+        assert(screens.count == bySerial.count, "a recency list of other screens than the table's")
+        for screen in screens {
+            state.recency.remove(screen)
+            state.recency.append(screen)
+        }
+    }
+
     /// An event named `screen`: it becomes the most recently named.
     func named(_ screen: Screen) {
         state.recency.remove(screen)

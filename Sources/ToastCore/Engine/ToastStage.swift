@@ -114,10 +114,28 @@ protocol ScreenKeyedStage: AnyObject {
     /// with its screen, so that it costs what the screens that changed keep.
     func savedSharedState() -> JSONValue?
     func hasSavedPart(of screen: Screen) -> Bool
+    /// Called after `willWriteSavedParts`, for each screen of one save in turn.
     func writeSavedPart(of screen: Screen, to writer: inout JSONWriter)
+    /// Before the screens' parts of one save are written: a stage that keeps a screen's
+    /// entries in a table of all screens finds them here, once for all the screens.
+    func willWriteSavedParts()
+    /// Restores one screen's part, as `writeSavedPart` wrote it, after `restoreState` restored
+    /// the rest: a restore reads one screen at a time, so that a state of many screens is not
+    /// held whole while it is restored.
+    func restoreSavedPart(of screen: Screen, from saved: SavedObject, path: String) throws
 }
 
 extension ScreenKeyedStage {
+    func willWriteSavedParts() {}
+
+    /// The parts `saveState` lists under `screens` (the form a whole saved pipeline has), each
+    /// restored with its screen.
+    func restoreSavedParts(_ list: [JSONValue], of screens: ScreenTable) throws {
+        for entry in try screens.savedScreens(list, path: "state.screens") {
+            try restoreSavedPart(of: entry.screen, from: entry.saved, path: entry.path)
+        }
+    }
+
     /// A screen's part as a value (nil: none), as `saveState` lists them under `screens`.
     func savedPart(of screen: Screen) -> JSONValue? {
         guard hasSavedPart(of: screen) else { return nil }

@@ -554,8 +554,7 @@ extension Host {
         func line(_ name: String) throws -> [Int] {
             let items = try object.list(name)
             return try items.enumerated().map { index, item in
-                let path = "host.\(name)[\(index)]"
-                let saved = try SavedObject(item, path: path)
+                let saved = try SavedObject(item, item: index, of: name, in: "host")
                 var entry = HostedToast(serial: Int(try saved.integer("serial")), priority: Int(try saved.integer("priority")))
                 entry.arrivalTime = try saved.integer("arrival_time")
                 entry.arrivalOrder = Int(try saved.integer("arrival_order"))

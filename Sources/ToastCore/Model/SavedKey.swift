@@ -59,11 +59,17 @@ package enum SavedKey {
     }
 
     /// The key's bytes from its saved form; throws `SavedStateError` naming `path`.
-    package static func bytes(_ value: JSONValue, path: String) throws -> [UInt8] {
+    package static func bytes(_ value: JSONValue, path: @autoclosure () -> String) throws -> [UInt8] {
         var key = ByteBuffer(capacity: 64)
+        try append(value, path: path(), to: &key)
+        return key.bytes
+    }
+
+    /// `bytes(_:path:)` appended to `key` (the path made only for a message).
+    package static func append(_ value: JSONValue, path: @autoclosure () -> String, to key: inout ByteBuffer) throws {
         switch value {
         case .string:
-            return try hexBytes(value, path: path)
+            try hexBytes(value, path: path()).withUnsafeBytes { key.append($0) }
         case .array(let items):
             key.append(UInt8(ascii: "F"))
             for item in items {
@@ -71,15 +77,14 @@ package enum SavedKey {
                 append(item, to: &key)
             }
         case .object(let members) where members.count == 1 && members[0].name == "key":
-            guard case .string(let text) = members[0].value else { throw SavedStateError("\(path).key is not a string") }
+            guard case .string(let text) = members[0].value else { throw SavedStateError("\(path()).key is not a string") }
             key.append(UInt8(ascii: "K"))
             key.appendUTF8(text)
         case .object(let members) where members.count == 1 && members[0].name == "value":
             append(members[0].value, to: &key)
         default:
-            throw SavedStateError("\(path) is not a saved key (an array of values, {\"key\": text}, {\"value\": value} or hexadecimal bytes)")
+            throw SavedStateError("\(path()) is not a saved key (an array of values, {\"key\": text}, {\"value\": value} or hexadecimal bytes)")
         }
-        return key.bytes
     }
 
     // MARK: Parts

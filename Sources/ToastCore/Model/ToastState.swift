@@ -116,12 +116,12 @@ extension Toast: StateRepresentable {
         }
         self.init(id: "", message: " ")
         for member in savedFields {
-            let path = "toast.fields.\(member.name)"
+            // The path only when something is wrong: a restore reads many toasts.
             guard let field = ToastField(named: member.name), !Self.isConstant(field) else {
-                throw SavedStateError("\(path) is not a field a saved toast has")
+                throw SavedStateError("toast.fields.\(member.name) is not a field a saved toast has")
             }
-            let fieldValue = try Self.fieldValue(member.value, of: field, path: path)
-            guard Self.holds(field, fieldValue) else { throw SavedStateError("\(path) is not a value this field holds") }
+            let fieldValue = try Self.fieldValue(member.value, of: field, named: member.name)
+            guard Self.holds(field, fieldValue) else { throw SavedStateError("toast.fields.\(member.name) is not a value this field holds") }
             uniqueFields.set(field, to: fieldValue)
         }
         guard case .object(let extra) = try saved.required("extra") else { throw SavedStateError("toast.extra is not an object") }
@@ -179,7 +179,7 @@ extension Toast: StateRepresentable {
         }
     }
 
-    private static func fieldValue(_ saved: JSONValue, of field: ToastField, path: String) throws -> FieldValue {
+    private static func fieldValue(_ saved: JSONValue, of field: ToastField, named name: String) throws -> FieldValue {
         switch (saved, field.storage) {
         case (.string(let text), .message), (.string(let text), .subtitle), (.string(let text), .text),
              (.string(let text), .optionalText):
@@ -201,23 +201,44 @@ extension Toast: StateRepresentable {
             }
         default: break
         }
-        throw SavedStateError("\(path) is not a saved field value")
+        throw SavedStateError("toast.fields.\(name) is not a saved field value")
     }
 }
 
 /// A saved JSON object read by member name, with errors that name the path.
 package struct SavedObject {
     private let members: [JSONMember]
-    private let path: String
+    /// The path: `base`, or item `index` of the list `list` of `base`, made only for a message
+    /// (a restore reads many items, and says nothing of most).
+    private let base: String
+    private let list: String
+    private let index: Int
+
+    private var path: String { list.isEmpty ? base : "\(base).\(list)[\(index)]" }
 
     package init(_ value: JSONValue, path: String) throws {
         guard case .object(let members) = value else { throw SavedStateError("\(path) is not an object") }
         self.members = members
-        self.path = path
+        (base, list, index) = (path, "", 0)
+    }
+
+    /// Item `index` of the list `list` of what is at `path`.
+    package init(_ value: JSONValue, item index: Int, of list: String, in path: String) throws {
+        guard case .object(let members) = value else { throw SavedStateError("\(path).\(list)[\(index)] is not an object") }
+        self.members = members
+        (base, self.list, self.index) = (path, list, index)
     }
 
     package func optional(_ name: String) -> JSONValue? {
-        members.last { $0.name == name }?.value
+        // The lengths first: most names looked at are not the one looked for, and a length
+        // is read without comparing text.
+        let length = name.utf8.count
+        var index = members.endIndex
+        while index > members.startIndex {
+            index -= 1
+            if members[index].name.utf8.count == length && members[index].name == name { return members[index].value }
+        }
+        return nil
     }
 
     package func required(_ name: String) throws -> JSONValue {

@@ -147,11 +147,8 @@ extension DedupStage {
         let object = try SavedObject(saved, path: "state")
         var restored = RecencyCache<PassedToast>(capacity: cache.capacity)
         if let screens {
-            let restoredSlots = try screens.savedScreens(try object.list("screens"), path: "state.screens").map { entry in
-                (entry.screen, try restore(entry.saved, path: entry.path, into: &restored, screen: entry.screen.serial))
-            }
             cache = restored
-            for (screen, keys) in restoredSlots { screen.stageSlots[slot] = keys }
+            try restoreSavedParts(try object.list("screens"), of: screens)
         } else {
             let keys = try restore(object, path: "state", into: &restored, screen: nil)
             cache = restored
@@ -159,14 +156,20 @@ extension DedupStage {
         }
     }
 
+    /// A screen's keys, into the cache `restoreState` emptied.
+    func restoreSavedPart(of screen: Screen, from saved: SavedObject, path: String) throws {
+        screen.stageSlots[slot] = try restore(saved, path: path, into: &cache, screen: screen.serial)
+    }
+
     private func restore(_ object: SavedObject, path: String, into restored: inout RecencyCache<PassedToast>,
                          screen: Int?) throws -> ScreenStageSlot {
         var keys = ScreenStageSlot()
+        var key = ByteBuffer(capacity: 64)
         for (index, item) in try object.list("keys").enumerated() {
-            let entry = try SavedObject(item, path: "\(path).keys[\(index)]")
-            var key = ByteBuffer(capacity: 64)
+            let entry = try SavedObject(item, item: index, of: "keys", in: path)
+            key.removeAll()
             if let screen { key.appendSerial(screen) }
-            try SavedKey.bytes(try entry.required("key"), path: "\(path).keys[\(index)].key").withUnsafeBytes { key.append($0) }
+            try SavedKey.append(try entry.required("key"), path: "\(path).keys[\(index)].key", to: &key)
             let passed = PassedToast(time: try entry.integer("time"), id: try entry.string("id"))
             key.withBytes { restored.insert($0, hash: RecencyCache<PassedToast>.hash($0), passed, in: &keys.keys) }
         }

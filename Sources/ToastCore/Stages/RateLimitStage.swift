@@ -59,6 +59,9 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     /// pipeline owns the table and this stage: `unowned(unsafe)`, as `StageContext.pipeline`).
     private unowned(unsafe) var screens: ScreenTable?
     private var slot = 0
+    /// While a save writes the screens' parts: the numbers of the groups, in order of their
+    /// screens' serials (found at the first part written, for all the screens at once).
+    private var groupsBySerial: [(serial: Int, group: Int)]?
 
     package init(settings: RateLimitSettings) {
         self.settings = settings
@@ -237,6 +240,7 @@ extension RateLimitStage {
     package func saveState() -> JSONValue? {
         var members = sharedMembers()
         if let screens {
+            willWriteSavedParts()
             let held = screens.bySerial.values.sorted { $0.serial < $1.serial }
             members.append(JSONMember("screens", .array(held.compactMap(savedPart(of:)))))
         }
@@ -249,10 +253,11 @@ extension RateLimitStage {
         return .object(sharedMembers() + [JSONMember("screens", .array([]))])
     }
 
-    /// The groups, the summaries and the counters.
+    /// The groups (with screens on, none: each screen's are in its part), the summaries and
+    /// the counters.
     private func sharedMembers() -> [JSONMember] {
         [
-            JSONMember("groups", .array(groups.storedEntries().filter { isOfRememberedScreen($0.key) }.map { entry in
+            JSONMember("groups", .array(screens != nil ? [] : groups.storedEntries().map { entry in
                 var members = screenAndKey(entry.key)
                 members.append(JSONMember("passes", .array(entry.value.passes.all.map { .integer($0) })))
                 if let drops = entry.value.pendingDrops {
@@ -273,7 +278,10 @@ extension RateLimitStage {
 
     func hasSavedPart(of screen: Screen) -> Bool { !screen.stageSlots[slot].isEmpty }
 
-    /// A screen's last pass and pending summaries, as `saveState` lists them under `screens`.
+    func willWriteSavedParts() { groupsBySerial = nil }
+
+    /// A screen's last pass, pending summaries and groups, as `saveState` lists them under
+    /// `screens`.
     func writeSavedPart(of screen: Screen, to writer: inout JSONWriter) {
         let window = screen.stageSlots[slot]
         writer.beginObject()
@@ -281,7 +289,59 @@ extension RateLimitStage {
         writer.key("last_pass")
         if let lastPass = window.lastPass { writer.integer(lastPass) } else { writer.null() }
         writer.member("pending", Int64(window.pendingSummaries))
+        writer.key("groups")
+        writer.beginArray()
+        forEachGroup(ofScreen: screen.serial) { group in
+            writer.beginObject()
+            writer.key("key")
+            groups.withKey(at: group) { SavedKey.write(UnsafeRawBufferPointer(rebasing: $0[ScreenSerialPrefix.count...]), to: &writer) }
+            writeSavedGroup(groups[group], to: &writer)
+            writer.endObject()
+        }
+        writer.endArray()
         writer.endObject()
+    }
+
+    /// The numbers of the groups of the screen `serial`: one look through the table for a
+    /// save's screens (a group's key starts with its screen's serial, which finds no group by
+    /// itself), then a binary search for each.
+    private func forEachGroup(ofScreen serial: Int, _ body: (Int) -> Void) {
+        if groupsBySerial == nil {
+            groupsBySerial = groups.storedNumbers.compactMap { number in
+                groups.withKey(at: number) { key in
+                    key.count < ScreenSerialPrefix.count ? nil : (key.loadUnaligned(as: Int.self), number)
+                }
+            }.sorted { ($0.serial, $0.group) < ($1.serial, $1.group) }
+        }
+        let all = groupsBySerial ?? []
+        var (low, high) = (all.startIndex, all.endIndex)
+        while low < high {
+            let middle = (low + high) / 2
+            if all[middle].serial < serial { low = middle + 1 } else { high = middle }
+        }
+        while low < all.endIndex && all[low].serial == serial {
+            body(all[low].group)
+            low += 1
+        }
+    }
+
+    /// A group's passes in the window and its pending summary's drops, after its key.
+    private func writeSavedGroup(_ state: GroupState, to writer: inout JSONWriter) {
+        writer.key("passes")
+        writer.beginArray()
+        for pass in state.passes.all { writer.integer(pass) }
+        writer.endArray()
+        if let drops = state.pendingDrops {
+            writer.key("pending")
+            writer.beginObject()
+            writer.key("ids")
+            writer.beginArray()
+            for id in drops.ids { writer.string(id) }
+            writer.endArray()
+            writer.member("role", drops.role)
+            writer.member("priority", Int64(drops.priority))
+            writer.endObject()
+        }
     }
 
     /// Whether a group's key belongs to a screen the run still remembers (always, with screens
@@ -312,27 +372,16 @@ extension RateLimitStage {
     package func restoreState(from saved: JSONValue) throws {
         let path = "state"
         let object = try SavedObject(saved, path: path)
-        let savedGroups = try object.list("groups")
+        // With screens on, groups here are those of a state saved before each screen's part held
+        // its own (they name their screen).
         var restoredGroups = ByteKeyTable<GroupState>()
-        for (index, item) in savedGroups.enumerated() {
+        for (index, item) in try object.list("groups").enumerated() {
             let itemPath = "\(path).groups[\(index)]"
             let group = try SavedObject(item, path: itemPath)
-            let key = try key(from: group, path: itemPath)
-            var state = GroupState()
-            let passes = try group.list("passes")
-            for pass in passes {
-                guard case .integer(let time) = pass else { throw SavedStateError("\(itemPath).passes holds something but times") }
-                state.passes.append(time)
+            let state = try Self.savedGroup(group, path: itemPath)
+            _ = try key(from: group, path: itemPath).withUnsafeBytes {
+                restoredGroups.insert($0, hash: ByteKeyTable<GroupState>.hash($0), state)
             }
-            if let pending = group.optional("pending") {
-                let drops = try SavedObject(pending, path: "\(itemPath).pending")
-                let ids = try drops.list("ids")
-                state.pendingDrops = SummaryDrops(ids: try ids.map { id in
-                    guard case .string(let id) = id else { throw SavedStateError("\(itemPath).pending.ids holds something but ids") }
-                    return id
-                }, role: try drops.string("role"), priority: Int(try drops.integer("priority")))
-            }
-            _ = key.withUnsafeBytes { restoredGroups.insert($0, hash: ByteKeyTable<GroupState>.hash($0), state) }
         }
         let savedSummaries = try object.list("summaries")
         var restoredSummaries: [Int: [UInt8]] = [:]
@@ -341,19 +390,47 @@ extension RateLimitStage {
             let summary = try SavedObject(item, path: summaryPath)
             restoredSummaries[Int(try summary.integer("token"))] = try key(from: summary, path: summaryPath)
         }
-        if let screens {
-            let restoredSlots = try screens.savedScreens(try object.list("screens"), path: "\(path).screens").map { entry in
-                var window = ScreenStageSlot()
-                window.lastPass = try Self.time(try entry.saved.required("last_pass"), path: "\(entry.path).last_pass")
-                window.pendingSummaries = Int32(clamping: try entry.saved.integer("pending"))
-                return (entry.screen, window)
-            }
-            for (screen, window) in restoredSlots { screen.stageSlots[slot] = window }
-        }
         let counters = (Int(try object.integer("next_token")), Int(try object.integer("groups_after_sweep")))
         (nextToken, groupCountAfterLastSweep) = counters
         groups = restoredGroups
         summaryGroups = restoredSummaries
+        if let screens { try restoreSavedParts(try object.list("screens"), of: screens) }
+    }
+
+    /// A screen's last pass, pending summaries and groups, into the table `restoreState` made.
+    func restoreSavedPart(of screen: Screen, from saved: SavedObject, path: String) throws {
+        var window = ScreenStageSlot()
+        window.lastPass = try Self.time(try saved.required("last_pass"), path: "\(path).last_pass")
+        window.pendingSummaries = Int32(clamping: try saved.integer("pending"))
+        if saved.optional("groups") != nil {
+            for (index, item) in try saved.list("groups").enumerated() {
+                let group = try SavedObject(item, item: index, of: "groups", in: path)
+                let state = try Self.savedGroup(group, path: "\(path).groups[\(index)]")
+                scratch.removeAll()
+                scratch.appendSerial(screen.serial)
+                try SavedKey.append(try group.required("key"), path: "\(path).groups[\(index)].key", to: &scratch)
+                _ = scratch.withBytes { groups.insert($0, hash: ByteKeyTable<GroupState>.hash($0), state) }
+            }
+        }
+        screen.stageSlots[slot] = window
+    }
+
+    /// A group's passes and pending summary as `writeSavedGroup` wrote them.
+    private static func savedGroup(_ group: SavedObject, path: @autoclosure () -> String) throws -> GroupState {
+        var state = GroupState()
+        for pass in try group.list("passes") {
+            guard case .integer(let time) = pass else { throw SavedStateError("\(path()).passes holds something but times") }
+            state.passes.append(time)
+        }
+        if let pending = group.optional("pending") {
+            let drops = try SavedObject(pending, path: "\(path()).pending")
+            let ids = try drops.list("ids")
+            state.pendingDrops = SummaryDrops(ids: try ids.map { id in
+                guard case .string(let id) = id else { throw SavedStateError("\(path()).pending.ids holds something but ids") }
+                return id
+            }, role: try drops.string("role"), priority: Int(try drops.integer("priority")))
+        }
+        return state
     }
 
     private static func time(_ saved: JSONValue, path: String) throws -> Microseconds? {

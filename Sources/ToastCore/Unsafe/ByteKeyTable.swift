@@ -178,6 +178,9 @@ struct ByteKeyTable<Value>: ~Copyable {
         entries.indices.filter { entries[$0].isStored }.map { (key(at: $0), entries[$0].value) }
     }
 
+    /// The numbers of the stored entries, in order.
+    var storedNumbers: [Int] { entries.indices.filter { entries[$0].isStored } }
+
     /// Forgets every entry whose value `shouldRemove` says to.
     mutating func removeAll(where shouldRemove: (Value) -> Bool) {
         for number in entries.indices where entries[number].isStored && shouldRemove(entries[number].value) {

@@ -89,14 +89,17 @@ import Darwin
     /// The one JSON value `bytes` hold (white space around it allowed); the bytes must be
     /// valid UTF-8.
     package static func value(of bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try value(of: buffer) }
+    }
+
+    /// The one JSON value the bytes of `buffer` hold, as `value(of:)` reads an array's.
+    package static func value(of buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
         do {
-            return try bytes.withUnsafeBufferPointer { buffer in
-                var scanner = JSONScanner(buffer)
-                let value = try scanner.parseValue()
-                scanner.skipWhitespace()
-                guard scanner.isAtEnd else { throw scanner.unexpected(expecting: "the end of the text") }
-                return value
-            }
+            var scanner = JSONScanner(buffer)
+            let value = try scanner.parseValue()
+            scanner.skipWhitespace()
+            guard scanner.isAtEnd else { throw scanner.unexpected(expecting: "the end of the text") }
+            return value
         } catch let error as JSONSyntaxError {
             throw error
         } catch {
@@ -114,9 +117,36 @@ import Darwin
         case UInt8(ascii: "t"): try parseLiteral("true"); return .bool(true)
         case UInt8(ascii: "f"): try parseLiteral("false"); return .bool(false)
         case UInt8(ascii: "n"): try parseLiteral("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber().jsonValue
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            if let integer = scanSmallInteger() { return .integer(integer) }
+            return try parseNumber().jsonValue
         default: throw unexpected(expecting: "a value")
         }
+    }
+
+    /// A number of at most 18 digits with no fraction nor exponent (`-` then 1-9 first, or a
+    /// lone `0`), the value `parseNumber` reads it as, moving past it; nil, not moving, for
+    /// anything else (which `parseNumber` reads, or says is wrong). Most numbers are such.
+    private mutating func scanSmallInteger() -> Int64? {
+        var position = index
+        let negative = bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        let first = position
+        var value: Int64 = 0
+        while position < bytes.count, position - first < 18, bytes[position] &- UInt8(ascii: "0") < 10 {
+            value = value &* 10 &+ Int64(bytes[position] &- UInt8(ascii: "0"))
+            position += 1
+        }
+        let digits = position - first
+        guard digits > 0, digits == 1 || bytes[first] != UInt8(ascii: "0"), !(negative && value == 0) else { return nil }
+        if position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: break
+            }
+        }
+        index = position
+        return negative ? -value : value
     }
 
     private mutating func parseLiteral(_ word: StaticString) throws {
@@ -139,17 +169,24 @@ import Darwin
             index += 1
             return members
         }
+        // A bit for each name length (modulo 64) seen: a name of a length not seen before is
+        // no repeat, and needs no look through the names before it (nearly every name).
+        var lengthsSeen: UInt64 = 0
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw unexpected(expecting: "a member name") }
             let name = try parseString()
             try expect(UInt8(ascii: ":"), "':'")
             let value = try parseValue(depth: depth)
-            if let existing = members.firstIndex(where: { $0.name == name }) {
+            let length = name.utf8.count
+            let lengthBit: UInt64 = 1 << UInt64(length & 63)
+            if lengthsSeen & lengthBit != 0,
+               let existing = members.firstIndex(where: { $0.name.utf8.count == length && $0.name == name }) {
                 members[existing].value = value
             } else {
                 members.append(JSONMember(name, value))
             }
+            lengthsSeen |= lengthBit
             guard try endOfMember(closing: UInt8(ascii: "}")) else { return members }
         }
     }

@@ -1,0 +1,120 @@
+/// The rows of a saved run's screens, kept as their text until each is restored.
+///
+/// A state of many screens read as JSON values all at once is held twice while it is restored
+/// (as values and as screens), and a restart would need about twice the memory of the run that
+/// saved it; one row parsed at a time is dropped as soon as its screen holds it.
+package struct SavedScreenRows: Equatable, Sendable {
+    /// Every row's text, one after the other.
+    private var text: [UInt8] = []
+    /// Each row's serial and where its text ends in `text`.
+    private var rows: [RowEnd] = []
+
+    private struct RowEnd: Equatable, Sendable {
+        var serial: Int64
+        var end: Int
+    }
+
+    package init() {}
+
+    package var isEmpty: Bool { rows.isEmpty }
+    package var serials: [Int64] { rows.map(\.serial) }
+
+    package mutating func append(serial: Int64, text row: [UInt8]) {
+        text.append(contentsOf: row)
+        rows.append(RowEnd(serial: serial, end: text.count))
+    }
+
+    /// Each row's serial and value, in the order they were appended, parsed one at a time;
+    /// throws `SavedStateError` naming the row whose text is not JSON. Many rows are parsed on
+    /// threads of their own while `body` restores those parsed before (a restart is ready
+    /// sooner), at most a few batches ahead (so that they are not held all at once).
+    func forEach(_ body: (_ serial: Int64, _ value: JSONValue) throws -> Void) throws {
+        guard rows.count >= 2 * Self.batchSize else {
+            for index in rows.indices { try body(rows[index].serial, try value(at: index)) }
+            return
+        }
+        // Parsing costs more than restoring: two threads parse every other batch, and the
+        // batches are taken from them in turn, so in order.
+        let all = self
+        var parsers: [(batches: HandOverQueue<[ParsedRow]>, thread: SystemThread)] = []
+        for first in 0..<Self.parsingThreads {
+            let batches = HandOverQueue<[ParsedRow]>(capacity: 2)
+            guard let thread = SystemThread.start({ all.parse(batchesFrom: first, every: Self.parsingThreads, into: batches) }) else {
+                batches.cancel()
+                break
+            }
+            parsers.append((batches, thread))
+        }
+        defer {
+            for parser in parsers {
+                parser.batches.cancel()
+                parser.thread.join()
+            }
+        }
+        guard parsers.count == Self.parsingThreads else {
+            for index in rows.indices { try body(rows[index].serial, try value(at: index)) }
+            return
+        }
+        var turn = 0
+        while let batch = parsers[turn].batches.take() {
+            for row in batch { try body(row.serial, try row.value.get()) }
+            turn = (turn + 1) % parsers.count
+        }
+    }
+
+    private static let parsingThreads = 2
+
+    /// Parses the batches `first`, `first + every`, … into `batches`, then closes it.
+    ///
+    /// It keeps the last few batches it handed over, so that what their restore did not keep is
+    /// most often freed here, not by the thread that restores (which has more to do, and frees
+    /// memory of another thread's arena slower than its own).
+    private func parse(batchesFrom first: Int, every: Int, into batches: HandOverQueue<[ParsedRow]>) {
+        defer { batches.close() }
+        var handedOver: [[ParsedRow]] = []
+        var start = first * Self.batchSize
+        while start < rows.count {
+            let batch = (start..<min(start + Self.batchSize, rows.count)).map { index in
+                ParsedRow(serial: rows[index].serial, value: Result { () throws(SavedStateError) in try value(at: index) })
+            }
+            guard batches.put(batch) else { return }
+            handedOver.append(batch)
+            if handedOver.count > Self.keptBatches { handedOver.removeFirst() }
+            start += every * Self.batchSize
+        }
+    }
+
+    /// More than the queue holds: a batch is let go once it has most likely been restored.
+    private static let keptBatches = 4
+
+    private static let batchSize = 256
+
+    private struct ParsedRow: Sendable {
+        var serial: Int64
+        var value: Result<JSONValue, SavedStateError>
+    }
+
+    /// The value of row `index`.
+    private func value(at index: Int) throws(SavedStateError) -> JSONValue {
+        let start = index == 0 ? 0 : rows[index - 1].end
+        do {
+            return try text.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+                try JSONScanner.value(of: UnsafeBufferPointer(rebasing: buffer[start..<rows[index].end]))
+            }
+        } catch {
+            throw SavedStateError("screen \(rows[index].serial): \(error.message)")
+        }
+    }
+}
+
+/// A saved run's pipeline as its rows give it: the form `Pipeline.restore(from:)` reads, but
+/// for the screens, which stay text until each is restored (`SavedScreenRows`).
+package struct SavedPipeline: Equatable, Sendable {
+    package var tree: JSONValue
+    package var screenRows: SavedScreenRows
+
+    package init(tree: JSONValue, screenRows: SavedScreenRows = SavedScreenRows()) {
+        self.tree = tree
+        self.screenRows = screenRows
+    }
+}
