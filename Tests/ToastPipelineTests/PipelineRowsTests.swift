@@ -129,6 +129,17 @@ import Testing
             try makePipeline(RecordLog()).restore(from: try Pipeline.savedPipeline(fromRows: rows, screenRows: damaged,
                                                                                   stages: pipeline.stageNames))
         }
+        // A host not in the form a run writes is read as a value, which says what is wrong.
+        var unlike = SavedScreenRows()
+        for row in written where row.id.kind == .screen {
+            let text = String(decoding: row.text, as: UTF8.self)
+            unlike.append(serial: row.id.number, text: Array((row.id.number == 9 ? text.replacingOccurrences(of: #"{"serial":0,"#, with: "{")
+                                                                                 : text).utf8))
+        }
+        #expect(throws: SavedStateError("host.visible[0] has no serial")) {
+            try makePipeline(RecordLog()).restore(from: try Pipeline.savedPipeline(fromRows: rows, screenRows: unlike,
+                                                                                  stages: pipeline.stageNames))
+        }
     }
 
     @Test func rowsPutTogetherRestoreTheRunThatNeverStopped() throws {

@@ -54,6 +54,48 @@ import Testing
         #expect(restored.madeBy == "digest" && restored.atMicros == toast.atMicros && restored.inputLine == 7)
     }
 
+    /// A restart reads a saved toast straight from its text (`Toast(scanningSaved:)`): in the
+    /// form a run writes, it is the toast `init(savedState:)` makes of the same text; in any
+    /// other form it is nil (and the value is read instead, which says what is wrong).
+    @Test func aToastReadFromItsTextIsTheToastItsValueMakes() throws {
+        var toasts = try [
+            #"{"message":"Saved","at":1.5}"#,
+            #"{"id":"x","message":"Süß 😀 \"quoted\"\n","subtitle":"sub","role":"error","source":"net","key":"k","priority":3}"#,
+            #"{"message":"M","duration":null,"after":2,"placement":"bottom","policy":"replace","dismiss_on_tap":false}"#,
+            #"{"message":"M","level":"debug","n":{"a":[1,2.5,true,null]},"build":"b 1","user":"u7"}"#,
+            #"{"message":"M","user":42,"at":2000000000000.5}"#,
+        ].map { try decoded($0, screenField: "user") }
+        var styled = toasts[1]
+        styled.style = AppliedStyle(symbol: "xmark.octagon.fill", glyph: "✖", color: "red")
+        styled.madeBy = "digest"
+        styled.announce(label: "Error")
+        var announced = toasts[3]
+        announced.announcement = "Read this"
+        toasts += [styled, announced]
+        for toast in toasts {
+            let text = JSONText.encode(toast.savedState)
+            let read = Array(text.utf8).withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(buffer)
+                return Toast(scanningSaved: &scanner).map { ($0, scanner.isAtEnd) }
+            }
+            let (fromText, atEnd) = try #require(read, "\(text)")
+            #expect(atEnd)
+            #expect(fromText.savedState == (try Toast(savedState: toast.savedState)).savedState)
+            #expect(recordBytes(fromText) == recordBytes(toast))
+        }
+        for other in [#"{"extra":{},"fields":{"message":"M"},"at":0,"input_line":0}"#,
+                      #"{"fields":{"message":"M"},"extra":{},"at":0,"input_line":0,"screen":"a","style":{"symbol":"s","glyph":"g","color":"c"}}"#,
+                      #"{"fields":{"message":"M"},"extra":{},"at":0.5,"input_line":0}"#,
+                      #"{"fields":{"message":"M","wat":1},"extra":{},"at":0,"input_line":0}"#,
+                      #"{"fields":{"message":"M"},"extra":{},"at":0,"input_line":0,"later":1}"#] {
+            let read = Array(other.utf8).withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(buffer)
+                return Toast(scanningSaved: &scanner)
+            }
+            #expect(read == nil, "\(other)")
+        }
+    }
+
     @Test func aSavedToastKeepsOnlyTheFieldsThatAreNotANewToasts() {
         var toast = Toast(id: "t1", message: "M", role: "warning", duration: nil)
         toast.set(.dismissOnLongPress, to: .flag(true))

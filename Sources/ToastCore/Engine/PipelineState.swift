@@ -290,8 +290,9 @@ extension Pipeline {
         for (index, item) in try object.list("list").enumerated() {
             restored.append(try restoreScreen(item, path: "pipeline.screens.list[\(index)]", in: table, keyed: keyed, keyedParts: keyedParts))
         }
-        try rows.forEach { serial, item in
-            restored.append(try restoreScreen(item, path: "screen \(serial)", in: table, keyed: keyed, keyedParts: keyedParts))
+        try rows.forEach { serial, row in
+            restored.append(try restoreScreen(row.value, host: row.host, path: "screen \(serial)", in: table, keyed: keyed,
+                                              keyedParts: keyedParts))
         }
         // The stamps order the screens by recency: each is given once, so two alike are damage.
         restored.sort { ($0.namedStamp, $0.serial) < ($1.namedStamp, $1.serial) }
@@ -321,10 +322,10 @@ extension Pipeline {
                       mostAtOnce: Int(try object.integer("most_at_once")))
     }
 
-    /// One saved screen, added to `table`: its key, serial, stamp, held counts, host, own
-    /// stages, and its parts of the stages `keyed`.
-    private func restoreScreen(_ item: JSONValue, path: String, in table: ScreenTable, keyed: [KeyedStage],
-                               keyedParts: [String: [Int64: JSONValue]]) throws -> Screen {
+    /// One saved screen, added to `table`: its key, serial, stamp, held counts, host (`host`
+    /// when it was read from the text already), own stages, and its parts of the stages `keyed`.
+    private func restoreScreen(_ item: JSONValue, host: Host.ReadState? = nil, path: String, in table: ScreenTable,
+                               keyed: [KeyedStage], keyedParts: [String: [Int64: JSONValue]]) throws -> Screen {
         let entry = try SavedObject(item, path: path)
         let key: ScreenKey
         switch try entry.required("key") {
@@ -343,7 +344,7 @@ extension Pipeline {
         }
         screen.held = Int32(clamping: try entry.integer("held"))
         screen.heldErrors = Int32(clamping: try entry.integer("held_errors"))
-        try screen.host.restore(from: try entry.required("host"))
+        if let host { screen.host.restore(from: host) } else { try screen.host.restore(from: try entry.required("host")) }
         let stages = try entry.list("stages")
         for (stageIndex, stageItem) in stages.enumerated() {
             let stageEntry = try SavedObject(stageItem, path: "\(path).stages[\(stageIndex)]")

@@ -24,13 +24,13 @@ package struct SavedScreenRows: Equatable, Sendable {
         rows.append(RowEnd(serial: serial, end: text.count))
     }
 
-    /// Each row's serial and value, in the order they were appended, parsed one at a time;
-    /// throws `SavedStateError` naming the row whose text is not JSON. Many rows are parsed on
+    /// Each row's serial and what it holds, in the order they were appended, read one at a
+    /// time; throws `SavedStateError` naming the row whose text is not JSON. Many rows are read on
     /// threads of their own while `body` restores those parsed before (a restart is ready
     /// sooner), at most a few batches ahead (so that they are not held all at once).
-    func forEach(_ body: (_ serial: Int64, _ value: JSONValue) throws -> Void) throws {
+    func forEach(_ body: (_ serial: Int64, _ row: ReadRow) throws -> Void) throws {
         guard rows.count >= 2 * Self.batchSize else {
-            for index in rows.indices { try body(rows[index].serial, try value(at: index)) }
+            for index in rows.indices { try body(rows[index].serial, try row(at: index)) }
             return
         }
         // Parsing costs more than restoring: two threads parse every other batch, and the
@@ -52,12 +52,12 @@ package struct SavedScreenRows: Equatable, Sendable {
             }
         }
         guard parsers.count == Self.parsingThreads else {
-            for index in rows.indices { try body(rows[index].serial, try value(at: index)) }
+            for index in rows.indices { try body(rows[index].serial, try row(at: index)) }
             return
         }
         var turn = 0
         while let batch = parsers[turn].batches.take() {
-            for row in batch { try body(row.serial, try row.value.get()) }
+            for row in batch { try body(row.serial, try row.read.get()) }
             turn = (turn + 1) % parsers.count
         }
     }
@@ -75,7 +75,7 @@ package struct SavedScreenRows: Equatable, Sendable {
         var start = first * Self.batchSize
         while start < rows.count {
             let batch = (start..<min(start + Self.batchSize, rows.count)).map { index in
-                ParsedRow(serial: rows[index].serial, value: Result { () throws(SavedStateError) in try value(at: index) })
+                ParsedRow(serial: rows[index].serial, read: Result { () throws(SavedStateError) in try row(at: index) })
             }
             guard batches.put(batch) else { return }
             handedOver.append(batch)
@@ -91,19 +91,54 @@ package struct SavedScreenRows: Equatable, Sendable {
 
     private struct ParsedRow: Sendable {
         var serial: Int64
-        var value: Result<JSONValue, SavedStateError>
+        var read: Result<ReadRow, SavedStateError>
     }
 
-    /// The value of row `index`.
-    private func value(at index: Int) throws(SavedStateError) -> JSONValue {
+    /// A screen's row as read: its value, and its host when it was read from the text
+    /// straight (`Host.readSavedState`; the value then has no `host`).
+    package struct ReadRow: Sendable {
+        package var value: JSONValue
+        package var host: Host.ReadState?
+    }
+
+    /// Row `index`, its host read straight from its text when it is in the form a run writes.
+    private func row(at index: Int) throws(SavedStateError) -> ReadRow {
         let start = index == 0 ? 0 : rows[index - 1].end
+        let read = text.withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(UnsafeBufferPointer(rebasing: buffer[start..<rows[index].end]))
+            return Self.readRow(&scanner)
+        }
+        if let read { return read }
         do {
-            return try text.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+            return ReadRow(value: try text.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
                 try JSONScanner.value(of: UnsafeBufferPointer(rebasing: buffer[start..<rows[index].end]))
-            }
+            }, host: nil)
         } catch {
             throw SavedStateError("screen \(rows[index].serial): \(error.message)")
         }
+    }
+
+    /// A row whose members are each named once, one of them `host` in the form a run writes;
+    /// nil for any other text (read again as a value, which says what is wrong with it).
+    private static func readRow(_ scanner: inout JSONScanner) -> ReadRow? {
+        guard scanner.skip(UInt8(ascii: "{")) else { return nil }
+        var members: [JSONMember] = []
+        var host: Host.ReadState?
+        repeat {
+            guard let rawName = scanner.memberName() else { return nil }
+            let name = String(decoding: rawName, as: UTF8.self)
+            if name == "host" {
+                guard host == nil, let read = Host.readSavedState(&scanner) else { return nil }
+                host = read
+            } else {
+                guard !members.contains(where: { $0.name == name }), let value = try? scanner.parseValue(depth: 1) else { return nil }
+                members.append(JSONMember(name, value))
+            }
+        } while scanner.skip(UInt8(ascii: ","))
+        guard scanner.skip(UInt8(ascii: "}")), host != nil else { return nil }
+        scanner.skipWhitespace()
+        guard scanner.isAtEnd else { return nil }
+        return ReadRow(value: .object(members), host: host)
     }
 }
 

@@ -25,7 +25,8 @@ package class Host {
     /// What the host holds and counts, read and changed through the properties below. A toast
     /// is removed from its list and slot before the host writes its record or calls out, so no
     /// access to the rest overlaps another.
-    private struct State {
+    /// Everything the host holds (read from a saved host's text in `SavedHostText.swift`).
+    struct State {
         var slots = HostSlots()
         var visible = SlotLine()
         var waiting: [Int] = []
@@ -544,6 +545,11 @@ extension Host {
         writer.member("next_serial", state.nextSerial)
         writer.member("next_arrival_order", state.nextArrivalOrder)
         writer.endObject()
+    }
+
+    /// Makes the host hold what `readSavedState` read, in place of what it holds.
+    package func restore(from read: ReadState) {
+        state = read.state
     }
 
     /// Makes the host hold what `savedState` gave, in place of what it holds (nothing is

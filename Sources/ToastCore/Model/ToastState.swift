@@ -152,6 +152,69 @@ extension Toast: StateRepresentable {
         }
     }
 
+    /// The toast `writeSavedState` wrote, read straight from its text at the scanner's place,
+    /// without a JSON value of the whole (a restart reads every toast its screens hold). Nil for
+    /// text in any other form (members in another order, unknown or wrong ones), which
+    /// `init(savedState:)` reads as a value, and says what is wrong with: what both read is one toast.
+    package init?(scanningSaved scanner: inout JSONScanner) {
+        guard scanner.skip(UInt8(ascii: "{")), scanner.skipMember("fields"), scanner.skip(UInt8(ascii: "{")) else { return nil }
+        self.init(id: "", message: " ")
+        if !scanner.skip(UInt8(ascii: "}")) {
+            repeat {
+                guard let rawName = scanner.memberName(), let value = try? scanner.parseValue() else { return nil }
+                let name = String(decoding: rawName, as: UTF8.self)
+                guard let field = ToastField(named: name), !Self.isConstant(field),
+                      let fieldValue = try? Self.fieldValue(value, of: field, named: name), Self.holds(field, fieldValue) else { return nil }
+                uniqueFields.set(field, to: fieldValue)
+            } while scanner.skip(UInt8(ascii: ","))
+            guard scanner.skip(UInt8(ascii: "}")) else { return nil }
+        }
+        guard scanner.skip(UInt8(ascii: ",")), scanner.skipMember("extra"), case .object(let extra)? = try? scanner.parseValue(),
+              scanner.skip(UInt8(ascii: ",")), scanner.skipMember("at"), let at = scanner.integerValue(),
+              scanner.skip(UInt8(ascii: ",")), scanner.skipMember("input_line"), let inputLine = scanner.integerValue() else { return nil }
+        self.extra = extra
+        atMicros = at
+        self.inputLine = Int(inputLine)
+        // Then those a toast may have, in the order they are written, each once.
+        var next = 0
+        while scanner.skip(UInt8(ascii: ",")) {
+            guard let rawName = scanner.memberName() else { return nil }
+            switch String(decoding: rawName, as: UTF8.self) {
+            case "style" where next <= 0:
+                guard scanner.skip(UInt8(ascii: "{")), scanner.skipMember("symbol"), let symbol = scanner.stringValue(),
+                      scanner.skip(UInt8(ascii: ",")), scanner.skipMember("glyph"), let glyph = scanner.stringValue(),
+                      scanner.skip(UInt8(ascii: ",")), scanner.skipMember("color"), let color = scanner.stringValue(),
+                      scanner.skip(UInt8(ascii: "}")) else { return nil }
+                style = AppliedStyle(symbol: symbol, glyph: glyph, color: color)
+                next = 1
+            case "announcement" where next <= 1:
+                guard let text = scanner.stringValue() else { return nil }
+                uniqueFields.announcement = .text(text)
+                next = 2
+            case "announcement_label" where next <= 1:
+                guard let label = scanner.stringValue() else { return nil }
+                uniqueFields.announcement = .standard(label: label)
+                next = 2
+            case "made_by" where next <= 2:
+                guard let madeBy = scanner.stringValue() else { return nil }
+                uniqueFields.madeBy = madeBy
+                next = 3
+            case "screen" where next <= 3:
+                if let text = scanner.stringValue() {
+                    uniqueFields.screenKey = .text(text)
+                } else if let integer = scanner.integerValue() {
+                    uniqueFields.screenKey = .integer(integer)
+                } else {
+                    return nil
+                }
+                next = 4
+            default:
+                return nil
+            }
+        }
+        guard scanner.skip(UInt8(ascii: "}")) else { return nil }
+    }
+
     /// Whether `field` can hold `value`: a value of its kind, or none where it may have none.
     private static func holds(_ field: ToastField, _ value: FieldValue) -> Bool {
         switch (field.storage, value) {

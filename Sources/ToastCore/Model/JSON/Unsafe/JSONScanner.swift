@@ -124,6 +124,59 @@ import Darwin
         }
     }
 
+    // MARK: Reading a known form
+    //
+    // For a reader that expects text in one form (a saved state's rows, as toastscript writes
+    // them) and reads it without a JSON value in between: each says whether the text goes on as
+    // expected, and a reader that finds it does not reads the text again as a value.
+
+    /// Moves past white space and `byte` when it comes next; false when something else does.
+    package mutating func skip(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard current == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// Moves past `"name":` when it comes next; false when something else does.
+    package mutating func skipMember(_ name: StaticString) -> Bool {
+        skipWhitespace()
+        guard let text = scanPlainString(), name.withUTF8Buffer({ $0.elementsEqual(text) }) else { return false }
+        return skip(UInt8(ascii: ":"))
+    }
+
+    /// The name of the member that comes next, moving past it and its `:` (nil: none does).
+    package mutating func memberName() -> UnsafeBufferPointer<UInt8>? {
+        guard let name = parsePlainString(), skip(UInt8(ascii: ":")) else { return nil }
+        return name
+    }
+
+    /// The integer that comes next, as a value reads it (nil: something else comes).
+    package mutating func integerValue() -> Int64? {
+        skipWhitespace()
+        guard current == UInt8(ascii: "-") || current.map({ $0 &- UInt8(ascii: "0") < 10 }) == true else { return nil }
+        if let integer = scanSmallInteger() { return integer }
+        guard case .integer(let integer)? = try? parseNumber().jsonValue else { return nil }
+        return integer
+    }
+
+    /// The string that comes next (nil: something else comes).
+    package mutating func stringValue() -> String? {
+        skipWhitespace()
+        guard current == UInt8(ascii: "\"") else { return nil }
+        return try? parseString()
+    }
+
+    /// `true` or `false` when it comes next (nil: something else comes).
+    package mutating func boolValue() -> Bool? {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: "t"): return (try? parseLiteral("true")).map { true }
+        case UInt8(ascii: "f"): return (try? parseLiteral("false")).map { false }
+        default: return nil
+        }
+    }
+
     /// A number of at most 18 digits with no fraction nor exponent (`-` then 1-9 first, or a
     /// lone `0`), the value `parseNumber` reads it as, moving past it; nil, not moving, for
     /// anything else (which `parseNumber` reads, or says is wrong). Most numbers are such.
