@@ -70,6 +70,28 @@ import Testing
                                                           JSONMember("passes", .array([.integer(1_000_000)]))])])
     }
 
+    /// A screen's groups are a list of their own, which a sweep of the groups whose windows
+    /// ended makes again: after one, each screen's row lists its groups, and no other's.
+    @Test func aSweepOfEndedGroupsLeavesEachScreenItsOwn() throws {
+        let pipeline = makePipeline(RecordLog())
+        // 1,500 screens each with a group, held by their sticky toasts; then 1,600 more a minute
+        // later, when the first groups' windows have ended: the table doubles, and is swept.
+        for user in 0..<1_500 { pipeline.handle(show("a", user: "u\(user)", at: 0)) }
+        for user in 0..<1_600 { pipeline.handle(show("b", user: "v\(user)", at: 60)) }
+        for user in 0..<3 { pipeline.handle(show("c", user: "u\(user)", at: 61)) }
+        let rows = try pipeline.savedRows().written.filter { $0.id.kind == .screen }
+        #expect(rows.count == 3_100)
+        for row in rows {
+            let screen = try SavedObject(try #require(row.value), path: "screen")
+            let key = try screen.string("key")
+            let keyed = try SavedObject(try screen.required("keyed"), path: "keyed")
+            let groups = try SavedObject(try keyed.required("rate_limit"), path: "rate_limit").list("groups")
+            // A first screen's group was swept, but for those shown a toast again since.
+            let expected: [JSONValue] = key.hasPrefix("u") && !["u0", "u1", "u2"].contains(key) ? [] : [.object([JSONMember("value", .string(key))])]
+            #expect(groups.map { try? SavedObject($0, path: "").required("key") } == expected, "\(key)")
+        }
+    }
+
     /// A state saved before each screen's row held its rate-limit groups has them in the stage's
     /// row, each naming its screen: it restores into the same run.
     @Test func rateLimitGroupsKeptInTheStagesRowStillRestore() throws {

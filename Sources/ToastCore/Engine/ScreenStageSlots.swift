@@ -16,6 +16,14 @@ struct ScreenStageSlot {
     }
 
     var isEmpty: Bool { keys.isEmpty && pendingSummaries == 0 && lastPass == nil }
+
+    /// rate_limit: the newest of the screen's groups (-1: none), each naming the one made
+    /// before it (`RateLimitStage.GroupState.previousOfScreen`). Kept where dedup keeps the head
+    /// of its keys, which a rate limit's slot has none of (a slot is one stage's).
+    var newestGroup: Int32 {
+        get { keys.newest }
+        set { keys.newest = newValue }
+    }
 }
 
 /// The start of a key of a stage that keeps every screen's state in one table: the screen's
@@ -25,7 +33,11 @@ enum ScreenSerialPrefix {
 
     /// The serial a key starts with; nil for a key too short to have one.
     static func serial(of key: [UInt8]) -> Int? {
-        key.count < count ? nil : key.withUnsafeBytes { $0.loadUnaligned(as: Int.self) }
+        key.withUnsafeBytes { serial(of: $0) }
+    }
+
+    static func serial(of key: UnsafeRawBufferPointer) -> Int? {
+        key.count < count ? nil : key.loadUnaligned(as: Int.self)
     }
 }
 

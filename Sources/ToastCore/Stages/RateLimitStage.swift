@@ -26,6 +26,10 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
         var passes = TimeWindow()
         /// The drops since the pending summary was scheduled; nil: no summary pending.
         var pendingDrops: SummaryDrops?
+        /// With screens on, the group of the same screen made before this one (-1: none): a
+        /// screen's groups are a list from its slot's `newestGroup`, so that saving a screen
+        /// finds its groups without looking through everyone's.
+        var previousOfScreen: Int32 = -1
     }
 
     /// The toasts a pending summary stands for: an object, so that a group without one (most
@@ -59,9 +63,9 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     /// pipeline owns the table and this stage: `unowned(unsafe)`, as `StageContext.pipeline`).
     private unowned(unsafe) var screens: ScreenTable?
     private var slot = 0
-    /// While a save writes the screens' parts: the numbers of the groups, in order of their
-    /// screens' serials (found at the first part written, for all the screens at once).
-    private var groupsBySerial: [(serial: Int, group: Int)]?
+    /// The screens' lists of groups must be made again before they are read: a state saved
+    /// before each screen's part held its own groups restored them without their screens.
+    private var listsNeedLinking = false
 
     package init(settings: RateLimitSettings) {
         self.settings = settings
@@ -75,8 +79,14 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     }
 
     package func process(_ toast: inout Toast, context: StageContext) -> StageVerdict {
-        guard let screens else { return decide(&toast, context: context, slot: &single, screen: nil) }
-        return screens.withSlotInHand(slot) { decide(&toast, context: context, slot: &$0, screen: $1) }
+        let verdict = if let screens {
+            screens.withSlotInHand(slot) { decide(&toast, context: context, slot: &$0, screen: $1) }
+        } else {
+            decide(&toast, context: context, slot: &single, screen: nil)
+        }
+        // Not while a screen's slot is lent: a sweep links every screen's groups again.
+        sweepIfGrown(now: context.nowMicros)
+        return verdict
     }
 
     /// Decides on `toast` in its group of its screen (`screen`, whose serial starts the
@@ -86,15 +96,16 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
         scratch.removeAll()
         if let screen { scratch.appendSerial(screen) }
         toast.appendKey(of: key, roles: context.roles, to: &scratch)
+        var isNew = false
         let group = scratch.withBytes { key in
             let hash = ByteKeyTable<GroupState>.hash(key)
-            return groups.number(of: key, hash: hash)
-                ?? groups.insert(key, hash: hash, GroupState())
+            if let group = groups.number(of: key, hash: hash) { return group }
+            isNew = true
+            return groups.insert(key, hash: hash, GroupState())
         }
-        let now = context.nowMicros
-        let verdict = admit(toast, into: &groups[group], slot: &slot, keyStart: screen == nil ? 0 : ScreenSerialPrefix.count, now: now, context: context)
-        sweepIfGrown(now: now)
-        return verdict
+        if isNew && screen != nil { link(group, into: &slot) }
+        return admit(toast, into: &groups[group], slot: &slot, keyStart: screen == nil ? 0 : ScreenSerialPrefix.count,
+                     now: context.nowMicros, context: context)
     }
 
     /// Counts one toast into its group's window: a pass while fewer than `limit` passed.
@@ -158,6 +169,26 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
             return passes.count == 0 && state.pendingDrops == nil
         }
         groupCountAfterLastSweep = groups.count
+        linkScreensGroups()
+    }
+
+    /// `group` becomes the newest of its screen's groups (whose slot is `slot`).
+    private func link(_ group: Int, into slot: inout ScreenStageSlot) {
+        groups[group].previousOfScreen = slot.newestGroup
+        slot.newestGroup = Int32(group)
+    }
+
+    /// Makes every screen's list of groups again (after a sweep has forgotten some): one look
+    /// through the groups, as rare as the sweeps.
+    private func linkScreensGroups() {
+        guard let screens else { return }
+        for screen in screens.bySerial.values { screen.stageSlots[slot].newestGroup = -1 }
+        for group in groups.storedNumbers {
+            let serial = groups.withKey(at: group) { ScreenSerialPrefix.serial(of: $0) }
+            guard let serial, let screen = screens.bySerial[serial] else { continue }
+            link(group, into: &screen.stageSlots[slot])
+        }
+        listsNeedLinking = false
     }
 }
 
@@ -278,7 +309,9 @@ extension RateLimitStage {
 
     func hasSavedPart(of screen: Screen) -> Bool { !screen.stageSlots[slot].isEmpty }
 
-    func willWriteSavedParts() { groupsBySerial = nil }
+    func willWriteSavedParts() {
+        if listsNeedLinking { linkScreensGroups() }
+    }
 
     /// A screen's last pass, pending summaries and groups, as `saveState` lists them under
     /// `screens`.
@@ -291,38 +324,17 @@ extension RateLimitStage {
         writer.member("pending", Int64(window.pendingSummaries))
         writer.key("groups")
         writer.beginArray()
-        forEachGroup(ofScreen: screen.serial) { group in
+        var group = Int(window.newestGroup)
+        while group >= 0 {
             writer.beginObject()
             writer.key("key")
             groups.withKey(at: group) { SavedKey.write(UnsafeRawBufferPointer(rebasing: $0[ScreenSerialPrefix.count...]), to: &writer) }
             writeSavedGroup(groups[group], to: &writer)
             writer.endObject()
+            group = Int(groups[group].previousOfScreen)
         }
         writer.endArray()
         writer.endObject()
-    }
-
-    /// The numbers of the groups of the screen `serial`: one look through the table for a
-    /// save's screens (a group's key starts with its screen's serial, which finds no group by
-    /// itself), then a binary search for each.
-    private func forEachGroup(ofScreen serial: Int, _ body: (Int) -> Void) {
-        if groupsBySerial == nil {
-            groupsBySerial = groups.storedNumbers.compactMap { number in
-                groups.withKey(at: number) { key in
-                    key.count < ScreenSerialPrefix.count ? nil : (key.loadUnaligned(as: Int.self), number)
-                }
-            }.sorted { ($0.serial, $0.group) < ($1.serial, $1.group) }
-        }
-        let all = groupsBySerial ?? []
-        var (low, high) = (all.startIndex, all.endIndex)
-        while low < high {
-            let middle = (low + high) / 2
-            if all[middle].serial < serial { low = middle + 1 } else { high = middle }
-        }
-        while low < all.endIndex && all[low].serial == serial {
-            body(all[low].group)
-            low += 1
-        }
     }
 
     /// A group's passes in the window and its pending summary's drops, after its key.
@@ -394,6 +406,7 @@ extension RateLimitStage {
         (nextToken, groupCountAfterLastSweep) = counters
         groups = restoredGroups
         summaryGroups = restoredSummaries
+        listsNeedLinking = screens != nil && groups.count > 0
         if let screens { try restoreSavedParts(try object.list("screens"), of: screens) }
     }
 
@@ -403,13 +416,15 @@ extension RateLimitStage {
         window.lastPass = try Self.time(try saved.required("last_pass"), path: "\(path).last_pass")
         window.pendingSummaries = Int32(clamping: try saved.integer("pending"))
         if saved.optional("groups") != nil {
-            for (index, item) in try saved.list("groups").enumerated() {
-                let group = try SavedObject(item, item: index, of: "groups", in: path)
-                let state = try Self.savedGroup(group, path: "\(path).groups[\(index)]")
+            // Written newest first: linked oldest first, each the newest so far, the list is as it was.
+            for (index, item) in try saved.list("groups").enumerated().reversed() {
+                let saved = try SavedObject(item, item: index, of: "groups", in: path)
+                let state = try Self.savedGroup(saved, path: "\(path).groups[\(index)]")
                 scratch.removeAll()
                 scratch.appendSerial(screen.serial)
-                try SavedKey.append(try group.required("key"), path: "\(path).groups[\(index)].key", to: &scratch)
-                _ = scratch.withBytes { groups.insert($0, hash: ByteKeyTable<GroupState>.hash($0), state) }
+                try SavedKey.append(try saved.required("key"), path: "\(path).groups[\(index)].key", to: &scratch)
+                let group = scratch.withBytes { groups.insert($0, hash: ByteKeyTable<GroupState>.hash($0), state) }
+                link(group, into: &window)
             }
         }
         screen.stageSlots[slot] = window
