@@ -29,29 +29,9 @@ package struct SavedScreenRows: Equatable, Sendable {
     /// threads of their own while `body` restores those parsed before (a restart is ready
     /// sooner), at most a few batches ahead (so that they are not held all at once).
     func forEach(_ body: (_ serial: Int64, _ row: ReadRow) throws -> Void) throws {
-        guard rows.count >= 2 * Self.batchSize else {
-            for index in rows.indices { try body(rows[index].serial, try row(at: index)) }
-            return
-        }
-        // Parsing costs more than restoring: two threads parse every other batch, and the
-        // batches are taken from them in turn, so in order.
-        let all = self
-        var parsers: [(batches: HandOverQueue<[ParsedRow]>, thread: SystemThread)] = []
-        for first in 0..<Self.parsingThreads {
-            let batches = HandOverQueue<[ParsedRow]>(capacity: 2)
-            guard let thread = SystemThread.start({ all.parse(batchesFrom: first, every: Self.parsingThreads, into: batches) }) else {
-                batches.cancel()
-                break
-            }
-            parsers.append((batches, thread))
-        }
-        defer {
-            for parser in parsers {
-                parser.batches.cancel()
-                parser.thread.join()
-            }
-        }
-        guard parsers.count == Self.parsingThreads else {
+        let parsers = rows.count >= 2 * Self.batchSize ? startParsers() : []
+        defer { Self.stop(parsers) }
+        guard !parsers.isEmpty else {
             for index in rows.indices { try body(rows[index].serial, try row(at: index)) }
             return
         }
@@ -59,6 +39,32 @@ package struct SavedScreenRows: Equatable, Sendable {
         while let batch = parsers[turn].batches.take() {
             for row in batch { try body(row.serial, try row.read.get()) }
             turn = (turn + 1) % parsers.count
+        }
+    }
+
+    private typealias Parser = (batches: HandOverQueue<[ParsedRow]>, thread: SystemThread)
+
+    /// Reading costs more than restoring: two threads read every other batch, and the batches
+    /// are taken from them in turn, so in order. None when the system would not give both.
+    private func startParsers() -> [Parser] {
+        let all = self
+        var parsers: [Parser] = []
+        for first in 0..<Self.parsingThreads {
+            let batches = HandOverQueue<[ParsedRow]>(capacity: 2)
+            guard let thread = SystemThread.start({ all.parse(batchesFrom: first, every: Self.parsingThreads, into: batches) }) else {
+                Self.stop(parsers)
+                return []
+            }
+            parsers.append((batches, thread))
+        }
+        return parsers
+    }
+
+    /// Tells the parsers no more is wanted, and waits for them.
+    private static func stop(_ parsers: [Parser]) {
+        for parser in parsers {
+            parser.batches.cancel()
+            parser.thread.join()
         }
     }
 

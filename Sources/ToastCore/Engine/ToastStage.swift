@@ -116,8 +116,8 @@ protocol ScreenKeyedStage: AnyObject {
     func hasSavedPart(of screen: Screen) -> Bool
     /// Called after `willWriteSavedParts`, for each screen of one save in turn.
     func writeSavedPart(of screen: Screen, to writer: inout JSONWriter)
-    /// Before the screens' parts of one save are written: a stage that keeps a screen's
-    /// entries in a table of all screens finds them here, once for all the screens.
+    /// Before the screens' parts of one save are written: a stage readies, once for all the
+    /// screens, what `writeSavedPart` reads of each.
     func willWriteSavedParts()
     /// Restores one screen's part, as `writeSavedPart` wrote it, after `restoreState` restored
     /// the rest: a restore reads one screen at a time, so that a state of many screens is not
