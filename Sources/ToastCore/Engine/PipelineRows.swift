@@ -83,16 +83,19 @@ extension Pipeline {
             var screensNow = Set<Int>()
             let keyedParts = keyedStages(of: table)
             for keyed in keyedParts { keyed.stage.willWriteSavedParts() }
-            try table.forEachScreen { screen in
+            var toWrite: [(screen: Screen, changed: Bool)] = []
+            table.forEachScreen { screen in
                 screensNow.insert(screen.serial)
                 let changed = screen.isChangedSinceSave || !tracker.screens.contains(screen.serial)
-                guard changed || verifying else { return }
-                try writeSavedScreen(screen, in: table, keyedParts: keyedParts, to: &writer)
-                let row = SavedRow(id: SavedRowID(kind: .screen, number: Int64(screen.serial)), text: writer.takeText(),
-                                   columns: .screen(key: screen.key))
-                if changed {
+                if changed || verifying { toWrite.append((screen, changed)) }
+            }
+            let texts = try screenRowTexts(toWrite.map(\.screen), in: table, keyedParts: keyedParts)
+            for (entry, text) in zip(toWrite, texts) {
+                let row = SavedRow(id: SavedRowID(kind: .screen, number: Int64(entry.screen.serial)), text: text,
+                                   columns: .screen(key: entry.screen.key))
+                if entry.changed {
                     changes.written.append(row)
-                    screen.isChangedSinceSave = false
+                    entry.screen.isChangedSinceSave = false
                 } else {
                     changes.unchanged.append(row)
                 }
