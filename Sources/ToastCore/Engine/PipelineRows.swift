@@ -144,7 +144,7 @@ extension Pipeline {
         if let counters = rows[.part("screens")], case .object(let members) = counters {
             screens = .object([JSONMember("list", .array(numbered(.screen).map(\.value))),
                                JSONMember("windows", try inOrderOfFiring(.window))] + members)
-        } else if !screenRows.isEmpty || !numbered(.screen).isEmpty {
+        } else if !screenRows.isEmpty || rows.keys.contains(where: { $0.kind == .screen }) {
             throw SavedStateError("the rows have screens and no part screens")
         }
         return SavedPipeline(tree: .object([

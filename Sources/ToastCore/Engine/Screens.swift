@@ -310,19 +310,6 @@ final class ScreenTable {
         state.mostAtOnce = mostAtOnce
     }
 
-    /// For a stage's saved state that lists screens by serial (`screen`): each item of `list`
-    /// with the screen restored under that serial and the item's path; throws for a serial
-    /// the saved run does not have.
-    func savedScreens(_ list: [JSONValue], path: String) throws -> [(screen: Screen, saved: SavedObject, path: String)] {
-        try list.enumerated().map { index, item in
-            let itemPath = "\(path)[\(index)]"
-            let saved = try SavedObject(item, path: itemPath)
-            let serial = Int(try saved.integer("screen"))
-            guard serial > 0, let screen = bySerial[serial] else { throw SavedStateError("\(itemPath) is for a screen that is not saved") }
-            return (screen, saved, itemPath)
-        }
-    }
-
     /// The last serial given (the next screen gets the one after).
     var lastSerial: Int { state.nextSerial }
 

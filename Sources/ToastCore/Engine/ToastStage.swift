@@ -120,21 +120,14 @@ protocol ScreenKeyedStage: AnyObject {
     /// screens, what `writeSavedPart` reads of each.
     func willWriteSavedParts()
     /// Restores one screen's part, as `writeSavedPart` wrote it, after `restoreState` restored
-    /// the rest: a restore reads one screen at a time, so that a state of many screens is not
-    /// held whole while it is restored.
+    /// the rest (its `screens` are left to this): a restore reads one screen at a time, so that
+    /// a state of many screens is not held whole while it is restored. The pipeline gives each
+    /// screen its part, from the screen's row or from the list a whole saved state has.
     func restoreSavedPart(of screen: Screen, from saved: SavedObject, path: String) throws
 }
 
 extension ScreenKeyedStage {
     func willWriteSavedParts() {}
-
-    /// The parts `saveState` lists under `screens` (the form a whole saved pipeline has), each
-    /// restored with its screen.
-    func restoreSavedParts(_ list: [JSONValue], of screens: ScreenTable) throws {
-        for entry in try screens.savedScreens(list, path: "state.screens") {
-            try restoreSavedPart(of: entry.screen, from: entry.saved, path: entry.path)
-        }
-    }
 
     /// A screen's part as a value (nil: none), as `saveState` lists them under `screens`.
     func savedPart(of screen: Screen) -> JSONValue? {

@@ -143,12 +143,12 @@ extension DedupStage {
         }))]
     }
 
+    /// With screens on, each screen's keys are restored with the screen (`restoreSavedPart`).
     package func restoreState(from saved: JSONValue) throws {
         let object = try SavedObject(saved, path: "state")
         var restored = RecencyCache<PassedToast>(capacity: cache.capacity)
-        if let screens {
+        if screens != nil {
             cache = restored
-            try restoreSavedParts(try object.list("screens"), of: screens)
         } else {
             let keys = try restore(object, path: "state", into: &restored, screen: nil)
             cache = restored

@@ -407,7 +407,6 @@ extension RateLimitStage {
         groups = restoredGroups
         summaryGroups = restoredSummaries
         listsNeedLinking = screens != nil && groups.count > 0
-        if let screens { try restoreSavedParts(try object.list("screens"), of: screens) }
     }
 
     /// A screen's last pass, pending summaries and groups, into the table `restoreState` made.
