@@ -74,8 +74,15 @@ import Testing
         #expect(Set(freed) == Set((100..<103).map { checked.model["key \($0)"]!.number }))
         checked.expectAgreement()
 
-        checked.table.removeAll(where: { $0 % 2 == 0 })
+        // A sweep's way: the numbers of the even values, then each removed; a removed number
+        // is no longer stored but keeps its value until the number is given again.
+        var even: [(number: Int, value: Int)] = []
+        checked.table.forEachStored { number, value in if value % 2 == 0 { even.append((number, value)) } }
+        #expect(even.count == checked.model.values.filter { $0.value % 2 == 0 }.count)
+        for entry in even { checked.table.remove(at: entry.number) }
+        #expect(even.allSatisfy { !checked.table.isStored($0.number) && checked.table[$0.number] == $0.value })
         checked.model = checked.model.filter { $0.value.value % 2 != 0 }
+        #expect(checked.model.values.allSatisfy { checked.table.isStored($0.number) })
         checked.expectAgreement()
 
         checked.table.removeAll()

@@ -15,10 +15,10 @@ import Testing
         ], output: log)
     }
 
-    private func show(_ message: String, user: String, at seconds: Int64, sticky: Bool = true) -> Event {
+    private func show(_ message: String, user: String, at seconds: Int64, sticky: Bool = true, source: String? = nil) -> Event {
         var toast = Toast(id: "", message: message)
         toast.extra = [JSONMember("user", .string(user))]
-        toast.set(.source, to: .text(user))
+        toast.set(.source, to: .text(source ?? user))
         toast.durationMicros = sticky ? nil : 3_000_000
         return Event(.show(toast), at: seconds * 1_000_000)
     }
@@ -89,6 +89,27 @@ import Testing
             // A first screen's group was swept, but for those shown a toast again since.
             let expected: [JSONValue] = key.hasPrefix("u") && !["u0", "u1", "u2"].contains(key) ? [] : [.object([JSONMember("value", .string(key))])]
             #expect(groups.map { try? SavedObject($0, path: "").required("key") } == expected, "\(key)")
+        }
+    }
+
+    /// A sweep that forgets some of a screen's groups leaves it the others, in their order.
+    @Test func aSweepKeepsAScreensGroupsThatAreStillInTheirWindows() throws {
+        let pipeline = makePipeline(RecordLog())
+        // Each of 1,500 screens a group "a" at 0 s, then "b" and "c" at 55 s, when "a"'s window
+        // (10 s) has ended: the table doubles while "b"s are made, and the "a"s are swept.
+        for user in 0..<1_500 { pipeline.handle(show("ma", user: "u\(user)", at: 0, source: "a")) }
+        for user in 0..<1_500 { pipeline.handle(show("mb", user: "u\(user)", at: 55, source: "b")) }
+        for user in 0..<1_500 { pipeline.handle(show("mc", user: "u\(user)", at: 56, source: "c")) }
+        let rows = try pipeline.savedRows().written.filter { $0.id.kind == .screen }
+        #expect(rows.count == 1_500)
+        for row in rows {
+            let screen = try SavedObject(try #require(row.value), path: "screen")
+            let keyed = try SavedObject(try screen.required("keyed"), path: "keyed")
+            let groups = try SavedObject(try keyed.required("rate_limit"), path: "rate_limit").list("groups")
+            let keys = groups.map { try? SavedObject($0, path: "").required("key") }
+            let user = try screen.string("key")
+            // Newest first.
+            #expect(keys == ["c", "b"].map { .object([JSONMember("value", .string($0))]) }, "\(user)")
         }
     }
 

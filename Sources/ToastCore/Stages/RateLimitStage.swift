@@ -160,16 +160,43 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
 
     /// Forgets groups with nothing in their window and no summary pending, whenever the
     /// table has doubled, so memory stays flat on a stream of ever new sources (and screens).
+    /// With screens on, the screens that lost groups have them taken out of their lists; the
+    /// others are not touched, so a sweep costs what the table holds, not what the screens do.
     private func sweepIfGrown(now: Microseconds) {
         guard groups.count > max(1024, 2 * groupCountAfterLastSweep) else { return }
         let horizon = now - settings.window
-        groups.removeAll { state in
+        var forgotten: [Int] = []
+        groups.forEachStored { number, state in
             var passes = state.passes
             passes.removeAll(atOrBefore: horizon)
-            return passes.count == 0 && state.pendingDrops == nil
+            if passes.count == 0 && state.pendingDrops == nil { forgotten.append(number) }
+        }
+        var screensThatLostGroups: [Int] = []
+        for group in forgotten {
+            if screens != nil, let serial = groups.withKey(at: group, ScreenSerialPrefix.serial(of:)) {
+                screensThatLostGroups.append(serial)
+            }
+            groups.remove(at: group)
         }
         groupCountAfterLastSweep = groups.count
-        linkScreensGroups()
+        guard let screens else { return }
+        for serial in screensThatLostGroups {
+            guard let screen = screens.bySerial[serial] else { continue }
+            unlinkForgottenGroups(from: &screen.stageSlots[slot])
+        }
+    }
+
+    /// Takes the groups a sweep forgot out of a screen's list (whose slot is `slot`). Their
+    /// numbers are not given to new groups before this, so the list still leads through them.
+    private func unlinkForgottenGroups(from slot: inout ScreenStageSlot) {
+        var kept: [Int32] = []
+        var group = slot.newestGroup
+        while group >= 0 {
+            if groups.isStored(Int(group)) { kept.append(group) }
+            group = groups[Int(group)].previousOfScreen
+        }
+        slot.newestGroup = -1
+        for group in kept.reversed() { link(Int(group), into: &slot) }
     }
 
     /// `group` becomes the newest of its screen's groups (whose slot is `slot`).

@@ -181,12 +181,14 @@ struct ByteKeyTable<Value>: ~Copyable {
     /// The numbers of the stored entries, in order.
     var storedNumbers: [Int] { entries.indices.filter { entries[$0].isStored } }
 
-    /// Forgets every entry whose value `shouldRemove` says to.
-    mutating func removeAll(where shouldRemove: (Value) -> Bool) {
-        for number in entries.indices where entries[number].isStored && shouldRemove(entries[number].value) {
-            remove(at: number)
-        }
+    /// Calls `body` with each stored entry's number and value, in the order of their numbers.
+    func forEachStored(_ body: (Int, Value) -> Void) {
+        for number in entries.indices where entries[number].isStored { body(number, entries[number].value) }
     }
+
+    /// Whether entry `number` holds a key (a removed one's value is what it held, until its
+    /// number is given to another key).
+    func isStored(_ number: Int) -> Bool { entries[number].isStored }
 
     /// Puts entry `number` in the first empty bucket from its hash.
     private mutating func place(_ number: Int, hash: Int) {
