@@ -160,10 +160,13 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
 
     /// Forgets groups with nothing in their window and no summary pending, whenever the
     /// table has doubled, so memory stays flat on a stream of ever new sources (and screens).
-    /// With screens on, the screens that lost groups have them taken out of their lists; the
-    /// others are not touched, so a sweep costs what the table holds, not what the screens do.
+    /// A sweep looks through every entry number the table has given, so it also waits for a
+    /// quarter of those to be groups again: after a burst of many groups, the table keeps its
+    /// entries, and sweeping a few groups out of them at every doubling would cost the burst
+    /// each time. With screens on, the screens that lost groups have them taken out of their
+    /// lists; the others are not touched.
     private func sweepIfGrown(now: Microseconds) {
-        guard groups.count > max(1024, 2 * groupCountAfterLastSweep) else { return }
+        guard groups.count > max(1024, 2 * groupCountAfterLastSweep, groups.numberCount / 4) else { return }
         let horizon = now - settings.window
         var forgotten: [Int] = []
         groups.forEachStored { number, state in
@@ -189,14 +192,19 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     /// Takes the groups a sweep forgot out of a screen's list (whose slot is `slot`). Their
     /// numbers are not given to new groups before this, so the list still leads through them.
     private func unlinkForgottenGroups(from slot: inout ScreenStageSlot) {
-        var kept: [Int32] = []
+        var newestKept: Int32 = -1
+        var lastKept: Int32 = -1
         var group = slot.newestGroup
         while group >= 0 {
-            if groups.isStored(Int(group)) { kept.append(group) }
-            group = groups[Int(group)].previousOfScreen
+            let previous = groups[Int(group)].previousOfScreen
+            if groups.isStored(Int(group)) {
+                if lastKept >= 0 { groups[Int(lastKept)].previousOfScreen = group } else { newestKept = group }
+                lastKept = group
+            }
+            group = previous
         }
-        slot.newestGroup = -1
-        for group in kept.reversed() { link(Int(group), into: &slot) }
+        if lastKept >= 0 { groups[Int(lastKept)].previousOfScreen = -1 }
+        slot.newestGroup = newestKept
     }
 
     /// `group` becomes the newest of its screen's groups (whose slot is `slot`).

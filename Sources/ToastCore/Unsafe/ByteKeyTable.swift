@@ -8,7 +8,8 @@
 /// collide; the bytes are compared (one `memcmp`) only when the hashes match. At most half the
 /// buckets are used; removal shifts the rest of the probe run back, so there are no tombstones.
 /// An entry keeps its number while it is stored. A forgotten key's bytes stay in `keyBytes`
-/// until they are half of it; then the stored keys are copied together again.
+/// until they are half of it and more than there are entries; then the stored keys are copied
+/// together again.
 ///
 /// Safe to use: a key is borrowed only for the call that looks it up or copies it in, and every
 /// stored key is a range of `keyBytes` that the table checks before it compares.
@@ -47,6 +48,8 @@ struct ByteKeyTable<Value>: ~Copyable {
     /// memory of the buckets, which with screens on hold a million entries or more.
     private var buckets = [Int32](repeating: -1, count: 8)
     private(set) var count = 0
+    /// The entry numbers given so far, stored or not: what a look through every entry costs.
+    var numberCount: Int { entries.count }
     /// The keys' bytes, each entry's at its `keyStart`; `forgottenBytes` of them belong to no
     /// stored entry.
     private var keyBytes = ByteBuffer(capacity: 64)
@@ -144,7 +147,9 @@ struct ByteKeyTable<Value>: ~Copyable {
         entries[number].keyStart = firstFree
         firstFree = number
         count -= 1
-        if forgottenBytes > 4_096 && forgottenBytes * 2 > keyBytes.count { compactKeys() }
+        // Compacting looks through every entry, so it waits for as many forgotten bytes as there
+        // are entries: a table that once held many keys and now holds few compacts as seldom.
+        if forgottenBytes > 4_096 && forgottenBytes * 2 > keyBytes.count && forgottenBytes > entries.count { compactKeys() }
     }
 
     /// Copies the stored keys together, dropping the forgotten bytes between them.
