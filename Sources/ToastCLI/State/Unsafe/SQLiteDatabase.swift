@@ -94,29 +94,6 @@ final class SQLiteStatement {
 
     deinit { sqlite3_finalize(statement) }
 
-    /// Binds the values to the parameters in order (1, 2, …), replacing those bound before;
-    /// the next `step` runs the statement from its start.
-    func bind(_ values: SQLiteValue...) throws(SQLiteError) { try bind(values) }
-
-    private func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
-        sqlite3_reset(statement)
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let status: Int32
-            switch value {
-            case .integer(let integer): status = sqlite3_bind_int64(statement, index, integer)
-            case .text(let text): status = sqlite3_bind_text(statement, index, text, -1, SQLiteStatement.transient)
-            case .bytes(let bytes):
-                status = bytes.withUnsafeBytes {
-                    sqlite3_bind_text(statement, index, $0.baseAddress?.assumingMemoryBound(to: CChar.self), Int32($0.count),
-                                      SQLiteStatement.transient)
-                }
-            case .null: status = sqlite3_bind_null(statement, index)
-            }
-            guard status == SQLITE_OK else { throw SQLiteError(message: database.lastError) }
-        }
-    }
-
     /// Runs the statement to its next row: true when there is one.
     func step() throws(SQLiteError) -> Bool {
         switch sqlite3_step(statement) {
@@ -131,10 +108,58 @@ final class SQLiteStatement {
         }
     }
 
-    /// Binds `values` and runs the statement to its end (an insert, a delete).
+    /// Binds `values` to the parameters in order (1, 2, …) and runs the statement to its end
+    /// (an insert, a delete). A text is lent to SQLite, not copied (`SQLITE_STATIC`): it is bound
+    /// inside the scope that lends its bytes, the statement runs there, and the bindings are
+    /// cleared before the scope ends, so SQLite never holds a pointer the caller has taken back.
     func run(_ values: SQLiteValue...) throws(SQLiteError) {
-        try bind(values)
-        while try step() {}
+        sqlite3_reset(statement)
+        defer { sqlite3_clear_bindings(statement) }
+        if let error = bindAndRun(values[...]) { throw error }
+    }
+
+    /// Binds the first of `values` to its parameter, then the rest, then runs the statement.
+    private func bindAndRun(_ values: ArraySlice<SQLiteValue>) -> SQLiteError? {
+        guard let value = values.first else {
+            do {
+                while try step() {}
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let index = Int32(values.startIndex + 1)
+        let rest = values.dropFirst()
+        switch value {
+        case .integer(let integer):
+            return failure(sqlite3_bind_int64(statement, index, integer)) ?? bindAndRun(rest)
+        case .null:
+            return failure(sqlite3_bind_null(statement, index)) ?? bindAndRun(rest)
+        case .text(let text):
+            return text.utf8.withContiguousStorageIfAvailable { bindText(UnsafeRawBufferPointer($0), at: index, thenRun: rest) }
+                ?? bindText(Array(text.utf8), at: index, thenRun: rest)
+        case .bytes(let bytes):
+            return bindText(bytes, at: index, thenRun: rest)
+        }
+    }
+
+    private func bindText(_ bytes: [UInt8], at index: Int32, thenRun rest: ArraySlice<SQLiteValue>) -> SQLiteError? {
+        bytes.withUnsafeBytes { bindText($0, at: index, thenRun: rest) }
+    }
+
+    /// Binds UTF-8 `text` (lent for this call) to parameter `index`, then the rest, then runs.
+    private func bindText(_ text: UnsafeRawBufferPointer, at index: Int32, thenRun rest: ArraySlice<SQLiteValue>) -> SQLiteError? {
+        // A nil pointer would bind NULL: an empty text is copied from a literal instead.
+        guard let start = text.baseAddress, !text.isEmpty else {
+            return failure(sqlite3_bind_text(statement, index, "", 0, SQLiteStatement.transient)) ?? bindAndRun(rest)
+        }
+        let status = sqlite3_bind_text(statement, index, start.assumingMemoryBound(to: CChar.self), Int32(text.count),
+                                       SQLiteStatement.lent)
+        return failure(status) ?? bindAndRun(rest)
+    }
+
+    private func failure(_ status: Int32) -> SQLiteError? {
+        status == SQLITE_OK ? nil : SQLiteError(message: database.lastError)
     }
 
     /// Column `index` of the current row as text (nil for NULL).
@@ -154,6 +179,8 @@ final class SQLiteStatement {
 
     /// `SQLITE_TRANSIENT`: SQLite copies the bytes before the bind returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    /// `SQLITE_STATIC`: SQLite reads the bytes where they are, until they are bound again or cleared.
+    private static let lent: sqlite3_destructor_type? = nil
 }
 
 /// A value bound to a statement's parameter.
