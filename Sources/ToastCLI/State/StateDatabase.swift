@@ -39,9 +39,9 @@ final class StateDatabase {
     /// fewer of them to write and sync. A page cache of up to 64 MiB: a checkpoint that
     /// rewrites every screen finds the pages it changes in memory instead of reading them
     /// back from the file and its WAL again. Freed space is not overwritten with zeros (Debian
-    /// builds SQLite to do so): a row rewritten longer frees its old cell, and zeroing those
-    /// was a fifth of a checkpoint's work; the old texts it would clear stay in the WAL's
-    /// frames anyway until they are written over, so it kept nothing from a reader of the files.
+    /// builds SQLite to do so): every row a checkpoint rewrites frees its old cell, so zeroing
+    /// costs as much as writing the rows; and the old texts it would clear stay in the WAL's
+    /// frames until they are written over, so it kept nothing from a reader of the files.
     private static let schema = """
         PRAGMA page_size = 16384;
         PRAGMA journal_mode = WAL;
