@@ -40,7 +40,7 @@ final class StateDatabase {
     /// rewrites every screen finds the pages it changes in memory instead of reading them
     /// back from the file and its WAL again. Freed space is not overwritten with zeros (Debian
     /// builds SQLite to do so): every row a checkpoint rewrites frees its old cell, so zeroing
-    /// costs as much as writing the rows; and the old texts it would clear stay in the WAL's
+    /// grows with the rows written; and the old texts it would clear stay in the WAL's
     /// frames until they are written over, so it kept nothing from a reader of the files.
     private static let schema = """
         PRAGMA page_size = 16384;
