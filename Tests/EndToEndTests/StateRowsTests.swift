@@ -68,6 +68,35 @@ import Testing
         }
     }
 
+    /// A checkpoint of thousands of screens hands their rows to the state's thread a few
+    /// thousand at a time, before its records are written; killed while they are in its open
+    /// transaction, or just after it committed, the run still goes on as if it never stopped.
+    @Test func aRunOfManyScreensKilledWhileTheirRowsAreWrittenGoesOnAsIfItHadNeverStopped() throws {
+        let folder = try Folder()
+        // 9,000 users shown a toast that stays, then each another: checkpoints of thousands of
+        // screens (in debug builds every checkpoint offers every screen, to check the unchanged).
+        try #"config{ screens = { by = "user" }, rate_limit = { limit = 1, window = 5 } }"#
+            .write(toFile: folder.file("screens.lua"), atomically: true, encoding: .utf8)
+        let events = (0..<18_000).map { index in
+            #"{"message":"note \#(index / 9_000)","user":"u\#(index % 9_000)","duration":null,"at":\#(Double(index) * 0.001)}"#
+        }
+        try (events.joined(separator: "\n") + "\n").write(toFile: folder.file("events.jsonl"), atomically: true, encoding: .utf8)
+        let whole = try runBinary(["--format", "json", "--events", folder.file("events.jsonl"), folder.file("screens.lua")])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        for (point, checkpoint) in [("before-commit", 12), ("after-records", 15), ("after-commit", 13)] {
+            for name in ["state", "state-wal", "state-shm", "out.jsonl"] { try? FileManager.default.removeItem(atPath: folder.file(name)) }
+            let killed = try StateTests.start(Self.command(folder), input: "/dev/null", folder: folder,
+                                              environment: ["TOASTSCRIPT_TEST_KILL_AT": "\(point):\(checkpoint)"])
+            killed.waitUntilExit()
+            #expect(killed.terminationReason == .uncaughtSignal, "\(point):\(checkpoint) was not reached")
+            let again = try runBinary(Self.command(folder))
+            #expect(again.status == 0, "\(again.stderr)")
+            let same = folder.bytes("out.jsonl") == Data(whole.stdout.utf8)
+            #expect(same, "killed at \(point) of checkpoint \(checkpoint); \(StateTests.firstDifference(folder.bytes("out.jsonl"), Data(whole.stdout.utf8)))")
+            #expect(try StateTests.sqlite(folder.file("state"), "SELECT count(*) FROM screens") == "9000\n")
+        }
+    }
+
     @Test func aRunOfScreensKilledAtRandomMomentsGoesOnAsIfItHadNeverStopped() throws {
         let folder = try Folder()
         let whole = try Self.prepare(folder, events: 40_000)

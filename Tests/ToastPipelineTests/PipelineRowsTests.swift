@@ -70,6 +70,31 @@ import Testing
                                                           JSONMember("passes", .array([.integer(1_000_000)]))])])
     }
 
+    /// With a taker, a checkpoint's screens are offered a lot at a time as they are made; a
+    /// lot it takes is not returned, one it refuses is, and every changed screen is in exactly one.
+    @Test func screensRowsAreHandedAheadALotAtATime() throws {
+        let pipeline = makePipeline(RecordLog())
+        let count = 2 * Pipeline.screenRowsHandedAheadAtOnce + 300
+        for user in 0..<count { pipeline.handle(show("a", user: "u\(user)", at: 0)) }
+        var lots: [[SavedRow]] = []
+        let rest = try pipeline.savedRows { lot in
+            lots.append(lot.written)
+            return lots.count != 2
+        }
+        #expect(lots.map(\.count) == [Pipeline.screenRowsHandedAheadAtOnce, Pipeline.screenRowsHandedAheadAtOnce, 300])
+        #expect(lots.allSatisfy { $0.allSatisfy { $0.id.kind == .screen } })
+        let returned = rest.written.filter { $0.id.kind == .screen }
+        #expect(returned.map(\.id) == lots[1].map(\.id))
+        let handed = (lots[0] + lots[2] + returned).map(\.id.number)
+        #expect(handed.sorted() == Array(1...Int64(count)))
+        // The parts are returned, not handed ahead.
+        #expect(rest.written.contains { $0.id == .part("clock") } && rest.written.contains { $0.id == .part("screens") })
+        // Nothing changed since: the next checkpoint offers no lot.
+        lots.removeAll()
+        #expect(try pipeline.savedRows { lots.append($0.written); return true }.written.allSatisfy { $0.id.kind != .screen })
+        #expect(lots.isEmpty)
+    }
+
     /// A screen's groups are a list of their own, which a sweep of the groups whose windows
     /// ended makes again: after one, each screen's row lists its groups, and no other's.
     @Test func aSweepOfEndedGroupsLeavesEachScreenItsOwn() throws {
@@ -90,6 +115,18 @@ import Testing
             let expected: [JSONValue] = key.hasPrefix("u") && !["u0", "u1", "u2"].contains(key) ? [] : [.object([JSONMember("value", .string(key))])]
             #expect(groups.map { try? SavedObject($0, path: "").required("key") } == expected, "\(key)")
         }
+    }
+
+    /// A sweep changes the rows of the screens whose groups it forgot: the next checkpoint
+    /// writes them again, though no event touched them.
+    @Test func aSweepSavesTheScreensWhoseGroupsItForgot() throws {
+        let pipeline = makePipeline(RecordLog())
+        for user in 0..<1_500 { pipeline.handle(show("a", user: "u\(user)", at: 0)) }
+        _ = try pipeline.savedRows()
+        for user in 0..<1_600 { pipeline.handle(show("b", user: "v\(user)", at: 60)) }
+        let rows = try pipeline.savedRows().written.filter { $0.id.kind == .screen }
+        let keys = Set(try rows.map { try SavedObject(try #require($0.value), path: "screen").string("key") })
+        #expect(keys == Set((0..<1_500).map { "u\($0)" } + (0..<1_600).map { "v\($0)" }))
     }
 
     /// A sweep that forgets some of a screen's groups leaves it the others, in their order.

@@ -35,6 +35,9 @@ struct RunLoop {
     var watchdogDue: Microseconds = 0
     var eventsAtStatus = 0
     var changedSinceCheckpoint = false
+    /// The checkpoints taken to the state file so far: rows of the next are handed to its
+    /// thread ahead of its records only once that many are queued there (`CheckpointThread`).
+    private var fileCheckpointsTaken = 0
     private var readAheadEnd: InputPosition?
 
     enum StopReason: Equatable {
@@ -187,7 +190,9 @@ struct RunLoop {
                 // The rows that changed; debug builds also hand over the screens called unchanged, to be checked.
                 var verifying = false
                 assert({ verifying = true; return true }())
-                let rows = try pipeline.savedRows(verifying: verifying)
+                let takenBefore = fileCheckpointsTaken
+                fileCheckpointsTaken += 1
+                let rows = try pipeline.savedRows(verifying: verifying) { checkpoints.handAhead($0, checkpointsTakenBefore: takenBefore) }
                 let run = state
                 setup.writer.commit { checkpoints.submit(.init(state: run, rows: rows, outputLength: checkpoints.outputLength, isLast: last)) }
             }

@@ -29,6 +29,8 @@ final class StateDatabase {
         assert({ debug = true; return true }())
         return debug
     }()
+    /// Whether a checkpoint's transaction is open: rows handed ahead of it are in (`writeAhead`).
+    private var inTransaction = false
     /// Each kind's statements, prepared once.
     private var writes: [SavedRowID.Kind: SQLiteStatement] = [:]
     private var deletes: [SavedRowID.Kind: SQLiteStatement] = [:]
@@ -190,7 +192,8 @@ final class StateDatabase {
         checkpoints += 1
         do {
             let database = try opened()
-            try database.execute("BEGIN IMMEDIATE")
+            if !inTransaction { try database.execute("BEGIN IMMEDIATE") }
+            inTransaction = false
             do {
                 let setRun: SQLiteStatement
                 if let prepared = self.setRun {
@@ -224,6 +227,32 @@ final class StateDatabase {
         killIfAsked(at: "after-commit")
         if !last { database?.copyWALIfLong() }
         return nil
+    }
+
+    /// Writes rows of the checkpoint being taken ahead of it, in its transaction (opened by the
+    /// first such rows): `write` adds the rest and commits them together. Returns the reason
+    /// when it cannot (the transaction is rolled back; the last checkpoint stays).
+    func writeAhead(_ rows: SavedRowChanges) -> String? {
+        do {
+            let database = try opened()
+            if !inTransaction {
+                try database.execute("BEGIN IMMEDIATE")
+                inTransaction = true
+            }
+            try apply(rows)
+        } catch {
+            abandon()
+            return "cannot write --state \(path): \(error)"
+        }
+        return nil
+    }
+
+    /// Rolls back rows written ahead of a checkpoint that was never taken to its end (the run
+    /// stopped while it was being made).
+    func abandon() {
+        guard inTransaction else { return }
+        inTransaction = false
+        try? database?.execute("ROLLBACK")
     }
 
     private func apply(_ rows: SavedRowChanges) throws(SQLiteError) {

@@ -10,10 +10,15 @@ extension Pipeline {
     /// The name of a stage's part starts with this, then the stage's name.
     static let stagePartPrefix = "stage "
 
+    /// How many screens' rows are made and handed ahead at once (`savedRows(handingAhead:)`).
+    static let screenRowsHandedAheadAtOnce = 4_096
+
     /// The rows that changed since the last call (all of them the first time, or after a
     /// restore those that changed since it); `verifying` (debug builds) adds the screens left
-    /// out as unchanged, for the writer to check.
-    package func savedRows(verifying: Bool = false) throws -> SavedRowChanges {
+    /// out as unchanged, for the writer to check. With `handAhead`, the screens' rows are made
+    /// a few thousand at a time, and each lot offered to it as it is made, so that they are
+    /// written while the next are made; a lot it does not take is returned with the rest.
+    package func savedRows(verifying: Bool = false, handingAhead handAhead: ((SavedRowChanges) -> Bool)? = nil) throws -> SavedRowChanges {
         var changes = SavedRowChanges()
         var tracker = rowTracker
         changes.written.append(SavedRow(id: .part("clock"), value: .object([
@@ -89,16 +94,24 @@ extension Pipeline {
                 let changed = screen.isChangedSinceSave || !tracker.screens.contains(screen.serial)
                 if changed || verifying { toWrite.append((screen, changed)) }
             }
-            let texts = try screenRowTexts(toWrite.map(\.screen), in: table, keyedParts: keyedParts)
-            for (entry, text) in zip(toWrite, texts) {
-                let row = SavedRow(id: SavedRowID(kind: .screen, number: Int64(entry.screen.serial)), text: text,
-                                   columns: .screen(key: entry.screen.key))
-                if entry.changed {
-                    changes.written.append(row)
-                    entry.screen.isChangedSinceSave = false
-                } else {
-                    changes.unchanged.append(row)
+            let lot = handAhead == nil ? max(toWrite.count, 1) : Self.screenRowsHandedAheadAtOnce
+            for start in stride(from: 0, to: toWrite.count, by: lot) {
+                let entries = toWrite[start..<min(start + lot, toWrite.count)]
+                var rows = SavedRowChanges()
+                let texts = try screenRowTexts(entries.map(\.screen), in: table, keyedParts: keyedParts)
+                for (entry, text) in zip(entries, texts) {
+                    let row = SavedRow(id: SavedRowID(kind: .screen, number: Int64(entry.screen.serial)), text: text,
+                                       columns: .screen(key: entry.screen.key))
+                    if entry.changed {
+                        rows.written.append(row)
+                        entry.screen.isChangedSinceSave = false
+                    } else {
+                        rows.unchanged.append(row)
+                    }
                 }
+                if handAhead?(rows) == true { continue }
+                changes.written += rows.written
+                changes.unchanged += rows.unchanged
             }
             for gone in tracker.screens.subtracting(screensNow) { changes.deleted.append(SavedRowID(kind: .screen, number: Int64(gone))) }
             tracker.screens = screensNow

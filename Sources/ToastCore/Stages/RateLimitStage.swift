@@ -164,7 +164,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
     /// quarter of those to be groups again: after a burst of many groups, the table keeps its
     /// entries, and sweeping a few groups out of them at every doubling would cost the burst
     /// each time. With screens on, the screens that lost groups have them taken out of their
-    /// lists; the others are not touched.
+    /// lists (and are saved again); the others are not touched.
     private func sweepIfGrown(now: Microseconds) {
         guard groups.count > max(1024, 2 * groupCountAfterLastSweep, groups.numberCount / 4) else { return }
         let horizon = now - settings.window
@@ -186,6 +186,8 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
         for serial in screensThatLostGroups {
             guard let screen = screens.bySerial[serial] else { continue }
             unlinkForgottenGroups(from: &screen.stageSlots[slot])
+            // Its row lists its groups: the next checkpoint saves it again.
+            screen.isChangedSinceSave = true
         }
     }
 

@@ -11,9 +11,14 @@ import ToastIO
 /// and the checkpoint's rows committed to the state, in the order the checkpoints were taken. A state file never
 /// counts records that are not on disk; it may lag the run by the checkpoints still queued.
 ///
-/// Shared by the threads (`@unchecked Sendable`): what both touch is the queue and the
-/// failure; the state file and the output's descriptor are this thread's alone once it has
-/// started (and the caller's again after `finish()`).
+/// A checkpoint of many screens hands their rows over a few thousand at a time while it makes
+/// the rest (`handAhead`): they are written here, into the checkpoint's open transaction, while
+/// the pipeline makes the next, and committed with the checkpoint. Only once every checkpoint
+/// taken before is queued, so that rows never go into an earlier checkpoint's transaction.
+///
+/// Shared by the threads (`@unchecked Sendable`): what they touch is the queue, the thread, the
+/// count of queued checkpoints and the failure; the state file and the output's descriptor are
+/// this thread's alone once it has started (and the caller's again after `finish()`).
 final class CheckpointThread: @unchecked Sendable {
     /// A checkpoint whose records are written: the run (its pipeline aside), the pipeline's
     /// rows that changed (nil: none yet, a run not begun), the output's length after them, and
@@ -25,13 +30,32 @@ final class CheckpointThread: @unchecked Sendable {
         var isLast = false
     }
 
+    /// What the thread is given, in order.
+    private enum Work: Sendable {
+        /// Rows of the checkpoint being taken, ahead of it.
+        case rowsAhead(SavedRowChanges)
+        case checkpoint(Job)
+    }
+
+    /// Whether the thread runs.
+    private enum ThreadState {
+        case notStarted
+        case running(SystemThread)
+        /// The system would not give one: checkpoints are saved by the thread that hands them over.
+        case unavailable
+    }
+
     private let file: StateDatabase
     /// The output, opened again for syncing and its length (fstat and fsync on a descriptor of
     /// its own, apart from the writer's).
     private let output: OutputFile?
-    private let queue = HandOverQueue<Job>()
+    private let queue = HandOverQueue<Work>()
     private let failureReason = Mutex<String?>(nil)
-    private var thread: SystemThread?
+    private let thread = Mutex<ThreadState>(.notStarted)
+    /// The checkpoints handed over so far (`submit`).
+    private let queuedCheckpoints = Atomic<Int>(0)
+    /// When the checkpoint being saved began: its first rows written ahead, or its own start.
+    private var savingSince: ContinuousClock.Instant?
 
     /// How long each checkpoint took to save (`--metrics`), when asked.
     let durations: DurationHistogram?
@@ -54,26 +78,61 @@ final class CheckpointThread: @unchecked Sendable {
 
     /// Queues a checkpoint (starting the thread the first time; without one, it is saved here).
     func submit(_ job: Job) {
-        if thread == nil {
-            thread = SystemThread.start { [self] in run() }
-            if thread == nil { return save(job) }
+        queuedCheckpoints.add(1, ordering: .releasing)
+        guard hasThread() else { return save(job) }
+        queue.put(.checkpoint(job))
+    }
+
+    /// Queues rows of the checkpoint the pipeline's thread is taking, before its records are
+    /// written, when every checkpoint it took before (`checkpointsTakenBefore`) is queued;
+    /// false when one is not yet (or there is no thread): the rows then go with the checkpoint.
+    func handAhead(_ rows: SavedRowChanges, checkpointsTakenBefore taken: Int) -> Bool {
+        guard queuedCheckpoints.load(ordering: .acquiring) == taken, hasThread() else { return false }
+        queue.put(.rowsAhead(rows))
+        return true
+    }
+
+    /// Whether the thread runs, starting it the first time.
+    private func hasThread() -> Bool {
+        thread.withLock { state in
+            if case .notStarted = state {
+                state = SystemThread.start { [self] in run() }.map(ThreadState.running) ?? .unavailable
+            }
+            if case .running = state { return true }
+            return false
         }
-        queue.put(job)
     }
 
     /// Saves what is queued and stops the thread.
     func finish() {
-        guard let thread else { return }
+        let running = thread.withLock { state -> SystemThread? in
+            guard case .running(let thread) = state else { return nil }
+            state = .notStarted
+            return thread
+        }
+        guard let running else { return }
         queue.close()
-        thread.join()
-        self.thread = nil
+        running.join()
     }
 
     /// Why a checkpoint could not be saved (the first reason); the run stops on it.
     var failure: String? { failureReason.withLock { $0 } }
 
     private func run() {
-        while let job = queue.take() { save(job) }
+        while let work = queue.take() {
+            switch work {
+            case .rowsAhead(let rows): writeAhead(rows)
+            case .checkpoint(let job): save(job)
+            }
+        }
+        // Rows of a checkpoint the run stopped taking are not saved.
+        file.abandon()
+    }
+
+    private func writeAhead(_ rows: SavedRowChanges) {
+        guard failure == nil else { return }
+        if savingSince == nil { savingSince = ContinuousClock.now }
+        if let reason = file.writeAhead(rows) { fail(reason) }
     }
 
     /// The output synced up to the job's length, then the state's transaction committed. The
@@ -82,7 +141,8 @@ final class CheckpointThread: @unchecked Sendable {
     /// the last state saved stays the one the run goes on from.
     private func save(_ job: Job) {
         guard failure == nil else { return }
-        let started = ContinuousClock.now
+        let started = savingSince ?? ContinuousClock.now
+        savingSince = nil
         defer {
             let took = ContinuousClock.now - started
             durations?.record(seconds: Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
