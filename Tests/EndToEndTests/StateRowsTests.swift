@@ -54,17 +54,25 @@ import Testing
         // A checkpoint after each batch of up to 1,024 lines: 12 of them, and the last.
         let whole = try Self.prepare(folder, events: 12_000)
         #expect(whole.count > 1_000_000)
-        for (point, checkpoint) in [("after-records", 3), ("before-commit", 4), ("after-commit", 5), ("before-commit", 9),
-                                    ("after-commit", 12)] {
+        try Self.expectEachKillGoesOn(folder, killedAt: [("after-records", 3), ("before-commit", 4), ("after-commit", 5),
+                                                         ("before-commit", 9), ("after-commit", 12)], whole: whole)
+    }
+
+    /// Kills the run at each kill point (a point of a checkpoint, by number), then runs it again
+    /// to its end: the output is `whole`, as if it had never stopped; `check` looks at the rest.
+    static func expectEachKillGoesOn(_ folder: Folder, killedAt points: [(point: String, checkpoint: Int)], whole: Data,
+                                     check: () throws -> Void = {}) throws {
+        for (point, checkpoint) in points {
             for name in ["state", "state-wal", "state-shm", "out.jsonl"] { try? FileManager.default.removeItem(atPath: folder.file(name)) }
-            let killed = try StateTests.start(Self.command(folder), input: "/dev/null", folder: folder,
+            let killed = try StateTests.start(command(folder), input: "/dev/null", folder: folder,
                                               environment: ["TOASTSCRIPT_TEST_KILL_AT": "\(point):\(checkpoint)"])
             killed.waitUntilExit()
             #expect(killed.terminationReason == .uncaughtSignal, "\(point):\(checkpoint) was not reached")
-            let again = try runBinary(Self.command(folder))
+            let again = try runBinary(command(folder))
             #expect(again.status == 0, "\(again.stderr)")
             let same = folder.bytes("out.jsonl") == whole
             #expect(same, "killed at \(point) of checkpoint \(checkpoint); \(StateTests.firstDifference(folder.bytes("out.jsonl"), whole))")
+            try check()
         }
     }
 
@@ -83,17 +91,10 @@ import Testing
         try (events.joined(separator: "\n") + "\n").write(toFile: folder.file("events.jsonl"), atomically: true, encoding: .utf8)
         let whole = try runBinary(["--format", "json", "--events", folder.file("events.jsonl"), folder.file("screens.lua")])
         #expect(whole.status == 0, "\(whole.stderr)")
-        for (point, checkpoint) in [("before-commit", 12), ("after-records", 15), ("after-commit", 13)] {
-            for name in ["state", "state-wal", "state-shm", "out.jsonl"] { try? FileManager.default.removeItem(atPath: folder.file(name)) }
-            let killed = try StateTests.start(Self.command(folder), input: "/dev/null", folder: folder,
-                                              environment: ["TOASTSCRIPT_TEST_KILL_AT": "\(point):\(checkpoint)"])
-            killed.waitUntilExit()
-            #expect(killed.terminationReason == .uncaughtSignal, "\(point):\(checkpoint) was not reached")
-            let again = try runBinary(Self.command(folder))
-            #expect(again.status == 0, "\(again.stderr)")
-            let same = folder.bytes("out.jsonl") == Data(whole.stdout.utf8)
-            #expect(same, "killed at \(point) of checkpoint \(checkpoint); \(StateTests.firstDifference(folder.bytes("out.jsonl"), Data(whole.stdout.utf8)))")
-            #expect(try StateTests.sqlite(folder.file("state"), "SELECT count(*) FROM screens") == "9000\n")
+        try Self.expectEachKillGoesOn(folder, killedAt: [("before-commit", 12), ("after-records", 15), ("after-commit", 13)],
+                                      whole: Data(whole.stdout.utf8)) {
+            let screens = try StateTests.sqlite(folder.file("state"), "SELECT count(*) FROM screens")
+            #expect(screens == "9000\n")
         }
     }
 
