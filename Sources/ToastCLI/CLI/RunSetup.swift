@@ -67,7 +67,7 @@ struct RunSetup {
                                    quiet: options.quiet, priorities: environment.standardErrorIsJournal)
         self.reports = reports
         // Before Redis: a client that retries tells /health why the run is not healthy.
-        let exchange = options.metrics == nil ? nil : MetricsExchange(clock: CommandEnvironment.monotonicMicroseconds)
+        let exchange = options.metrics == nil ? nil : MetricsExchange(clock: { CommandEnvironment.monotonicMicroseconds() })
         let commitDurations = options.metrics == nil || options.redis.from == nil ? nil : DurationHistogram()
         redisCommitDurations = commitDurations
         if let fixed = environment.variables[LogClock.fixedNowVariable] {
