@@ -52,6 +52,38 @@ import Testing
         #expect(one.deleted.isEmpty)
     }
 
+    /// A checkpoint learns what changed from the table's lists, not by looking at every screen:
+    /// a screen ended (by the limit here) has its row deleted, one made and ended between two
+    /// checkpoints never gets a row, and a forgotten screen's object reused for a new one is
+    /// written under its new serial.
+    @Test func aCheckpointWritesTheScreensMadeAndDeletesThoseEndedSinceTheLast() throws {
+        var settings = PipelineSettings()
+        settings.screens = ScreenSettings(by: "user")
+        settings.screens?.limit = 3
+        let pipeline = Pipeline(settings: settings, stages: [("dedup", DedupStage(settings: DedupSettings()))], output: RecordLog())
+        func screenRows(_ changes: SavedRowChanges) -> (written: [String], deleted: [Int64]) {
+            (changes.written.filter { $0.id.kind == .screen }.compactMap { row in row.value.flatMap { try? SavedObject($0, path: "").string("key") } }.sorted(),
+             changes.deleted.filter { $0.kind == .screen }.map(\.number).sorted())
+        }
+        for user in ["a", "b", "c"] { pipeline.handle(show("hello", user: user, at: 1)) }
+        let first = screenRows(try pipeline.savedRows())
+        #expect(first.written == ["a", "b", "c"] && first.deleted.isEmpty)
+        // Each new screen ends the least recently named: d ends a, e b, f c, and g ends d, made
+        // since the last checkpoint, which never had a row.
+        for (index, user) in ["d", "e", "f", "g"].enumerated() { pipeline.handle(show("hello", user: user, at: 2 + Int64(index))) }
+        let second = screenRows(try pipeline.savedRows())
+        #expect(second.written == ["e", "f", "g"], "\(second)")
+        #expect(second.deleted == [1, 2, 3], "the rows of a, b and c (serials 1 to 3), and none for d: \(second)")
+        // Nothing since: nothing written, nothing deleted.
+        let idle = screenRows(try pipeline.savedRows())
+        #expect(idle.written.isEmpty && idle.deleted.isEmpty, "\(idle)")
+        // h ends e (serial 5), whose row goes; h is written.
+        pipeline.handle(show("hello", user: "h", at: 9))
+        let third = screenRows(try pipeline.savedRows())
+        #expect(third.written == ["h"] && third.deleted == [5], "\(third)")
+        #expect(Set(pipeline.screenTable?.bySerial.values.map(\.key) ?? []) == Set(["f", "g", "h"].map { ScreenKey.text($0) }))
+    }
+
     /// A rate limit's groups are kept with their screens: a screen's row holds them, and the
     /// stage's own row stays small however many screens there are.
     @Test func aScreensRateLimitGroupsAreInItsRow() throws {

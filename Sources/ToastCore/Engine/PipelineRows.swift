@@ -20,7 +20,11 @@ extension Pipeline {
     /// written while the next are made; a lot it does not take is returned with the rest.
     package func savedRows(verifying: Bool = false, handingAhead handAhead: ((SavedRowChanges) -> Bool)? = nil) throws -> SavedRowChanges {
         var changes = SavedRowChanges()
+        // Taken out while it changes (and put back however this ends), so that its sets are
+        // changed in place, not copied.
         var tracker = rowTracker
+        rowTracker = SavedRowTracker()
+        defer { rowTracker = tracker }
         changes.written.append(SavedRow(id: .part("clock"), value: .object([
             JSONMember("now", .integer(now)),
             JSONMember("script_timers", .integer(Int64(pendingScriptTimers))),
@@ -85,14 +89,14 @@ extension Pipeline {
             }
             tracker.windows = windowsNow
 
-            var screensNow = Set<Int>()
             let keyedParts = keyedStages(of: table)
             for keyed in keyedParts { keyed.stage.willWriteSavedParts() }
-            var toWrite: [(screen: Screen, changed: Bool)] = []
-            table.forEachScreen { screen in
-                screensNow.insert(screen.serial)
-                let changed = screen.isChangedSinceSave || !tracker.screens.contains(screen.serial)
-                if changed || verifying { toWrite.append((screen, changed)) }
+            let listed = table.takeChangesSinceSave()
+            var (toWrite, gone) = listed.map { screensToSave(listed: $0, in: table, saved: tracker.screens) } ?? ([], [])
+            if listed == nil || verifying {
+                let looked = screensToSave(lookingAtEvery: table, saved: tracker.screens, withUnchanged: verifying)
+                if listed != nil { checkListed((toWrite, gone), agreeWith: looked) }
+                (toWrite, gone) = looked
             }
             let lot = handAhead == nil ? max(toWrite.count, 1) : Self.screenRowsHandedAheadAtOnce
             for start in stride(from: 0, to: toWrite.count, by: lot) {
@@ -105,6 +109,7 @@ extension Pipeline {
                     if entry.changed {
                         rows.written.append(row)
                         entry.screen.isChangedSinceSave = false
+                        tracker.screens.insert(entry.screen.serial)
                     } else {
                         rows.unchanged.append(row)
                     }
@@ -113,11 +118,47 @@ extension Pipeline {
                 changes.written += rows.written
                 changes.unchanged += rows.unchanged
             }
-            for gone in tracker.screens.subtracting(screensNow) { changes.deleted.append(SavedRowID(kind: .screen, number: Int64(gone))) }
-            tracker.screens = screensNow
+            for serial in gone {
+                changes.deleted.append(SavedRowID(kind: .screen, number: Int64(serial)))
+                tracker.screens.remove(serial)
+            }
         }
-        rowTracker = tracker
         return changes
+    }
+
+    /// The screens a checkpoint writes, from the table's lists: those changed that it still
+    /// remembers, in order of serial (the rows' order in the file), and the serials of those
+    /// forgotten that have a row.
+    private func screensToSave(listed: ScreenChanges, in table: ScreenTable, saved: Set<Int>)
+        -> (toWrite: [(screen: Screen, changed: Bool)], gone: [Int]) {
+        (listed.changed.sorted().compactMap { serial in table.bySerial[serial].map { ($0, true) } },
+         listed.forgotten.filter { saved.contains($0) })
+    }
+
+    /// The same, looking at every screen the table remembers (the first checkpoint, and in
+    /// debug builds every one, which also lists the unchanged with `withUnchanged`): a screen
+    /// is written when it changed or has no row yet.
+    private func screensToSave(lookingAtEvery table: ScreenTable, saved: Set<Int>, withUnchanged: Bool)
+        -> (toWrite: [(screen: Screen, changed: Bool)], gone: [Int]) {
+        var toWrite: [(screen: Screen, changed: Bool)] = []
+        var remembered = Set<Int>()
+        table.forEachScreen { screen in
+            remembered.insert(screen.serial)
+            let changed = screen.isChangedSinceSave || !saved.contains(screen.serial)
+            if changed || withUnchanged { toWrite.append((screen, changed)) }
+        }
+        return (toWrite, Array(saved.subtracting(remembered)))
+    }
+
+    /// What the table's lists promise, checked in debug builds against every screen: they name
+    /// each screen that changed or has no row, and each forgotten one that has a row.
+    private func checkListed(_ fromLists: (toWrite: [(screen: Screen, changed: Bool)], gone: [Int]),
+                             agreeWith looked: (toWrite: [(screen: Screen, changed: Bool)], gone: [Int])) {
+        #if DEBUG
+        assert(Set(fromLists.toWrite.map(\.screen.serial)) == Set(looked.toWrite.filter(\.changed).map(\.screen.serial)),
+               "the table's list of changed screens differs from the screens that changed")
+        assert(Set(fromLists.gone) == Set(looked.gone), "the table's list of forgotten screens differs from the rows of screens gone")
+        #endif
     }
 
     /// A timer's row: when it is due, its sequence (its order among timers due at once) and
@@ -176,6 +217,6 @@ extension Pipeline {
     /// After a restore from `rows`: the next checkpoint writes only what changes from here.
     package func rowsWereRestored(_ rows: some Sequence<SavedRowID>) {
         rowTracker = SavedRowTracker(restoredFrom: rows)
-        screenTable?.forEachScreen { $0.isChangedSinceSave = false }
+        screenTable?.restoredAsSaved()
     }
 }

@@ -22,7 +22,7 @@ extension Pipeline {
     func forEachHost(_ body: (Host) -> Void) {
         guard let screenTable else { return body(host) }
         for screen in screenTable.inOrderOfAppearance {
-            screen.isChangedSinceSave = true
+            screenTable.markChanged(screen)
             body(screen.host)
         }
     }

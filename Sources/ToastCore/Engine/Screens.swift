@@ -52,9 +52,9 @@ final class Screen: Host, RecencyListed, TouchListed, HostEnvironment {
     /// by the table until the list is looked at (`ScreenTable.remove`). (Last: its flag
     /// ends the object, without a word of padding after it.)
     var touchedLink = TouchedLink<Screen>()
-    /// Whether it may have changed since the last checkpoint saved it (`ScreenTable.touch`):
+    /// Whether it may have changed since the last checkpoint saved it (`ScreenTable.markChanged`):
     /// only such screens are saved again. (After `touchedLink`, in the padding its flag leaves.)
-    var isChangedSinceSave = true
+    var isChangedSinceSave = false
 
     /// This screen's stage `index` (one of its own) decides on `toast`.
     @inline(__always)
@@ -167,6 +167,8 @@ final class ScreenTable {
         var mostAtOnce: Int = 0
         /// The stamp the next named screen gets (`Screen.namedStamp`).
         var nextNamedStamp: Int = 1
+        /// The screens changed and forgotten since the last checkpoint.
+        var changes = ScreenChanges()
     }
     private var state = State()
 
@@ -249,7 +251,29 @@ final class ScreenTable {
     /// debug builds: a screen not touched saves as it did).
     func touch(_ screen: Screen) {
         state.touched.add(screen)
+        markChanged(screen)
+    }
+
+    /// `screen` may have changed: the next checkpoint saves it again.
+    @inline(__always)
+    func markChanged(_ screen: Screen) {
+        guard !screen.isChangedSinceSave else { return }
         screen.isChangedSinceSave = true
+        if state.changes.isKept { state.changes.changed.append(screen.serial) }
+    }
+
+    /// The screens changed and forgotten since the last call, which a checkpoint makes; nil
+    /// the first time (none were listed before it: every screen is to be looked at), when the
+    /// lists begin.
+    func takeChangesSinceSave() -> ScreenChanges? {
+        defer { state.changes = ScreenChanges(isKept: true) }
+        return state.changes.isKept ? state.changes : nil
+    }
+
+    /// After a restore: every screen is as saved, and the lists begin.
+    func restoredAsSaved() {
+        forEachScreen { $0.isChangedSinceSave = false }
+        state.changes = ScreenChanges(isKept: true)
     }
 
     /// Calls `body` with the screens to look at when an event arrives at `now`: those used
@@ -356,6 +380,9 @@ final class ScreenTable {
         }
         state.bySerial[screen.serial] = nil
         screen.isRemembered = false
+        // Its serial is never given again; reused, it is changed under its new one.
+        screen.isChangedSinceSave = false
+        if state.changes.isKept { state.changes.forgotten.append(screen.serial) }
         if state.lastFound.holds(screen) { state.lastFound.value = nil }
         if state.inHand.holds(screen) { state.inHand.value = nil }
         if screen.touchedLink.isTouched { state.removedWhileTouched.append(screen) }

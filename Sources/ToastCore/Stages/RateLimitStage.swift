@@ -187,7 +187,7 @@ package final class RateLimitStage: ToastStage, CalledUnretained {
             guard let screen = screens.bySerial[serial] else { continue }
             unlinkForgottenGroups(from: &screen.stageSlots[slot])
             // Its row lists its groups: the next checkpoint saves it again.
-            screen.isChangedSinceSave = true
+            screens.markChanged(screen)
         }
     }
 
