@@ -84,6 +84,23 @@ import Testing
         #expect(Set(pipeline.screenTable?.bySerial.values.map(\.key) ?? []) == Set(["f", "g", "h"].map { ScreenKey.text($0) }))
     }
 
+    /// The table's lists of what changed stay as long as what they must say, however many
+    /// screens come and go before a checkpoint: screens made and forgotten since the last are
+    /// dropped from the changed as the list grows, and only screens with a row are listed as
+    /// forgotten.
+    @Test func theListsOfChangedScreensStayShortWithoutACheckpoint() throws {
+        var settings = PipelineSettings()
+        settings.screens = ScreenSettings(by: "user")
+        settings.screens?.limit = 3
+        let pipeline = Pipeline(settings: settings, stages: [("dedup", DedupStage(settings: DedupSettings()))], output: RecordLog())
+        for user in 0..<3 { pipeline.handle(show("hello", user: "u\(user)", at: 1)) }
+        _ = try pipeline.savedRows()
+        for user in 3..<20_000 { pipeline.handle(show("hello", user: "u\(user)", at: 2)) }
+        let listed = try #require(pipeline.screenTable?.takeChangesSinceSave())
+        #expect(listed.changed.count <= 2 * 1_024 + 1, "\(listed.changed.count) serials listed as changed")
+        #expect(listed.forgotten.sorted() == [1, 2, 3], "only the screens with rows: \(listed.forgotten.prefix(10))")
+    }
+
     /// A rate limit's groups are kept with their screens: a screen's row holds them, and the
     /// stage's own row stays small however many screens there are.
     @Test func aScreensRateLimitGroupsAreInItsRow() throws {

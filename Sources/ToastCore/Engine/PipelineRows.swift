@@ -109,6 +109,7 @@ extension Pipeline {
                     if entry.changed {
                         rows.written.append(row)
                         entry.screen.isChangedSinceSave = false
+                        entry.screen.hasSavedRow = true
                         tracker.screens.insert(entry.screen.serial)
                     } else {
                         rows.unchanged.append(row)

@@ -55,6 +55,8 @@ final class Screen: Host, RecencyListed, TouchListed, HostEnvironment {
     /// Whether it may have changed since the last checkpoint saved it (`ScreenTable.markChanged`):
     /// only such screens are saved again. (After `touchedLink`, in the padding its flag leaves.)
     var isChangedSinceSave = false
+    /// Whether a checkpoint wrote its row: when the screen is forgotten, the next one deletes it.
+    var hasSavedRow = false
 
     /// This screen's stage `index` (one of its own) decides on `toast`.
     @inline(__always)
@@ -259,7 +261,16 @@ final class ScreenTable {
     func markChanged(_ screen: Screen) {
         guard !screen.isChangedSinceSave else { return }
         screen.isChangedSinceSave = true
-        if state.changes.isKept { state.changes.changed.append(screen.serial) }
+        guard state.changes.isKept else { return }
+        state.changes.changed.append(screen.serial)
+        // Screens made and forgotten between two checkpoints stay listed: without a checkpoint
+        // for long, the list would grow with every screen ever made.
+        if state.changes.changed.count > 2 * max(count, 1_024) {
+            var changed = state.changes.changed
+            state.changes.changed = []
+            changed.removeAll { state.bySerial[$0] == nil }
+            state.changes.changed = changed
+        }
     }
 
     /// The screens changed and forgotten since the last call, which a checkpoint makes; nil
@@ -272,7 +283,10 @@ final class ScreenTable {
 
     /// After a restore: every screen is as saved, and the lists begin.
     func restoredAsSaved() {
-        forEachScreen { $0.isChangedSinceSave = false }
+        forEachScreen { screen in
+            screen.isChangedSinceSave = false
+            screen.hasSavedRow = true
+        }
         state.changes = ScreenChanges(isKept: true)
     }
 
@@ -382,7 +396,8 @@ final class ScreenTable {
         screen.isRemembered = false
         // Its serial is never given again; reused, it is changed under its new one.
         screen.isChangedSinceSave = false
-        if state.changes.isKept { state.changes.forgotten.append(screen.serial) }
+        if state.changes.isKept && screen.hasSavedRow { state.changes.forgotten.append(screen.serial) }
+        screen.hasSavedRow = false
         if state.lastFound.holds(screen) { state.lastFound.value = nil }
         if state.inHand.holds(screen) { state.inHand.value = nil }
         if screen.touchedLink.isTouched { state.removedWhileTouched.append(screen) }
