@@ -263,8 +263,10 @@ final class ScreenTable {
         screen.isChangedSinceSave = true
         guard state.changes.isKept else { return }
         state.changes.changed.append(screen.serial)
-        // Screens made and forgotten between two checkpoints stay listed: without a checkpoint
-        // for long, the list would grow with every screen ever made.
+        // The serials of screens forgotten since are dropped in one pass once the list is
+        // twice as long as the table (a pass leaves at most the table's count, so passes are
+        // that many appends apart): a long stretch without a checkpoint would otherwise list
+        // every screen ever made.
         if state.changes.changed.count > 2 * max(count, 1_024) {
             var changed = state.changes.changed
             state.changes.changed = []
