@@ -92,7 +92,7 @@ extension Pipeline {
             let keyedParts = keyedStages(of: table)
             for keyed in keyedParts { keyed.stage.willWriteSavedParts() }
             let listed = table.takeChangesSinceSave()
-            var (toWrite, gone) = listed.map { screensToSave(listed: $0, in: table, saved: tracker.screens) } ?? ([], [])
+            var (toWrite, gone) = listed.map { screensToSave(listed: $0, in: table) } ?? ([], [])
             if listed == nil || verifying {
                 let looked = screensToSave(lookingAtEvery: table, saved: tracker.screens, withUnchanged: verifying)
                 if listed != nil { checkListed((toWrite, gone), agreeWith: looked) }
@@ -127,20 +127,21 @@ extension Pipeline {
         return changes
     }
 
+    /// The screens a checkpoint writes (each with whether it changed) and the serials of the
+    /// screens whose rows it deletes.
+    private typealias ScreensToSave = (toWrite: [(screen: Screen, changed: Bool)], gone: [Int])
+
     /// The screens a checkpoint writes, from the table's lists: those changed that it still
-    /// remembers, in order of serial (the rows' order in the file), and the serials of those
-    /// forgotten that have a row.
-    private func screensToSave(listed: ScreenChanges, in table: ScreenTable, saved: Set<Int>)
-        -> (toWrite: [(screen: Screen, changed: Bool)], gone: [Int]) {
-        (listed.changed.sorted().compactMap { serial in table.bySerial[serial].map { ($0, true) } },
-         listed.forgotten.filter { saved.contains($0) })
+    /// remembers, in order of serial (the rows' order in the file), and the forgotten (the
+    /// table lists only those with a row).
+    private func screensToSave(listed: ScreenChanges, in table: ScreenTable) -> ScreensToSave {
+        (listed.changed.sorted().compactMap { serial in table.bySerial[serial].map { ($0, true) } }, listed.forgotten)
     }
 
     /// The same, looking at every screen the table remembers (the first checkpoint, and in
     /// debug builds every one, which also lists the unchanged with `withUnchanged`): a screen
     /// is written when it changed or has no row yet.
-    private func screensToSave(lookingAtEvery table: ScreenTable, saved: Set<Int>, withUnchanged: Bool)
-        -> (toWrite: [(screen: Screen, changed: Bool)], gone: [Int]) {
+    private func screensToSave(lookingAtEvery table: ScreenTable, saved: Set<Int>, withUnchanged: Bool) -> ScreensToSave {
         var toWrite: [(screen: Screen, changed: Bool)] = []
         var remembered = Set<Int>()
         table.forEachScreen { screen in
@@ -153,8 +154,7 @@ extension Pipeline {
 
     /// What the table's lists promise, checked in debug builds against every screen: they name
     /// each screen that changed or has no row, and each forgotten one that has a row.
-    private func checkListed(_ fromLists: (toWrite: [(screen: Screen, changed: Bool)], gone: [Int]),
-                             agreeWith looked: (toWrite: [(screen: Screen, changed: Bool)], gone: [Int])) {
+    private func checkListed(_ fromLists: ScreensToSave, agreeWith looked: ScreensToSave) {
         #if DEBUG
         assert(Set(fromLists.toWrite.map(\.screen.serial)) == Set(looked.toWrite.filter(\.changed).map(\.screen.serial)),
                "the table's list of changed screens differs from the screens that changed")
