@@ -6,19 +6,27 @@ FULL, a 64 MiB cache, secure_delete off), through Python's binding of the same l
 No row is made, no JSON written: the run's last checkpoint after every screen changed costs
 at least this, on top of everything else.
 
-    python3 bench/floors/sqlite-rewrite.py [FILE]      (default /tmp/sqlite-rewrite.db)
+    python3 bench/floors/sqlite-rewrite.py [DIRECTORY]
+
+The database is made in a new temporary directory (inside DIRECTORY when given: put it on the
+file system the state lives on) and removed with it at the end; nothing else is touched.
 """
 import os
 import random
 import resource
+import shutil
 import sqlite3
 import sys
+import tempfile
 import time
 
-path = sys.argv[1] if len(sys.argv) > 1 else "/tmp/sqlite-rewrite.db"
-for leftover in (path, path + "-wal", path + "-shm"):
-    if os.path.exists(leftover):
-        os.remove(leftover)
+arguments = sys.argv[1:]
+if len(arguments) > 1 or (arguments and not os.path.isdir(arguments[0])):
+    reason = f": {arguments[0]} is not a directory" if len(arguments) == 1 else ""
+    print(f"usage: {sys.argv[0]} [DIRECTORY]{reason}", file=sys.stderr)
+    sys.exit(2)
+folder = tempfile.mkdtemp(prefix="sqlite-rewrite-", dir=arguments[0] if arguments else None)
+path = os.path.join(folder, "floor.db")
 db = sqlite3.connect(path, isolation_level=None)
 db.executescript("""
     PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
@@ -47,6 +55,5 @@ for _ in range(3):
     user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
     print(f"50,000 rows rewritten: {took:.3f} s, CPU {user + system:.3f} s (user {user:.3f}, system {system:.3f})")
 print(f"SQLite {sqlite3.sqlite_version}")
-for leftover in (path, path + "-wal", path + "-shm"):
-    if os.path.exists(leftover):
-        os.remove(leftover)
+db.close()
+shutil.rmtree(folder)
