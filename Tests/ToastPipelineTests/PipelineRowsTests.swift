@@ -252,7 +252,7 @@ import Testing
 
         var damaged = SavedScreenRows()
         for row in written where row.id.kind == .screen {
-            damaged.append(serial: row.id.number, text: row.id.number == 700 ? Array(row.text.dropLast()) : row.text)
+            damaged.append(serial: row.id.number, text: row.id.number == 700 ? row.text.dropLast() : row.text)
         }
         #expect(throws: SavedStateError("screen 700: invalid JSON: unexpected end of line, expected ',' or '}'")) {
             try makePipeline(RecordLog()).restore(from: try Pipeline.savedPipeline(fromRows: rows, screenRows: damaged,

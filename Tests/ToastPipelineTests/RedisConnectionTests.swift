@@ -192,7 +192,7 @@ import ToastCore
         try consumer.joinGroup()
         _ = try consumer.next(count: 10, wait: nil)
         var state = RedisHashChanges(key: "toastscript:state:toasts:c1", commit: 7)
-        state.set = [("part:clock", Array("{}".utf8))]
+        state.set = [("part:clock", Array("{}".utf8)[...])]
         try consumer.commit(records: RecordLines(stream: "out", bytes: Array("{\"event\":\"present\"}\nx\ty\n".utf8)),
                             state: state, acknowledging: ids)
         guard case .entries(let entries) = try producer.streamEntries(["XRANGE", "out", "-", "+"]) else {
@@ -219,7 +219,7 @@ import ToastCore
         _ = try consumer.next(count: 10, wait: nil)
         let check = try connect(server)
         var state = RedisHashChanges(key: "state", commit: 1)
-        state.set = [("part:clock", Array("{}".utf8))]
+        state.set = [("part:clock", Array("{}".utf8)[...])]
         #expect(try consumer.isCommitted(state, on: check) == false)
         #expect(try admin.command(["CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"]) == .integer(2))
         try consumer.commit(records: RecordLines(stream: "out", bytes: Array("x\ny\n".utf8)), state: state, acknowledging: ids)

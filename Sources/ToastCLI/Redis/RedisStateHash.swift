@@ -39,7 +39,7 @@ struct RedisStateHash {
         var changes = RedisHashChanges(key: key, commit: commit)
         changes.replacesAll = fresh
         fresh = false
-        for (name, value) in run.runRows { changes.set.append(("run:" + name, Self.text(value))) }
+        for (name, value) in run.runRows { changes.set.append(("run:" + name, Self.text(value)[...])) }
         for row in rows.written {
             if row.id.kind == .part {
                 let checksum = FileIdentity.checksum(row.text)

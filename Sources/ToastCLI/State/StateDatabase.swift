@@ -203,7 +203,7 @@ final class StateDatabase {
                     self.setRun = setRun
                 }
                 for (name, value) in run.runRows {
-                    try setRun.run(.text(name), .bytes(Self.text(value)))
+                    try setRun.run(.text(name), .bytes(Self.text(value)[...]))
                 }
                 if let rows {
                     try apply(rows)
@@ -336,7 +336,7 @@ final class StateDatabase {
         return bytes
     }
 
-    private static func checksum(_ bytes: [UInt8]) -> UInt64 { FileIdentity.checksum(bytes) }
+    private static func checksum(_ bytes: some Collection<UInt8>) -> UInt64 { FileIdentity.checksum(bytes) }
 }
 
 /// Why a run cannot go on from its state: said before any input is read (exit 1).

@@ -260,7 +260,7 @@ extension Pipeline {
                 writer.beginObject()
                 wroteAny = true
             }
-            writer.key(keyed.name)
+            writer.key(escaping: keyed.name)
             keyed.stage.writeSavedPart(of: screen, to: &writer)
         }
         if wroteAny { writer.endObject() }

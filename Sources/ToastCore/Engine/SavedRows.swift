@@ -35,9 +35,12 @@ package struct SavedRowID: Hashable, Sendable {
 /// One row as a checkpoint writes it: its JSON text, made on the pipeline's thread (the values
 /// it saves change as soon as the pipeline goes on), and what the row's table keeps beside
 /// the text, so that the writer need not read the text again.
+///
+/// The text is a slice: the rows of many screens made at once share one buffer (one
+/// allocation, freed at once by the thread that writes them, instead of one for each row).
 package struct SavedRow: Sendable {
     package var id: SavedRowID
-    package var text: [UInt8]
+    package var text: ArraySlice<UInt8>
     package var columns: Columns
 
     /// The columns of a row's table besides its number and its text.
@@ -51,10 +54,14 @@ package struct SavedRow: Sendable {
         case held(screen: Int64, stage: String)
     }
 
-    package init(id: SavedRowID, text: [UInt8], columns: Columns = .none) {
+    package init(id: SavedRowID, text: ArraySlice<UInt8>, columns: Columns = .none) {
         self.id = id
         self.text = text
         self.columns = columns
+    }
+
+    package init(id: SavedRowID, text: [UInt8], columns: Columns = .none) {
+        self.init(id: id, text: text[...], columns: columns)
     }
 
     /// A row of `value`'s text, its columns read from it.
@@ -72,7 +79,7 @@ package struct SavedRow: Sendable {
     }
 
     /// The row's value, read back from its text (tests, the fuzz target).
-    package var value: JSONValue? { try? JSONScanner.value(of: text) }
+    package var value: JSONValue? { try? text.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try JSONScanner.value(of: buffer) } }
 }
 
 /// What a checkpoint writes of the pipeline: the rows that may have changed since the last

@@ -19,7 +19,7 @@ package struct SavedScreenRows: Equatable, Sendable {
     package var isEmpty: Bool { rows.isEmpty }
     package var serials: [Int64] { rows.map(\.serial) }
 
-    package mutating func append(serial: Int64, text row: [UInt8]) {
+    package mutating func append(serial: Int64, text row: some Collection<UInt8>) {
         text.append(contentsOf: row)
         rows.append(RowEnd(serial: serial, end: text.count))
     }

@@ -10,7 +10,7 @@ extension Pipeline {
     static let rowsForTwoThreads = 1_000
 
     /// The rows' texts of `screens`, in their order.
-    func screenRowTexts(_ screens: [Screen], in table: ScreenTable, keyedParts: [KeyedStage]) throws -> [[UInt8]] {
+    func screenRowTexts(_ screens: [Screen], in table: ScreenTable, keyedParts: [KeyedStage]) throws -> [ArraySlice<UInt8>] {
         guard screens.count >= Self.rowsForTwoThreads, !table.hasOwnStages else {
             return try rowTexts(screens[...], in: table, keyedParts: keyedParts)
         }
@@ -24,13 +24,20 @@ extension Pipeline {
         return try firstHalf.result().get() + secondHalf.get()
     }
 
-    private func rowTexts(_ screens: ArraySlice<Screen>, in table: ScreenTable, keyedParts: [KeyedStage]) throws -> [[UInt8]] {
-        var writer = JSONWriter(reservingCapacity: 4096)
-        return try screens.map { screen in
+    /// The rows of `screens`, slices of one array: one allocation for them all, freed at once
+    /// once they are written.
+    private func rowTexts(_ screens: ArraySlice<Screen>, in table: ScreenTable, keyedParts: [KeyedStage]) throws -> [ArraySlice<UInt8>] {
+        var writer = JSONWriter(reservingCapacity: Self.rowLengthToReserve * screens.count)
+        let ends = try screens.map { screen in
             try writeSavedScreen(screen, in: table, keyedParts: keyedParts, to: &writer)
-            return writer.takeText()
+            return writer.endText()
         }
+        let text = writer.takeText()
+        return ends.indices.map { index in text[(index == 0 ? 0 : ends[index - 1])..<ends[index]] }
     }
+
+    /// Room for a screen's row, a guess that saves the array from growing many times.
+    private static let rowLengthToReserve = 1_024
 }
 
 /// Work lent to another thread, whose result is taken once that thread is joined.

@@ -31,7 +31,7 @@ extension Toast: StateRepresentable {
         for field in ToastField.allCases where !Self.isConstant(field) {
             withValue(of: field) { value in
                 guard !Self.same(value, Self.savedDefaults[field.rawValue]) else { return }
-                writer.key(field.name)
+                writer.key(escaping: field.name)
                 Self.write(value, of: field, to: &writer)
             }
         }

@@ -39,7 +39,7 @@ package struct FileIdentity: Equatable, Sendable {
         return sameInode ? "the same inode, but \(bytes)" : "another inode and \(bytes)"
     }
 
-    package static func checksum(_ bytes: [UInt8]) -> UInt64 {
+    package static func checksum(_ bytes: some Collection<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash ^= UInt64(byte)

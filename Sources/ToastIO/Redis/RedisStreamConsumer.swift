@@ -249,7 +249,7 @@ package struct RedisHashChanges: Sendable {
     package static let commitField = "commit"
     package var key: String
     package var commit: Int64
-    package var set: [(field: String, value: [UInt8])] = []
+    package var set: [(field: String, value: ArraySlice<UInt8>)] = []
     package var deleted: [String] = []
     /// The key is emptied first: a fresh state (or `--state-reset`) keeps nothing of the old.
     package var replacesAll = false

@@ -137,13 +137,13 @@ final class SQLiteStatement {
             return failure(sqlite3_bind_null(statement, index)) ?? bindAndRun(rest)
         case .text(let text):
             return text.utf8.withContiguousStorageIfAvailable { bindText(UnsafeRawBufferPointer($0), at: index, thenRun: rest) }
-                ?? bindText(Array(text.utf8), at: index, thenRun: rest)
+                ?? bindText(Array(text.utf8)[...], at: index, thenRun: rest)
         case .bytes(let bytes):
             return bindText(bytes, at: index, thenRun: rest)
         }
     }
 
-    private func bindText(_ bytes: [UInt8], at index: Int32, thenRun rest: ArraySlice<SQLiteValue>) -> SQLiteError? {
+    private func bindText(_ bytes: ArraySlice<UInt8>, at index: Int32, thenRun rest: ArraySlice<SQLiteValue>) -> SQLiteError? {
         bytes.withUnsafeBytes { bindText($0, at: index, thenRun: rest) }
     }
 
@@ -188,7 +188,7 @@ enum SQLiteValue {
     case integer(Int64)
     case text(String)
     /// UTF-8 text given as bytes (JSON written by `JSONText`).
-    case bytes([UInt8])
+    case bytes(ArraySlice<UInt8>)
     case null
 }
 

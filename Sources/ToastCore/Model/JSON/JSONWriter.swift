@@ -35,6 +35,14 @@ package struct JSONWriter: ~Copyable {
         afterValue = mark.afterValue
     }
 
+    /// Ends one of many texts written one after the other, to be taken as one array
+    /// (`takeText`) and sliced: the next value starts a text of its own, with no comma before
+    /// it. Returns where in that array the text ends.
+    package mutating func endText() -> Int {
+        afterValue = false
+        return bytes.count
+    }
+
     /// The text written so far, and the writer emptied for the next one.
     package mutating func takeText() -> [UInt8] {
         defer {
@@ -73,8 +81,9 @@ package struct JSONWriter: ~Copyable {
         bytes.appendLiteral("\":")
     }
 
-    /// A member's name from a run's words (a stage's, an extra field's), escaped.
-    package mutating func key(_ name: String) {
+    /// A member's name from a run's words (a stage's, an extra field's), escaped. Named apart
+    /// from `key(_:)`, which a literal would otherwise not reach (a literal is a `String` first).
+    package mutating func key(escaping name: String) {
         separate()
         JSONText.appendString(name, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
@@ -167,7 +176,7 @@ package struct JSONWriter: ~Copyable {
     /// Each member of an object, as `JSONText.appendObject` writes them (without the braces).
     package mutating func members(_ members: [JSONMember]) {
         for member in members {
-            key(member.name)
+            key(escaping: member.name)
             value(member.value)
         }
     }
