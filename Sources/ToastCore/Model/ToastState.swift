@@ -16,6 +16,14 @@ extension Toast: StateRepresentable {
         return ToastField.allCases.map { toast.value(of: $0) }
     }()
 
+    /// Each field's name in `fields` as JSON text with its colon (by the field's raw value):
+    /// escaped once, not at every toast of every checkpoint.
+    private static let savedNames: [[UInt8]] = ToastField.allCases.map { field in
+        var text: [UInt8] = []
+        JSONText.appendString(field.name, to: &text)
+        return text + [UInt8(ascii: ":")]
+    }
+
     /// The toast as a JSON value that `init(savedState:)` reads back.
     public var savedState: JSONValue {
         var writer = JSONWriter()
@@ -31,7 +39,7 @@ extension Toast: StateRepresentable {
         for field in ToastField.allCases where !Self.isConstant(field) {
             withValue(of: field) { value in
                 guard !Self.same(value, Self.savedDefaults[field.rawValue]) else { return }
-                writer.key(escaping: field.name)
+                Self.savedNames[field.rawValue].withUnsafeBytes { writer.key(written: $0) }
                 Self.write(value, of: field, to: &writer)
             }
         }
@@ -76,7 +84,7 @@ extension Toast: StateRepresentable {
     private static func same(_ value: FieldView, _ other: FieldValue) -> Bool {
         switch (value, other) {
         case (.absent, .absent): true
-        case (.text(let text), .text(let otherText)): text.elementsEqual(otherText.utf8)
+        case (.text(let text), .text(let otherText)): otherText.withUTF8Bytes { text.hasSameBytes(as: $0) }
         case (.time(let time), .time(let otherTime)): time == otherTime
         case (.integer(let integer), .integer(let otherInteger)): integer == otherInteger
         case (.flag(let flag), .flag(let otherFlag)): flag == otherFlag

@@ -89,6 +89,13 @@ package struct JSONWriter: ~Copyable {
         bytes.append(UInt8(ascii: ":"))
     }
 
+    /// A member's name given as its JSON text and colon (`"name":`), made once by a caller
+    /// that writes the same names again and again.
+    @inline(__always) package mutating func key(written text: UnsafeRawBufferPointer) {
+        separate()
+        bytes.append(text)
+    }
+
     @inline(__always) package mutating func integer(_ number: Int64) {
         separate()
         if number < 0 { bytes.append(UInt8(ascii: "-")) }
