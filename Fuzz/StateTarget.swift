@@ -59,7 +59,7 @@ public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             var kept: [SavedRowID: JSONValue] = [:]
             var screenRows = SavedScreenRows()
             for row in rows.written {
-                if row.id.kind == .screen { screenRows.append(serial: row.id.number, text: row.text) } else { kept[row.id] = row.value }
+                if row.id.kind == .screen { screenRows.append(serial: row.id.number, text: Array(row.text)) } else { kept[row.id] = row.value }
             }
             guard let saved = try? Pipeline.savedPipeline(fromRows: kept, screenRows: screenRows, stages: pipeline.stageNames) else {
                 preconditionFailure("rows a pipeline wrote do not go together")

@@ -243,7 +243,7 @@ import Testing
         var screenRows = SavedScreenRows()
         // In an order other than the serials': the restore orders the screens by their stamps.
         for row in written.reversed() {
-            if row.id.kind == .screen { screenRows.append(serial: row.id.number, text: row.text) } else { rows[row.id] = row.value }
+            if row.id.kind == .screen { screenRows.append(serial: row.id.number, text: Array(row.text)) } else { rows[row.id] = row.value }
         }
         #expect(screenRows.serials.count == 1_300)
         let again = makePipeline(RecordLog())
@@ -252,7 +252,7 @@ import Testing
 
         var damaged = SavedScreenRows()
         for row in written where row.id.kind == .screen {
-            damaged.append(serial: row.id.number, text: row.id.number == 700 ? row.text.dropLast() : row.text)
+            damaged.append(serial: row.id.number, text: Array(row.id.number == 700 ? row.text.dropLast() : row.text))
         }
         #expect(throws: SavedStateError("screen 700: invalid JSON: unexpected end of line, expected ',' or '}'")) {
             try makePipeline(RecordLog()).restore(from: try Pipeline.savedPipeline(fromRows: rows, screenRows: damaged,

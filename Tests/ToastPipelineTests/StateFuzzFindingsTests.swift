@@ -68,7 +68,7 @@ import Testing
             var kept: [SavedRowID: JSONValue] = [:]
             var screenRows = SavedScreenRows()
             for row in rows.written {
-                if row.id.kind == .screen { screenRows.append(serial: row.id.number, text: row.text) } else { kept[row.id] = row.value }
+                if row.id.kind == .screen { screenRows.append(serial: row.id.number, text: Array(row.text)) } else { kept[row.id] = row.value }
             }
             let saved = try Pipeline.savedPipeline(fromRows: kept, screenRows: screenRows, stages: pipeline.stageNames)
             let again = makePipeline(screens: screens)

@@ -156,12 +156,16 @@ final class StateDatabase {
                 let statement = try database.prepare("SELECT \(Self.key(of: kind)), value FROM \(Self.table(of: kind))")
                 while try statement.step() {
                     let id = kind == .part ? SavedRowID.part(statement.text(0) ?? "") : SavedRowID(kind: kind, number: statement.integer(0))
-                    let bytes = statement.bytes(1)
                     if kind == .screen {
-                        screenRows.append(serial: id.number, text: bytes)
-                    } else {
-                        rows[id] = try Self.value(bytes, row: "\(Self.table(of: kind)) \(kind == .part ? id.name : String(id.number))")
+                        // The screens' rows, most of the state, go straight from SQLite's page into one buffer.
+                        statement.withBytes(1) { text in
+                            screenRows.append(serial: id.number, text: text)
+                            if Self.checksAllRows { written[id] = Self.checksum(text) }
+                        }
+                        continue
                     }
+                    let bytes = statement.bytes(1)
+                    rows[id] = try Self.value(bytes, row: "\(Self.table(of: kind)) \(kind == .part ? id.name : String(id.number))")
                     if kind == .part || Self.checksAllRows { written[id] = Self.checksum(bytes) }
                 }
             }

@@ -19,7 +19,12 @@ package struct SavedScreenRows: Equatable, Sendable {
     package var isEmpty: Bool { rows.isEmpty }
     package var serials: [Int64] { rows.map(\.serial) }
 
-    package mutating func append(serial: Int64, text row: some Collection<UInt8>) {
+    package mutating func append(serial: Int64, text row: [UInt8]) {
+        row.withUnsafeBytes { append(serial: serial, text: $0) }
+    }
+
+    /// A row's text lent for the call (a column SQLite holds until its next step), copied in.
+    package mutating func append(serial: Int64, text row: UnsafeRawBufferPointer) {
         text.append(contentsOf: row)
         rows.append(RowEnd(serial: serial, end: text.count))
     }

@@ -171,8 +171,15 @@ final class SQLiteStatement {
 
     /// Column `index` of the current row as bytes (a text's, copied).
     func bytes(_ index: Int32) -> [UInt8] {
-        guard let bytes = sqlite3_column_blob(statement, index) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, index))))
+        withBytes(index) { Array($0) }
+    }
+
+    /// Column `index` of the current row as bytes, lent to `body` (they are SQLite's, valid
+    /// only until the statement steps again): a reader that copies them where they go needs
+    /// no array of its own for each row.
+    func withBytes<Result>(_ index: Int32, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        guard let bytes = sqlite3_column_blob(statement, index) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, index))))
     }
 
     func integer(_ index: Int32) -> Int64 { sqlite3_column_int64(statement, index) }

@@ -141,7 +141,8 @@ import Darwin
     /// Moves past `"name":` when it comes next; false when something else does.
     package mutating func skipMember(_ name: StaticString) -> Bool {
         skipWhitespace()
-        guard let text = scanPlainString(), name.withUTF8Buffer({ $0.elementsEqual(text) }) else { return false }
+        guard let text = scanPlainString(),
+              name.withUTF8Buffer({ UnsafeRawBufferPointer($0).hasSameBytes(as: UnsafeRawBufferPointer(text)) }) else { return false }
         return skip(UInt8(ascii: ":"))
     }
 
