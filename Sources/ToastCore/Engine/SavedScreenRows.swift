@@ -100,6 +100,10 @@ package struct SavedScreenRows: Equatable, Sendable {
 
     private static let batchSize = 256
 
+    /// The room the values of a row's members but the host are read with (`JSONScanner.firstRoom`):
+    /// a dedup key's entry has three members, its key three parts.
+    private static let firstRoom = 4
+
     private struct ParsedRow: Sendable {
         var serial: Int64
         var read: Result<ReadRow, SavedStateError>
@@ -142,6 +146,9 @@ package struct SavedScreenRows: Equatable, Sendable {
                 guard host == nil, let read = Host.readSavedState(&scanner) else { return nil }
                 host = read
             } else {
+                // Restored and dropped (the keyed stages' parts): read with room for a few members.
+                scanner.firstRoom = Self.firstRoom
+                defer { scanner.firstRoom = 0 }
                 guard !members.contains(where: { $0.name == name }), let value = try? scanner.parseValue(depth: 1) else { return nil }
                 members.append(JSONMember(name, value))
             }

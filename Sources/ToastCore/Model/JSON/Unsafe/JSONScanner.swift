@@ -48,6 +48,12 @@ import Darwin
     /// valid JSON, so the line is still read to its end (and counted as a show if it is one);
     /// the decoder then rejects it, like a value out of range.
     package private(set) var outOfRangeColumn: Int?
+    /// The room an object or an array is given before its first member (0: none, it grows as
+    /// it is read). A reader of values it drops soon after (the parts of a saved screen's row)
+    /// asks for a few: a small object grown one member at a time is made again at one, two and
+    /// four. Values that are kept (a toast's extra fields) are read without, so that they hold
+    /// no room they never use.
+    package var firstRoom = 0
 
     package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -226,6 +232,7 @@ import Darwin
         // A bit for each name length (modulo 64) seen: a name of a length not seen before is
         // no repeat, and needs no look through the names before it (nearly every name).
         var lengthsSeen: UInt64 = 0
+        if firstRoom > 0 { members.reserveCapacity(firstRoom) }
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw unexpected(expecting: "a member name") }
@@ -256,6 +263,7 @@ import Darwin
             index += 1
             return elements
         }
+        if firstRoom > 0 { elements.reserveCapacity(firstRoom) }
         while true {
             elements.append(try parseValue(depth: depth))
             guard try endOfMember(closing: UInt8(ascii: "]")) else { return elements }
