@@ -484,11 +484,12 @@ extension RateLimitStage {
         return state
     }
 
-    private static func time(_ saved: JSONValue, path: String) throws -> Microseconds? {
+    /// A time or null; `path` is made only for the message (a restore reads one for each screen).
+    private static func time(_ saved: JSONValue, path: @autoclosure () -> String) throws -> Microseconds? {
         switch saved {
         case .null: return nil
         case .integer(let time): return time
-        default: throw SavedStateError("\(path) is not a time")
+        default: throw SavedStateError("\(path()) is not a time")
         }
     }
 }
