@@ -50,9 +50,9 @@ import Darwin
     package private(set) var outOfRangeColumn: Int?
     /// The room an object or an array is given before its first member (0: none, it grows as
     /// it is read). A reader of values it drops soon after (the parts of a saved screen's row)
-    /// asks for a few: a small object grown one member at a time is made again at one, two and
-    /// four. Values that are kept (a toast's extra fields) are read without, so that they hold
-    /// no room they never use.
+    /// asks for a few, so that a small object is allocated once instead of growing with each
+    /// member. Values that are kept (a toast's extra fields) are read without, so that they
+    /// hold no room they never use.
     package var firstRoom = 0
 
     package init(_ bytes: UnsafeBufferPointer<UInt8>) {
