@@ -39,6 +39,9 @@ package struct FileIdentity: Equatable, Sendable {
         return sameInode ? "the same inode, but \(bytes)" : "another inode and \(bytes)"
     }
 
+    /// FNV-1a of `bytes`. Inlinable: a generic function called from another module would
+    /// otherwise read its bytes one unspecialized call at a time.
+    @inlinable
     package static func checksum(_ bytes: some Collection<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
